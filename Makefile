@@ -1,0 +1,35 @@
+# Each target sets itself up: a virtual environment in .venv, docqa built and installed into it.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+# The native build is incremental: CMake keeps its tree in build/.
+BUILD_FLAGS := --no-build-isolation -Cbuild-dir=build/cmake
+BUILD_DEPS  := "scikit-build-core>=0.10" "cython>=3.0" "cython-cmake>=0.2"
+
+.PHONY: demo test bench install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(PIP) install --quiet $(BUILD_DEPS)
+	$(PIP) install --quiet $(BUILD_FLAGS) .
+
+demo: install
+	$(BIN)/python -m docqa.demo examples/library
+
+test: $(BIN)/python
+	$(PIP) install --quiet $(BUILD_DEPS)
+	$(PIP) install --quiet $(BUILD_FLAGS) ".[test]"
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(BIN)/python
+	$(PIP) install --quiet $(BUILD_DEPS)
+	$(PIP) install --quiet $(BUILD_FLAGS) ".[bench]"
+	$(BIN)/python -m pytest benchmarks -o python_files='bench_*.py' -p no:randomly \
+		--benchmark-columns=min,median,max,rounds --benchmark-sort=name $(BENCH_ARGS)
+
+clean:
+	rm -rf build dist .venv .pytest_cache .hypothesis .benchmarks

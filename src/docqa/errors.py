@@ -1,0 +1,97 @@
+"""The one exception tree of docqa. Every message names the thing at fault and what to do.
+
+::
+
+    DocqaError
+    ├── InputError (also ValueError)        bad file, bad argument, empty folder
+    ├── DimensionMismatch (also ValueError) a query or matrix of the wrong width
+    ├── IndexStoreError                     the index directory
+    │   ├── IndexNotFound                   no index where one was asked for
+    │   ├── IndexCorrupt                    a file missing, truncated, unparsable or mismatched
+    │   ├── IndexVersionError               written by an unknown format version
+    │   └── EmbedderMismatch                the query embedder differs from the recorded one
+    └── ModelError                          a model backend failed
+        ├── ModelConfigError                missing key, model name or setting (before any call)
+        ├── ModelAuthError                  the backend refused the credentials (401/403)
+        ├── ModelRateLimited                429 after the bounded retries
+        ├── ModelTimeout                    no answer in time
+        └── ModelStreamBroken               the stream ended early; partial text is not an answer
+
+The CLI maps every ``DocqaError`` to exit code 2 and one line.
+"""
+
+from __future__ import annotations
+
+
+class DocqaError(Exception):
+    """Base class of every error docqa raises on purpose."""
+
+
+class InputError(DocqaError, ValueError):
+    """A bad file or argument given by the user."""
+
+
+class DimensionMismatch(DocqaError, ValueError):
+    """Arrays whose widths do not agree (a query against an index of another dimension)."""
+
+
+class IndexStoreError(DocqaError):
+    """Something is wrong with an index directory."""
+
+
+class IndexNotFound(IndexStoreError):
+    """No index exists at the given path."""
+
+
+class IndexCorrupt(IndexStoreError):
+    """An index file is missing, truncated, unparsable or fails its checksum."""
+
+
+class IndexVersionError(IndexStoreError):
+    """The index was written by a format version this docqa cannot read."""
+
+
+class EmbedderMismatch(IndexStoreError):
+    """The query embedder is not the one the index was built with."""
+
+
+class ModelError(DocqaError):
+    """A model backend failed."""
+
+
+class ModelConfigError(ModelError):
+    """A model backend is missing configuration (key, model name, max tokens)."""
+
+
+class ModelAuthError(ModelError):
+    """The backend refused the credentials."""
+
+
+class ModelRateLimited(ModelError):
+    """The backend kept answering 429 after the bounded retries."""
+
+
+class ModelTimeout(ModelError):
+    """The backend did not answer in time."""
+
+
+class ModelStreamBroken(ModelError):
+    """The stream ended before the backend said it was complete."""
+
+
+__all__ = [
+    "DimensionMismatch",
+    "DocqaError",
+    "EmbedderMismatch",
+    "IndexCorrupt",
+    "IndexNotFound",
+    "IndexStoreError",
+    "IndexVersionError",
+    "InputError",
+    "ModelAuthError",
+    "ModelConfigError",
+    "ModelError",
+    "ModelRateLimited",
+    "ModelStreamBroken",
+    "ModelTimeout",
+]
