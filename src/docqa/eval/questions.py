@@ -1,0 +1,88 @@
+"""Labelled questions for the eval harness, read from JSONL.
+
+One JSON object per line::
+
+    {"id": "q01", "question": "How long can I keep a book?",
+     "relevant": ["loans#loan-periods"], "kind": "paraphrase", "must_contain": ["three weeks"]}
+
+``relevant`` lists section ids; an empty list marks a question the library cannot answer.
+``kind`` and ``must_contain`` are optional.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docqa.errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    question: str
+    relevant: tuple[str, ...]
+    kind: str = "unlabelled"
+    must_contain: tuple[str, ...] = ()
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.relevant)
+
+
+def _strings(value: Any, field: str, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{where}: {field!r} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def parse_question(obj: Any, where: str) -> Question:
+    """One question from a decoded JSON object; ``where`` names it in errors."""
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    for field in ("id", "question"):
+        if not isinstance(obj.get(field), str) or not obj[field].strip():
+            raise InputError(f"{where}: {field!r} must be a non-empty string")
+    if "relevant" not in obj:
+        raise InputError(f"{where}: 'relevant' is missing (use [] for an unanswerable question)")
+    kind = obj.get("kind", "unlabelled")
+    if not isinstance(kind, str):
+        raise InputError(f"{where}: 'kind' must be a string, got {kind!r}")
+    return Question(
+        id=obj["id"],
+        question=obj["question"],
+        relevant=_strings(obj["relevant"], "relevant", where),
+        kind=kind,
+        must_contain=_strings(obj.get("must_contain", []), "must_contain", where),
+    )
+
+
+def load_questions(path: str | Path) -> list[Question]:
+    """Questions from a JSONL file; blank lines are skipped, ids must be unique."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such questions file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+        question = parse_question(obj, where)
+        if question.id in seen:
+            raise InputError(f"{where}: duplicate question id {question.id!r}")
+        seen.add(question.id)
+        questions.append(question)
+    if not questions:
+        raise InputError(f"{path}: no questions found; write one JSON object per line")
+    return questions
