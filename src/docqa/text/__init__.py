@@ -1,5 +1,40 @@
 """Text in, tokens and chunks out: loaders, section and window chunkers, the tokenizer."""
 
+from docqa.text.chunking import chunk_words, pack_paragraphs
+from docqa.text.documents import Block, Document, Heading, Line, LoadReport, Section, SkippedFile
+from docqa.text.loaders import SkippedFileWarning, load_path, load_paths, parse_document
+from docqa.text.sections import (
+    chunk_document,
+    embed_text,
+    heading_paths,
+    load_chunks,
+    section_ids,
+    slugify,
+)
 from docqa.text.tokenize import TokenHashes, hash_tokens, tokenize, tokenize_batch
 
-__all__ = ["TokenHashes", "hash_tokens", "tokenize", "tokenize_batch"]
+__all__ = [
+    "Block",
+    "Document",
+    "Heading",
+    "Line",
+    "LoadReport",
+    "Section",
+    "SkippedFile",
+    "SkippedFileWarning",
+    "TokenHashes",
+    "chunk_document",
+    "chunk_words",
+    "embed_text",
+    "hash_tokens",
+    "heading_paths",
+    "load_chunks",
+    "load_path",
+    "load_paths",
+    "pack_paragraphs",
+    "parse_document",
+    "section_ids",
+    "slugify",
+    "tokenize",
+    "tokenize_batch",
+]

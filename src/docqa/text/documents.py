@@ -1,0 +1,165 @@
+"""What a loaded file becomes: a ``Document`` of ``Section``s made of ``Block``s of source lines.
+
+The parsers (``markdown.py``, ``html.py``, the plain-text reader in ``loaders.py``) each turn a
+file into a flat stream of ``Heading`` and ``Block`` items; ``build_sections`` groups that
+stream into sections, one per heading, plus one for any text before the first heading.
+
+Every line keeps its 1-based line number in the source file, so a chunk cut from a section can
+say exactly which lines it came from. A ``Block`` is either ``"text"`` (prose: it may be cut
+between any two words) or ``"table"`` / ``"code"`` (each line is atomic: a table row or a code
+line is never split between two chunks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BlockKind = Literal["text", "table", "code"]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """The text found on one source line; ``number`` is 1-based."""
+
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A paragraph, list item, table or code block, as its non-empty source lines.
+
+    ``kind == "text"``: prose, words of consecutive lines are reflowed with single spaces.
+    ``kind in ("table", "code")``: each line is kept whole and lines are joined with ``"\\n"``.
+    """
+
+    kind: BlockKind
+    lines: tuple[Line, ...]
+
+    @property
+    def text(self) -> str:
+        """The block as text: prose reflowed to one line, table/code lines kept apart."""
+        if self.kind == "text":
+            return " ".join(line.text for line in self.lines)
+        return "\n".join(line.text for line in self.lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading as a parser saw it: text, level 1..6, 1-based source line."""
+
+    text: str
+    level: int
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading and the blocks up to the next heading.
+
+    The text before a page's first heading is a section with ``heading == ""`` and
+    ``level == 0``. ``start_line`` / ``end_line`` are 1-based and inclusive: from the heading
+    line (or first block line) to the last line of the last block (or the heading line when the
+    section has no body).
+    """
+
+    heading: str
+    level: int
+    start_line: int
+    end_line: int
+    blocks: tuple[Block, ...]
+
+    @property
+    def text(self) -> str:
+        """The body: blocks separated by blank lines (``""`` for a heading with no body)."""
+        return "\n\n".join(block.text for block in self.blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One loaded file.
+
+    ``source`` is the path relative to the loaded folder, with ``/`` separators
+    (``"guide/loans.md"``); ``title`` comes from front matter, ``<title>``, the first h1, the
+    first line of a .txt file, or the file name, in that order of preference; ``metadata``
+    holds the YAML front matter (dates as ISO strings) and ``format``
+    (``"markdown" | "html" | "text"``).
+    """
+
+    source: str
+    title: str
+    sections: tuple[Section, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """All sections, each heading on its own line before its body."""
+        parts = []
+        for section in self.sections:
+            if section.heading:
+                parts.append(section.heading)
+            if section.blocks:
+                parts.append(section.text)
+        return "\n\n".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file that was not loaded, and why (``path`` as given or relative to its folder)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoadReport:
+    """What a load found: the sources loaded, in order, and the files skipped with reasons."""
+
+    loaded: tuple[str, ...]
+    skipped: tuple[SkippedFile, ...]
+
+    def summary(self) -> str:
+        """One line: ``"12 documents loaded, 1 file skipped (bad.md: not valid UTF-8 ...)"``."""
+        line = f"{len(self.loaded)} document{'' if len(self.loaded) == 1 else 's'} loaded"
+        if not self.skipped:
+            return line + ", 0 files skipped"
+        noun = "file" if len(self.skipped) == 1 else "files"
+        reasons = "; ".join(f"{s.path}: {s.reason}" for s in self.skipped)
+        return f"{line}, {len(self.skipped)} {noun} skipped ({reasons})"
+
+
+def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]:
+    """Group a parser's stream into sections: one per heading, one for text before the first.
+
+    Empty blocks are dropped; a leading section exists only when text precedes the first
+    heading. Sections are returned in source order.
+    """
+    sections: list[Section] = []
+    heading: Heading | None = None
+    blocks: list[Block] = []
+
+    def close() -> None:
+        if heading is None and not blocks:
+            return
+        start = heading.line if heading is not None else blocks[0].lines[0].number
+        end = blocks[-1].lines[-1].number if blocks else start
+        sections.append(
+            Section(
+                heading=heading.text if heading is not None else "",
+                level=heading.level if heading is not None else 0,
+                start_line=start,
+                end_line=end,
+                blocks=tuple(blocks),
+            )
+        )
+
+    for item in items:
+        if isinstance(item, Heading):
+            close()
+            heading, blocks = item, []
+        elif item.lines:
+            blocks.append(item)
+    close()
+    return tuple(sections)

@@ -1,0 +1,217 @@
+"""HTML to headings and blocks, with the standard library's ``html.parser.HTMLParser``.
+
+Why this parser: it is a real tokenizer of HTML (entities, comments, CDATA-like script and
+style content, attributes with ``>`` in them) that tolerates broken markup without raising;
+``getpos()`` gives the source line of every tag and text run, which the chunks need for their
+start and end lines; and it adds no dependency. (BeautifulSoup/lxml build a tree we do not
+need and lose or complicate line positions; html5lib is slow.)
+
+What becomes what:
+
+- ``h1``-``h6`` -> ``Heading``; ``<title>`` (else the first h1) -> the page title;
+- ``pre`` -> a ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
+  ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
+- dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
+  ``nav``, ``aside``, any element with ``role="navigation"``, and ``header`` / ``footer``
+  outside ``main`` / ``article`` (site banners; an article's own header is kept);
+- comments, processing instructions and doctypes are dropped.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from docqa.text.documents import Block, Heading, Line
+
+_DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside"})
+_SITE_CHROME = frozenset({"header", "footer"})
+_CONTENT = frozenset({"main", "article"})
+_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_BREAKS_HEADING = frozenset({*_HEADINGS, "pre", "tr", "td", "th"})
+_BLOCK_TAGS = frozenset(
+    {
+        *("address", "article", "blockquote", "body", "dd", "details", "div", "dl", "dt"),
+        *("figcaption", "figure", "form", "hr", "html", "li", "main", "ol", "p", "section"),
+        *("summary", "table", "tbody", "thead", "tfoot", "ul"),
+    }
+)
+
+
+def _add(lines: dict[int, list[str]], first_line: int, data: str) -> None:
+    """Append ``data`` to the per-line fragments, starting at ``first_line``."""
+    for offset, piece in enumerate(data.split("\n")):
+        lines.setdefault(first_line + offset, []).append(piece)
+
+
+def _prose(lines: dict[int, list[str]]) -> tuple[Line, ...]:
+    """Per-line fragments as non-empty ``Line``s with whitespace collapsed."""
+    joined = ((n, " ".join("".join(parts).split())) for n, parts in sorted(lines.items()))
+    return tuple(Line(n, text) for n, text in joined if text)
+
+
+class _PageParser(HTMLParser):
+    """Collects ``items`` (headings and blocks, in order) and ``title`` from one HTML text."""
+
+    def __init__(self, first_line: int) -> None:
+        super().__init__(convert_charrefs=True)
+        self._first = first_line - 1
+        self.items: list[Heading | Block] = []
+        self.title = ""
+        self.first_h1 = ""
+        self._drop: tuple[str, int] | None = None
+        self._content_depth = 0
+        self._title: list[str] | None = None
+        self._heading: tuple[int, int, list[str]] | None = None
+        self._text: dict[int, list[str]] = {}
+        self._code: dict[int, list[str]] | None = None
+        self._cell: list[str] | None = None
+        self._row: tuple[int, list[str]] | None = None
+        self._rows: list[Line] = []
+
+    def _line(self) -> int:
+        return self.getpos()[0] + self._first
+
+    def flush(self) -> None:
+        """Emit the pending text block and the pending table rows, if any."""
+        text = _prose(self._text)
+        if text:
+            self.items.append(Block("text", text))
+        self._text = {}
+        if self._rows and self._row is None:
+            self.items.append(Block("table", tuple(self._rows)))
+            self._rows = []
+
+    def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+        chrome = tag in _SITE_CHROME and self._content_depth == 0
+        return tag in _DROP or chrome or ("role", "navigation") in attrs
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._drop is not None:
+            name, depth = self._drop
+            self._drop = (name, depth + 1) if tag == name else self._drop
+            return
+        if self._starts_drop(tag, attrs):
+            self._drop = (tag, 1)
+            return
+        self._content_depth += tag in _CONTENT
+        if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
+            self._close_heading()  # bad markup: a heading never holds a block
+        if tag == "title":
+            self._title = []
+        elif tag in _HEADINGS:
+            self.flush()
+            self._heading = (_HEADINGS[tag], self._line(), [])
+        elif tag == "pre":
+            self.flush()
+            self._code = {}
+        elif tag == "tr":
+            self._close_row()
+            self._row = (self._line(), [])
+        elif tag in ("td", "th"):
+            self._close_cell()
+            self._cell = []
+        elif tag == "br":
+            self.handle_data(" ")
+        elif tag in _BLOCK_TAGS and self._row is None:
+            self.flush()
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._drop is not None:
+            name, depth = self._drop
+            if tag == name:
+                self._drop = (name, depth - 1) if depth > 1 else None
+            return
+        if tag in _CONTENT:
+            self._content_depth = max(0, self._content_depth - 1)
+        if tag == "title" and self._title is not None:
+            self.title = " ".join("".join(self._title).split())
+            self._title = None
+        elif tag in _HEADINGS and self._heading is not None:
+            self._close_heading()
+        elif tag == "pre" and self._code is not None:
+            self._close_code()
+        elif tag in ("td", "th"):
+            self._close_cell()
+        elif tag == "tr":
+            self._close_row()
+        elif tag == "table" or (tag in _BLOCK_TAGS and self._row is None):
+            self._close_row()
+            self.flush()
+
+    def handle_data(self, data: str) -> None:
+        if self._drop is not None:
+            return
+        if self._title is not None:
+            self._title.append(data)
+        elif self._heading is not None:
+            self._heading[2].append(data)
+        elif self._cell is not None:
+            self._cell.append(data)
+        elif self._code is not None:
+            _add(self._code, self._line(), data)
+        elif self._row is None:
+            _add(self._text, self._line(), data)
+
+    def _close_heading(self) -> None:
+        assert self._heading is not None
+        level, line, parts = self._heading
+        self._heading = None
+        text = " ".join("".join(parts).split())
+        if text:
+            self.items.append(Heading(text, level, line))
+            if level == 1 and not self.first_h1:
+                self.first_h1 = text
+
+    def _close_code(self) -> None:
+        assert self._code is not None
+        raw = [Line(n, "".join(parts).rstrip()) for n, parts in sorted(self._code.items())]
+        while raw and not raw[-1].text.strip():
+            raw.pop()
+        while raw and not raw[0].text.strip():
+            raw.pop(0)
+        if raw:
+            self.items.append(Block("code", tuple(raw)))
+        self._code = None
+
+    def _close_cell(self) -> None:
+        if self._cell is not None and self._row is not None:
+            self._row[1].append(" ".join("".join(self._cell).split()))
+        self._cell = None
+
+    def _close_row(self) -> None:
+        self._close_cell()
+        if self._row is not None:
+            line, cells = self._row
+            if any(cells):
+                self._rows.append(Line(line, "| " + " | ".join(cells) + " |"))
+            self._row = None
+
+    def finish(self) -> None:
+        """Feed nothing more; close whatever the markup left open."""
+        self.close()
+        if self._heading is not None:
+            self._close_heading()
+        if self._code is not None:
+            self._close_code()
+        self._close_row()
+        self.flush()
+
+
+def parse_html(text: str) -> tuple[str, list[Heading | Block]]:
+    """Parse an HTML page into ``(title, headings and blocks in order)``.
+
+    ``title`` is the ``<title>`` text, else the first h1, else ``""``. Never raises on bad
+    markup: unclosed elements are closed at the end of the text.
+    """
+    parser = _PageParser(first_line=1)
+    parser.feed(text)
+    parser.finish()
+    return parser.title or parser.first_h1, parser.items
+
+
+def html_fragment_blocks(fragment: str, *, first_line: int) -> list[Heading | Block]:
+    """Headings and blocks of an HTML fragment found at ``first_line`` of a larger file."""
+    parser = _PageParser(first_line=first_line)
+    parser.feed(fragment)
+    parser.finish()
+    return parser.items

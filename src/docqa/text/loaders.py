@@ -1,0 +1,192 @@
+"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html and .htm.
+
+This module is the edge where files are read; parsing is delegated to the pure parsers.
+
+A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
+matter, no text at all) is skipped: the rest still loads, the file and the reason go into the
+``LoadReport``, and a ``SkippedFileWarning`` is issued naming both. A warning rather than a log
+record because a skip is a problem with the caller's input that the caller can act on: tests
+catch it with ``pytest.warns``, a strict caller turns it into an error with ``-W error``, the
+CLI silences it with ``warnings.catch_warnings`` and prints the report instead, and nothing
+has to configure logging for it to be seen.
+
+Folders are walked in sorted order; hidden files and folders (``.git``, ``.docqa``) and files
+of other types are ignored. ``source`` is the path relative to the folder given (for a file
+given directly, its name), with ``/`` separators.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+from docqa.errors import InputError
+from docqa.text.documents import (
+    Block,
+    Document,
+    Heading,
+    Line,
+    LoadReport,
+    SkippedFile,
+    build_sections,
+)
+from docqa.text.html import parse_html
+from docqa.text.markdown import parse_markdown
+
+FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html"}
+_SNIFF_BYTES = 8192
+_MAX_TXT_TITLE = 80
+
+
+class SkippedFileWarning(UserWarning):
+    """A file was skipped while loading; the message names the file and the reason."""
+
+
+class _Skip(Exception):
+    """Internal: this file cannot be loaded, for the reason in ``args[0]``."""
+
+
+def _title_from_name(source: str) -> str:
+    """``"guide/opening-hours.txt"`` -> ``"Opening hours"``."""
+    words = Path(source).stem.replace("-", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def read_utf8(path: Path) -> str:
+    """The file's text (a UTF-8 BOM is dropped); raises ``_Skip`` with the reason otherwise."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _Skip(f"cannot be read ({exc.strerror or exc})") from exc
+    if not data.strip():
+        raise _Skip("empty file")
+    if b"\x00" in data[:_SNIFF_BYTES]:
+        raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .txt and .html")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        raise _Skip(
+            f"not valid UTF-8 (byte 0x{byte:02x} at offset {exc.start}); re-save it as UTF-8"
+        ) from exc
+
+
+def _text_items(text: str) -> list[Block]:
+    """Plain text as one ``"text"`` block per paragraph (paragraphs split on blank lines)."""
+    blocks: list[Block] = []
+    lines: list[Line] = []
+    for number, raw in enumerate([*text.splitlines(), ""], start=1):
+        if raw.strip():
+            lines.append(Line(number, " ".join(raw.split())))
+        elif lines:
+            blocks.append(Block("text", tuple(lines)))
+            lines = []
+    return blocks
+
+
+def parse_document(source: str, text: str) -> Document:
+    """Parse ``text`` as the format of ``source``'s extension into a ``Document``.
+
+    Pure (no I/O). A Markdown page's title is its front matter ``title``, else its first h1;
+    an HTML page's is its ``<title>``, else its first h1; a .txt file's is its first line when
+    that line has at most 80 characters; failing those, the file name (``"Opening hours"``).
+    Raises ``InputError`` for broken front matter.
+    """
+    kind = FORMATS[Path(source).suffix.lower()]
+    metadata: dict[str, object] = {}
+    if kind == "markdown":
+        metadata, items = parse_markdown(text)
+        found = metadata.get("title") or next(
+            (i.text for i in items if isinstance(i, Heading) and i.level == 1), ""
+        )
+        title = str(found)
+    elif kind == "html":
+        title, items = parse_html(text)
+    else:
+        blocks = _text_items(text)
+        items = list(blocks)
+        first = blocks[0].lines[0].text if blocks else ""
+        title = first if len(first) <= _MAX_TXT_TITLE else ""
+    return Document(
+        source=source,
+        title=title or _title_from_name(source),
+        sections=build_sections(items),
+        metadata={**metadata, "format": kind},
+    )
+
+
+def _candidates(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
+    """Files to load as ``(path, source)``, and explicitly named files of unknown types."""
+    found: list[tuple[Path, str]] = []
+    unknown: list[SkippedFile] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            for path in sorted(given.rglob("*")):
+                relative = path.relative_to(given)
+                hidden = any(part.startswith(".") for part in relative.parts)
+                if path.is_file() and not hidden and path.suffix.lower() in FORMATS:
+                    found.append((path, relative.as_posix()))
+        elif given.is_file():
+            if given.suffix.lower() in FORMATS:
+                found.append((given, given.name))
+            else:
+                reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html"
+                unknown.append(SkippedFile(str(given), reason))
+        else:
+            raise InputError(f"{str(given)!r} does not exist; give a folder or files to load")
+    return found, unknown
+
+
+def _skip(skipped: list[SkippedFile], path: str, reason: str) -> None:
+    skipped.append(SkippedFile(path, reason))
+    warnings.warn(f"skipped {path}: {reason}", SkippedFileWarning, stacklevel=3)
+
+
+def load_paths(paths: Iterable[str | Path]) -> tuple[list[Document], LoadReport]:
+    """Load every folder (recursively) and file in ``paths``, in order.
+
+    Returns the documents and a ``LoadReport``. Raises ``InputError`` when a path does not
+    exist, when two files would get the same ``source``, or when nothing at all was loaded
+    (an empty folder, or every file skipped).
+    """
+    paths = list(paths)
+    found, unknown = _candidates(paths)
+    documents: list[Document] = []
+    skipped: list[SkippedFile] = []
+    for item in unknown:
+        _skip(skipped, item.path, item.reason)
+    seen: dict[str, Path] = {}
+    for path, source in found:
+        if source in seen:
+            raise InputError(
+                f"{seen[source]} and {path} would both be {source!r}; load them separately"
+            )
+        seen[source] = path
+        try:
+            document = parse_document(source, read_utf8(path))
+        except (_Skip, InputError) as exc:
+            _skip(skipped, source, str(exc))
+            continue
+        if not document.sections:
+            only_meta = set(document.metadata) != {"format"}
+            _skip(skipped, source, "no text outside the front matter" if only_meta else "no text")
+            continue
+        documents.append(document)
+    report = LoadReport(tuple(d.source for d in documents), tuple(skipped))
+    if not documents:
+        _raise_nothing_loaded(paths, report)
+    return documents, report
+
+
+def _raise_nothing_loaded(paths: list[str | Path], report: LoadReport) -> None:
+    """Raise the ``InputError`` for a load that produced no document."""
+    where = ", ".join(repr(str(p)) for p in paths) or "(no paths given)"
+    if not report.skipped:
+        raise InputError(f"no .md, .txt, .html or .htm files found in {where}; add some")
+    raise InputError(f"no documents loaded from {where}: {report.summary()}")
+
+
+def load_path(path: str | Path) -> tuple[list[Document], LoadReport]:
+    """``load_paths([path])``: one folder (recursively) or one file."""
+    return load_paths([path])

@@ -1,0 +1,146 @@
+"""Markdown to headings and blocks, with markdown-it-py (CommonMark + tables + front matter).
+
+A real CommonMark parser, not regexes, so a ``#`` inside a code fence is code, never a
+heading. What becomes what:
+
+- YAML front matter (``---`` at the top) -> metadata via ``yaml.safe_load``, never text;
+- headings (ATX and setext) -> ``Heading`` with their plain inline text;
+- paragraphs, list items, block quotes -> ``"text"`` blocks of plain inline text (emphasis,
+  link and image markup dropped, link text and image alt text kept);
+- tables -> ``"table"`` blocks, one ``| a | b |`` line per row (the ``|---|`` rule dropped);
+- fenced and indented code -> ``"code"`` blocks, one line per code line, fences dropped;
+- HTML comments never reach the text: inline HTML tags and comments are dropped, raw HTML
+  blocks go through the HTML extractor, which drops comments too.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from docqa.errors import InputError
+from docqa.text.documents import Block, Heading, Line
+from docqa.text.html import html_fragment_blocks
+
+
+def _parser() -> MarkdownIt:
+    """A CommonMark parser with GFM tables and front matter (built per call: no import work)."""
+    return MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+
+
+def _plain(value: Any) -> Any:
+    """Front-matter values made JSON-friendly: dates and times become ISO strings."""
+    if isinstance(value, datetime.date | datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def front_matter(token: Token) -> dict[str, Any]:
+    """The YAML mapping of a ``front_matter`` token; ``InputError`` when it is not one."""
+    try:
+        data = yaml.safe_load(token.content)
+    except yaml.YAMLError as exc:
+        raise InputError(f"front matter is not valid YAML ({exc.__class__.__name__})") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError(f"front matter must be a YAML mapping, not {type(data).__name__}")
+    plain: dict[str, Any] = _plain(data)
+    return plain
+
+
+def inline_lines(token: Token) -> list[Line]:
+    """The plain text of an ``inline`` token, line by line (1-based source line numbers)."""
+    assert token.map is not None  # markdown-it maps every block-level inline token
+    number = token.map[0] + 1
+    lines: dict[int, list[str]] = {}
+    for child in token.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            number += 1
+        elif child.type in ("text", "code_inline", "image"):
+            lines.setdefault(number, []).append(child.content)
+        elif child.type == "html_inline":
+            number += child.content.count("\n")
+    return [
+        Line(n, " ".join("".join(parts).split()))
+        for n, parts in lines.items()
+        if "".join(parts).strip()
+    ]
+
+
+def _code_lines(token: Token) -> list[Line]:
+    """Code lines of a ``fence`` (content starts after the fence line) or ``code_block``."""
+    assert token.map is not None
+    first = token.map[0] + (2 if token.type == "fence" else 1)
+    lines = [Line(first + i, text.rstrip()) for i, text in enumerate(token.content.split("\n"))]
+    while lines and not lines[-1].text.strip():
+        lines.pop()
+    while lines and not lines[0].text.strip():
+        lines.pop(0)
+    return lines
+
+
+def _table_rows(tokens: Sequence[Token], start: int) -> tuple[list[Line], int]:
+    """Rows of the table opening at ``tokens[start]``; returns them and the index after it."""
+    rows: list[Line] = []
+    cells: list[str] = []
+    number = 0
+    i = start
+    while tokens[i].type != "table_close":
+        token = tokens[i]
+        if token.type == "tr_open":
+            assert token.map is not None  # markdown-it maps every table row
+            number, cells = token.map[0] + 1, []
+        elif token.type == "inline":
+            cells.append(" ".join(line.text for line in inline_lines(token)))
+        elif token.type == "tr_close":
+            rows.append(Line(number, "| " + " | ".join(cells) + " |"))
+        i += 1
+    return rows, i + 1
+
+
+def _items(tokens: Sequence[Token]) -> Iterator[Heading | Block]:
+    """Walk the block tokens, yielding headings and blocks in source order."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == "heading_open":
+            assert token.map is not None
+            text = " ".join(line.text for line in inline_lines(tokens[i + 1]))
+            yield Heading(text, int(token.tag[1]), token.map[0] + 1)
+            i += 3
+            continue
+        if token.type == "table_open":
+            rows, i = _table_rows(tokens, i)
+            yield Block("table", tuple(rows))
+            continue
+        if token.type == "inline":
+            yield Block("text", tuple(inline_lines(token)))
+        elif token.type in ("fence", "code_block"):
+            yield Block("code", tuple(_code_lines(token)))
+        elif token.type == "html_block" and token.map is not None:
+            yield from html_fragment_blocks(token.content, first_line=token.map[0] + 1)
+        i += 1
+
+
+def parse_markdown(text: str) -> tuple[dict[str, Any], list[Heading | Block]]:
+    """Parse Markdown source into ``(front matter mapping, headings and blocks in order)``.
+
+    Raises ``InputError`` when the front matter is not a valid YAML mapping.
+    """
+    tokens = _parser().parse(text)
+    metadata: dict[str, Any] = {}
+    if tokens and tokens[0].type == "front_matter":
+        metadata = front_matter(tokens[0])
+        tokens = tokens[1:]
+    return metadata, list(_items(tokens))

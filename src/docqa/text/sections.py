@@ -1,0 +1,205 @@
+"""Section chunking: a ``Document`` in, ``Chunk``s out, one or more per section. Pure.
+
+Rules (issue 2, item 4c):
+
+- section id: ``<source without extension>#<slug>``; the slug is the heading lower-cased, runs
+  of non-alphanumerics turned into one ``-``, stripped of ``-`` at both ends (``"section"``
+  when nothing is left); a slug already used in the page gets ``-2``, ``-3``, ...; the text
+  before the first heading is the section ``intro`` (a .txt file is one ``intro`` section);
+- heading path: ``(page title, section, subsection, ...)``; a top heading equal to the page
+  title is not repeated;
+- a section of at most ``max_words`` words is one chunk whose id is the section id; a longer
+  one is cut into windows of at most ``max_words`` words sharing ``overlap`` words; window
+  ids are the section id, then ``-p2``, ``-p3``, ...; all keep ``section`` = the section id;
+- prose may be cut between any two words, but a table row or a code line is never split: it is
+  one unit, and a single unit longer than ``max_words`` becomes a chunk of its own;
+- a heading with no body gives no chunk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import MappingProxyType
+
+from docqa.errors import InputError
+from docqa.text.chunking import check_window
+from docqa.text.documents import Document, LoadReport, Section
+from docqa.text.loaders import load_paths
+from docqa.types import Chunk
+
+INTRO_SLUG = "intro"
+
+
+def slugify(heading: str) -> str:
+    """``"Loan periods (2024)!"`` -> ``"loan-periods-2024"``; ``"section"`` if nothing is left."""
+    slug = "".join(c if c.isalnum() else "-" for c in heading.lower())
+    slug = "-".join(part for part in slug.split("-") if part)
+    return slug or "section"
+
+
+def section_ids(document: Document) -> list[str]:
+    """One id per section of ``document``, in order, unique within the page."""
+    base = PurePosixPath(document.source).with_suffix("").as_posix()
+    used: set[str] = set()
+    ids: list[str] = []
+    for section in document.sections:
+        slug = slugify(section.heading) if section.level else INTRO_SLUG
+        candidate, repeat = slug, 1
+        while candidate in used:
+            repeat += 1
+            candidate = f"{slug}-{repeat}"
+        used.add(candidate)
+        ids.append(f"{base}#{candidate}")
+    return ids
+
+
+def heading_paths(document: Document) -> list[tuple[str, ...]]:
+    """``(title, heading, subheading, ...)`` for each section of ``document``, in order."""
+    stack: list[tuple[int, str]] = []
+    paths: list[tuple[str, ...]] = []
+    for section in document.sections:
+        if section.level:
+            while stack and stack[-1][0] >= section.level:
+                stack.pop()
+            stack.append((section.level, section.heading))
+        names = [name for _, name in stack] if section.level else []
+        if names and names[0] == document.title:
+            names = names[1:]
+        paths.append((document.title, *names))
+    return paths
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """A word of prose, or a whole table row / code line, with its source line and block."""
+
+    text: str
+    line: int
+    words: int
+    block: int
+    atomic: bool
+
+
+def _units(section: Section) -> list[_Unit]:
+    units: list[_Unit] = []
+    for index, block in enumerate(section.blocks):
+        for line in block.lines:
+            if block.kind == "text":
+                units.extend(_Unit(w, line.number, 1, index, False) for w in line.text.split())
+            else:
+                units.append(_Unit(line.text, line.number, len(line.text.split()), index, True))
+    return units
+
+
+def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[tuple[int, int]]:
+    """Half-open ``(start, end)`` unit ranges of the windows over units of the given word counts.
+
+    Each window takes units while its words stay within ``max_words`` (always at least one
+    unit); the next starts as far back as keeps the shared units within ``overlap`` words and
+    still lets the first new unit fit. The windows cover every unit, each one reaches past the
+    previous one's end, and the last ends at ``len(weights)``. With every weight 1 these are
+    exactly ``chunk_words``' windows. ``[]`` for no units.
+    """
+    check_window("max_words", max_words, "overlap", overlap)
+    bounds: list[tuple[int, int]] = []
+    start, n = 0, len(weights)
+    while start < n:
+        end, total = start + 1, weights[start]
+        while end < n and total + weights[end] <= max_words:
+            total += weights[end]
+            end += 1
+        bounds.append((start, end))
+        if end == n:
+            break
+        start, carried = end, 0
+        while start - 1 > bounds[-1][0] and carried + weights[start - 1] <= overlap:
+            start -= 1
+            carried += weights[start]
+        if carried + weights[end] > max_words:
+            start = end
+    return bounds
+
+
+def _render(units: Sequence[_Unit]) -> str:
+    """Units back to text: prose words joined by spaces, rows/lines by newlines, blocks by a
+    blank line."""
+    parts: list[str] = []
+    for i, unit in enumerate(units):
+        if i:
+            previous = units[i - 1]
+            same_block = previous.block == unit.block
+            parts.append(("\n" if unit.atomic else " ") if same_block else "\n\n")
+        parts.append(unit.text)
+    return "".join(parts)
+
+
+def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0) -> list[Chunk]:
+    """Cut ``document`` into ``Chunk``s by section (rules in the module docstring).
+
+    ``position`` counts chunks from 0 within the document; ``start_line`` / ``end_line`` are
+    the 1-based source lines of the chunk's first and last unit; ``content_hash`` is the hex
+    sha256 of ``text`` (UTF-8); ``metadata`` is the document's metadata plus ``title``.
+    Raises ``InputError`` for bad ``max_words`` / ``overlap`` or when two chunk ids collide.
+    """
+    check_window("max_words", max_words, "overlap", overlap)
+    metadata = MappingProxyType({**document.metadata, "title": document.title})
+    chunks: list[Chunk] = []
+    pieces = zip(document.sections, section_ids(document), heading_paths(document), strict=True)
+    for section, section_id, path in pieces:
+        units = _units(section)
+        bounds = window_bounds([u.words for u in units], max_words, overlap)
+        for part, (start, end) in enumerate(bounds, start=1):
+            text = _render(units[start:end])
+            chunks.append(
+                Chunk(
+                    id=section_id if part == 1 else f"{section_id}-p{part}",
+                    section=section_id,
+                    heading_path=path,
+                    source=document.source,
+                    position=len(chunks),
+                    start_line=units[start].line,
+                    end_line=units[end - 1].line,
+                    text=text,
+                    content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                    metadata=metadata,
+                )
+            )
+    _check_unique(document, chunks)
+    return chunks
+
+
+def _check_unique(document: Document, chunks: Sequence[Chunk]) -> None:
+    seen: set[str] = set()
+    for chunk in chunks:
+        if chunk.id in seen:
+            raise InputError(
+                f"{document.source}: chunk id {chunk.id!r} is used twice (a heading's slug "
+                f"looks like a window id); rename that heading"
+            )
+        seen.add(chunk.id)
+
+
+def embed_text(chunk: Chunk, *, headings: bool = True) -> str:
+    """The text to embed: ``"Title > Section\\n\\n<text>"``, or just ``text`` if ``headings``
+    is False."""
+    if not headings or not chunk.heading_path:
+        return chunk.text
+    return f"{chunk.title}\n\n{chunk.text}"
+
+
+def load_chunks(
+    paths: Iterable[str | Path], *, max_words: int = 120, overlap: int = 0
+) -> tuple[list[Chunk], LoadReport]:
+    """Load ``paths`` (see ``load_paths``) and chunk every document, in load order.
+
+    ``max_words`` / ``overlap`` are checked before any file is read.
+    """
+    check_window("max_words", max_words, "overlap", overlap)
+    documents, report = load_paths(paths)
+    chunks: list[Chunk] = []
+    for document in documents:
+        chunks.extend(chunk_document(document, max_words=max_words, overlap=overlap))
+    return chunks, report

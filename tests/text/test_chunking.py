@@ -1,0 +1,131 @@
+"""chunk_words and pack_paragraphs: the worked checks of issue 2 and their properties."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from docqa.errors import InputError
+from docqa.text import chunk_words, pack_paragraphs
+from docqa.text.chunking import window_starts
+
+
+def numbered(n: int) -> str:
+    return " ".join(f"w{i}" for i in range(n))
+
+
+@st.composite
+def window_args(draw: st.DrawFn) -> tuple[int, int, int]:
+    size = draw(st.integers(1, 40))
+    overlap = draw(st.integers(0, size - 1))
+    n = draw(st.integers(0, 300))
+    return n, size, overlap
+
+
+# --- worked checks ------------------------------------------------------------------------
+
+
+def test_thousand_words_in_windows_of_200_overlap_50() -> None:
+    chunks = chunk_words(numbered(1000), 200, 50)
+    assert window_starts(1000, 200, 50) == [0, 150, 300, 450, 600, 750, 900]
+    assert len(chunks) == 7
+    assert sum(len(c.split()) for c in chunks) == 1300
+    assert [c.split()[0] for c in chunks] == [f"w{s}" for s in range(0, 901, 150)]
+    assert chunks[-1].split()[-1] == "w999"
+
+
+def test_exactly_one_window_of_words() -> None:
+    assert chunk_words(numbered(200), 200, 50) == [numbered(200)]
+
+
+def test_small_example() -> None:
+    assert chunk_words("a b c d e f", 4, 2) == ["a b c d", "c d e f"]
+
+
+def test_blank_and_short_text() -> None:
+    assert chunk_words("", 4, 2) == []
+    assert chunk_words(" \n\t ", 4, 2) == []
+    assert chunk_words("a  b\nc", 10, 0) == ["a b c"]
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(0, 0), (-3, 0), (5, -1), (5, 5), (5, 9)])
+def test_bad_window_raises_naming_values(size: int, overlap: int) -> None:
+    with pytest.raises(ValueError, match=rf"size={size} and overlap={overlap}") as info:
+        chunk_words("a b c", size, overlap)
+    assert isinstance(info.value, InputError)
+
+
+def test_pack_paragraphs_bad_values_named() -> None:
+    with pytest.raises(InputError, match=r"max_words=3 and overlap_words=3"):
+        pack_paragraphs("a b", 3, 3)
+
+
+# --- chunk_words properties ---------------------------------------------------------------
+
+
+@given(window_args())
+def test_chunk_words_properties(args: tuple[int, int, int]) -> None:
+    n, size, overlap = args
+    chunks = chunk_words(numbered(n), size, overlap)
+    windows = [[int(w[1:]) for w in c.split()] for c in chunks]
+    step = size - overlap
+    if n == 0:
+        assert chunks == []
+        return
+    expected_count = 1 if n <= size else 1 + math.ceil((n - size) / step)
+    assert len(chunks) == expected_count
+    for k, window in enumerate(windows):
+        assert window[0] == k * step  # starts at multiples of size - overlap
+        assert window == list(range(window[0], window[0] + len(window)))  # contiguous
+        assert len(window) == size or k == len(windows) - 1  # only the last may be short
+    assert windows[-1][-1] == n - 1  # the last window reaches the end
+    if len(windows) > 1:  # ... and is never only overlap
+        assert windows[-1][-1] > windows[-2][-1]
+    assert set().union(*map(set, windows)) == set(range(n))  # every word covered
+
+
+# --- pack_paragraphs ----------------------------------------------------------------------
+
+
+def test_pack_paragraphs_worked() -> None:
+    text = "a b c\n\nd e f\n\n\ng h i"
+    assert pack_paragraphs(text, 6, 1) == ["a b c\n\nd e f", "f\n\ng h i"]
+    assert pack_paragraphs(text, 6, 0) == ["a b c\n\nd e f", "g h i"]
+    assert pack_paragraphs(text, 100, 5) == ["a b c\n\nd e f\n\ng h i"]
+    assert pack_paragraphs("\n \n", 5, 1) == []
+
+
+def test_pack_paragraphs_long_paragraph_cut_like_chunk_words() -> None:
+    assert pack_paragraphs("a b c d e f g h", 3, 1) == ["a b c", "c d e", "e f g", "g h"]
+
+
+paragraphs = st.lists(st.integers(1, 30), min_size=0, max_size=12)
+
+
+@given(paragraphs, st.integers(1, 25), st.data())
+def test_pack_paragraphs_properties(sizes: list[int], max_words: int, data: st.DataObject) -> None:
+    overlap = data.draw(st.integers(0, max_words - 1))
+    counter = iter(range(10_000))
+    paras = [" ".join(f"w{next(counter)}" for _ in range(s)) for s in sizes]
+    chunks = pack_paragraphs("\n\n".join(paras), max_words, overlap)
+    total = sum(sizes)
+    seen: set[int] = set()
+    last_max = -1
+    for chunk in chunks:
+        words = [int(w[1:]) for w in chunk.split()]
+        assert 1 <= len(words) <= max_words
+        assert words == sorted(words) and len(set(words)) == len(words)
+        assert words[-1] > last_max  # each chunk brings a new word
+        assert words[0] >= last_max + 1 - overlap  # carry is at most overlap words
+        last_max = words[-1]
+        seen.update(words)
+    assert seen == set(range(total))
+
+
+@given(st.integers(1, 200), st.integers(1, 30), st.data())
+def test_pack_single_paragraph_equals_chunk_words(n: int, size: int, data: st.DataObject) -> None:
+    overlap = data.draw(st.integers(0, size - 1))
+    assert pack_paragraphs(numbered(n), size, overlap) == chunk_words(numbered(n), size, overlap)

@@ -1,0 +1,159 @@
+"""Loaders: folders and files become documents; bad files are skipped with a reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docqa.errors import InputError
+from docqa.text import SkippedFileWarning, load_path, load_paths, parse_document
+from docqa.text.html import parse_html
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+
+
+def write(folder: Path, name: str, content: str | bytes) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    write(tmp_path, "good.md", "# Good\n\nFine text.\n")
+    write(tmp_path, "guide/deep/page.html", "<h1>Deep</h1><p>Deep text.</p>")
+    write(tmp_path, "notes.txt", "Notes\n\nPlain words.\n")
+    write(tmp_path, "latin.md", "# Caf\xe9\n\nna\xefve\n".encode("latin-1"))
+    write(tmp_path, "image.md", PNG)
+    write(tmp_path, "empty.txt", b"")
+    write(tmp_path, "meta-only.md", "---\ntitle: Nothing else\n---\n")
+    write(tmp_path, "broken-yaml.md", "---\ntitle: [unclosed\n---\n# X\n\ny\n")
+    write(tmp_path, "picture.png", PNG)  # other types are ignored in a folder
+    write(tmp_path, ".hidden/secret.md", "# Hidden\n\nno\n")
+    return tmp_path
+
+
+def test_folder_loads_the_good_files_and_skips_the_bad_with_reasons(mixed: Path) -> None:
+    with pytest.warns(SkippedFileWarning) as caught:
+        documents, report = load_path(mixed)
+    assert [d.source for d in documents] == ["good.md", "guide/deep/page.html", "notes.txt"]
+    assert report.loaded == ("good.md", "guide/deep/page.html", "notes.txt")
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert set(reasons) == {"latin.md", "image.md", "empty.txt", "meta-only.md", "broken-yaml.md"}
+    assert reasons["latin.md"].startswith("not valid UTF-8 (byte 0xe9 at offset 5)")
+    assert "binary" in reasons["image.md"]
+    assert reasons["empty.txt"] == "empty file"
+    assert reasons["meta-only.md"] == "no text outside the front matter"
+    assert "front matter is not valid YAML" in reasons["broken-yaml.md"]
+    messages = [str(w.message) for w in caught]
+    assert any(m.startswith("skipped latin.md: not valid UTF-8") for m in messages)
+    assert len(messages) == 5
+    assert report.summary().startswith("3 documents loaded, 5 files skipped (")
+
+
+def test_titles_and_formats(mixed: Path) -> None:
+    with pytest.warns(SkippedFileWarning):
+        documents, _ = load_path(mixed)
+    by_source = {d.source: d for d in documents}
+    assert by_source["good.md"].title == "Good"
+    assert by_source["guide/deep/page.html"].title == "Deep"
+    assert by_source["notes.txt"].title == "Notes"
+    assert [d.metadata["format"] for d in documents] == ["markdown", "html", "text"]
+
+
+def test_empty_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"no \.md, \.txt, \.html or \.htm files found in"):
+        load_path(tmp_path)
+
+
+def test_folder_of_only_bad_files_is_an_error_listing_them(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", PNG)
+    with pytest.warns(SkippedFileWarning), pytest.raises(InputError, match=r"a\.md: binary"):
+        load_path(tmp_path)
+
+
+def test_missing_path_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"does not exist"):
+        load_path(tmp_path / "nope")
+
+
+def test_files_given_directly(tmp_path: Path) -> None:
+    md = write(tmp_path, "sub/a.md", "# A\n\ntext\n")
+    pdf = write(tmp_path, "b.pdf", b"%PDF-1.4")
+    with pytest.warns(SkippedFileWarning, match=r"unsupported file type '\.pdf'"):
+        documents, report = load_paths([md, pdf])
+    assert [d.source for d in documents] == ["a.md"]
+    assert report.skipped[0].path.endswith("b.pdf")
+
+
+def test_same_source_twice_is_an_error(tmp_path: Path) -> None:
+    one = write(tmp_path, "x/a.md", "# A\n\none\n")
+    two = write(tmp_path, "y/a.md", "# A\n\ntwo\n")
+    with pytest.raises(InputError, match=r"would both be 'a\.md'"):
+        load_paths([one, two])
+
+
+def test_utf8_bom_and_uppercase_suffix(tmp_path: Path) -> None:
+    write(tmp_path, "BOM.MD", "\ufeff# Title\n\nbody\n".encode())
+    documents, _ = load_path(tmp_path)
+    assert documents[0].title == "Title"
+    assert documents[0].sections[0].start_line == 1
+
+
+def test_markdown_sections_and_lines() -> None:
+    text = "Lead.\n\n# Title\n\n## A\n\nOne\ntwo.\n\n```\n# code\n```\n\nSetext\n------\n\nz\n"
+    doc = parse_document("p.md", text)
+    assert [(s.heading, s.level, s.start_line, s.end_line) for s in doc.sections] == [
+        ("", 0, 1, 1),
+        ("Title", 1, 3, 3),
+        ("A", 2, 5, 11),
+        ("Setext", 2, 14, 17),
+    ]
+    assert doc.sections[2].blocks[1].lines[0].number == 11  # "# code" is code on line 11
+    assert doc.text.startswith("Lead.\n\nTitle\n\nA\n\nOne two.")
+
+
+def test_txt_title_falls_back_to_file_name_for_long_first_line() -> None:
+    doc = parse_document("dir/opening-hours.txt", "x " * 60 + "\n\nmore\n")
+    assert doc.title == "Opening hours"
+    assert [len(s.blocks) for s in doc.sections] == [2]
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+
+def test_html_drops_script_style_navigation_and_comments() -> None:
+    html = (
+        "<html><head><title>T</title><style>p{}</style><script>if (a < b) x();</script></head>"
+        "<body><header>banner</header><nav><nav>inner</nav>still nav</nav>"
+        "<div role='navigation'>menu</div><aside>side</aside><!-- hidden -->"
+        "<article><header><h1>Kept header</h1></header><p>Body text</p>"
+        "<footer>article footer</footer></article><footer>site footer</footer></body></html>"
+    )
+    title, items = parse_html(html)
+    texts = [getattr(i, "text", "") for i in items]
+    assert title == "T"
+    assert texts == ["Kept header", "Body text", "article footer"]
+
+
+def test_html_headings_levels_lines_and_title_from_h1() -> None:
+    html = "<p>lead</p>\n<h1>Top</h1>\n<h3>Third</h3>\n<p>a\nb <b>c</b></p>\n"
+    doc = parse_document("p.html", html)
+    assert doc.title == "Top"
+    assert [(s.heading, s.level, s.start_line, s.end_line) for s in doc.sections] == [
+        ("", 0, 1, 1),
+        ("Top", 1, 2, 2),
+        ("Third", 3, 3, 5),
+    ]
+    assert doc.sections[2].text == "a b c"
+
+
+def test_html_tolerates_broken_markup() -> None:
+    title, items = parse_html("<h2>Open heading<p>para <b>bold <i>never closed")
+    assert title == ""
+    assert [getattr(i, "text", "") for i in items] == ["Open heading", "para bold never closed"]
