@@ -108,7 +108,8 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A grounded answer, or an honest refusal (``refused=True``, no model call made)."""
+    """A grounded answer, or an honest refusal (``refused=True``: no passage was found, so no
+    model call was made, or the model replied with exactly the refusal sentence)."""
 
     question: str
     text: str

@@ -85,13 +85,16 @@ class Document:
     (``"guide/loans.md"``); ``title`` comes from front matter, ``<title>``, the first h1, the
     first line of a .txt file, or the file name, in that order of preference; ``metadata``
     holds the YAML front matter (dates as ISO strings) and ``format``
-    (``"markdown" | "html" | "text"``).
+    (``"markdown" | "html" | "text"``); ``content_hash`` is the hex sha256 of the file's bytes
+    (empty for a document parsed from a string), so an index update can tell which files
+    changed.
     """
 
     source: str
     title: str
     sections: tuple[Section, ...]
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    content_hash: str = ""
 
     @property
     def text(self) -> str:

@@ -17,8 +17,10 @@ given directly, its name), with ``/`` separators.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from docqa.errors import InputError
@@ -53,8 +55,9 @@ def _title_from_name(source: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def read_utf8(path: Path) -> str:
-    """The file's text (a UTF-8 BOM is dropped); raises ``_Skip`` with the reason otherwise."""
+def read_utf8(path: Path) -> tuple[str, str]:
+    """The file's text (a UTF-8 BOM is dropped) and the hex sha256 of its bytes; raises
+    ``_Skip`` with the reason otherwise."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -64,7 +67,7 @@ def read_utf8(path: Path) -> str:
     if b"\x00" in data[:_SNIFF_BYTES]:
         raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .txt and .html")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), hashlib.sha256(data).hexdigest()
     except UnicodeDecodeError as exc:
         byte = data[exc.start]
         raise _Skip(
@@ -164,7 +167,8 @@ def load_paths(paths: Iterable[str | Path]) -> tuple[list[Document], LoadReport]
             )
         seen[source] = path
         try:
-            document = parse_document(source, read_utf8(path))
+            text, file_hash = read_utf8(path)
+            document = replace(parse_document(source, text), content_hash=file_hash)
         except (_Skip, InputError) as exc:
             _skip(skipped, source, str(exc))
             continue

@@ -1,0 +1,94 @@
+"""The answer path: retrieve, refuse or prompt, stream, check the citations, price.
+
+::
+
+    question ──retriever.search──▶ hits ──none──▶ REFUSAL (refused=True, no model call)
+                                     └──build_prompt──▶ model.stream ──▶ text ──▶ Answer
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from docqa.errors import InputError
+from docqa.models.base import join_pieces
+from docqa.pricing import Price, cost
+from docqa.prompt import REFUSAL, build_prompt
+from docqa.types import Answer, Hit, ModelClient, Retriever
+
+_BRACKETS = re.compile(r"\[([^\[\]\n]+)\](?!\()")
+
+
+def cited_ids(text: str) -> tuple[str, ...]:
+    """Every id cited in ``text``, first-seen order, no repeats.
+
+    A citation is square brackets holding one id or a comma-separated list (``[a#b]``,
+    ``[a#b, c#d]``); items are stripped; Markdown links (``[text](url)``) are not citations.
+    """
+    found: dict[str, None] = {}
+    for inside in _BRACKETS.findall(text):
+        for item in inside.split(","):
+            if item.strip():
+                found.setdefault(item.strip(), None)
+    return tuple(found)
+
+
+def check_citations(cited: Sequence[str], hits: Sequence[Hit]) -> tuple[str, ...]:
+    """The cited ids that are not among the retrieved hits' ids (the ``not_retrieved`` ids)."""
+    retrieved = {hit.id for hit in hits}
+    return tuple(cid for cid in cited if cid not in retrieved)
+
+
+def answer_stream(
+    question: str,
+    retriever: Retriever,
+    model: ModelClient,
+    k: int = 3,
+    *,
+    prices: Mapping[str, Price] | None = None,
+) -> Iterator[str | Answer]:
+    """Yield the answer's text pieces as the model streams them, then the finished Answer.
+
+    When the retriever returns no hits (its guard found nothing relevant) the only piece is
+    :data:`~docqa.prompt.REFUSAL` and the Answer has ``refused=True``; the model is not called.
+    ``refused`` is also True when the model itself replied with exactly the refusal sentence.
+    ``prices`` (see :mod:`docqa.pricing`) is looked up by the model's ``name``; ``cost`` is None
+    without a price. A model error propagates: pieces already yielded are not an Answer.
+    """
+    if k < 1:
+        raise InputError(f"k must be at least 1 passage, got {k}")
+    hits = tuple(retriever.search(question, k))
+    if not hits:
+        yield REFUSAL
+        yield Answer(question, REFUSAL, (), (), (), refused=True)
+        return
+    prompt = build_prompt(question, hits)
+    done = yield from join_pieces(model.stream(prompt), prompt)
+    cited = cited_ids(done.text)
+    name = getattr(model, "name", None)
+    yield Answer(
+        question=question,
+        text=done.text,
+        hits=hits,
+        cited_ids=cited,
+        not_retrieved=check_citations(cited, hits),
+        refused=done.text.strip() == REFUSAL,
+        usage=done.usage,
+        cost=cost(done.usage, name if isinstance(name, str) else None, prices or {}),
+    )
+
+
+def answer(
+    question: str,
+    retriever: Retriever,
+    model: ModelClient,
+    k: int = 3,
+    *,
+    prices: Mapping[str, Price] | None = None,
+) -> Answer:
+    """Answer ``question`` from the top ``k`` passages (see :func:`answer_stream`)."""
+    for item in answer_stream(question, retriever, model, k, prices=prices):
+        if isinstance(item, Answer):
+            return item
+    raise AssertionError("answer_stream always ends with an Answer")

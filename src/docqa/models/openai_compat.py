@@ -1,0 +1,96 @@
+"""Any OpenAI-compatible chat server (OpenAI, vLLM, llama.cpp server, ...) via the ``openai`` SDK.
+
+Sends a system and a user message to ``/chat/completions`` with ``stream=True`` and
+``stream_options={"include_usage": True}`` (the usage then arrives in the last chunk).
+Configuration: ``base_url`` (argument or ``OPENAI_BASE_URL``; the SDK's own default otherwise),
+the model from ``model`` or ``DOCQA_MODEL``, ``max_tokens`` or ``DOCQA_MAX_TOKENS``, the key
+from ``api_key`` or ``OPENAI_API_KEY`` (local servers that ignore it still need a non-empty
+value). Missing settings raise :class:`ModelConfigError` before any request. The SDK's retries
+are off (``max_retries=0``); :func:`docqa.models.base.retrying` does them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from docqa.errors import ModelConfigError, ModelError
+from docqa.models.base import PieceStream, RetryableFailure, RetryPolicy, retrying, sdk_error
+from docqa.models.base import setting, setting_int
+from docqa.types import Prompt, Usage
+
+KEY_ENV = "OPENAI_API_KEY"
+
+
+class OpenAICompatibleModel:
+    """A :class:`~docqa.types.ModelClient` for OpenAI-style chat completions.
+
+    ``timeout`` is in seconds (connect and each read); ``retry`` is the retry policy.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        max_tokens: int | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        import openai
+
+        self.name = setting(model, "DOCQA_MODEL", "chat model name", "--model")
+        self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
+        key = api_key or os.environ.get(KEY_ENV, "").strip()
+        if not key:
+            raise ModelConfigError(
+                f"no API key for the OpenAI-compatible server: set {KEY_ENV} "
+                "(any non-empty value for a local server that ignores it)"
+            )
+        self._key = key
+        self._retry = retry or RetryPolicy()
+        self._sdk = openai
+        self._client = openai.OpenAI(
+            api_key=key, base_url=base_url or None, timeout=timeout, max_retries=0
+        )
+        self.base_url = str(self._client.base_url)
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleModel(model={self.name!r}, base_url={self.base_url!r})"
+
+    def stream(self, prompt: Prompt) -> PieceStream:
+        """Yield the reply's text pieces as they arrive; return the reported Usage, if any."""
+        return retrying(lambda: self._attempt(prompt), self._retry, self._what)
+
+    @property
+    def _what(self) -> str:
+        return f"model {self.name!r} at {self.base_url}"
+
+    def _attempt(self, prompt: Prompt) -> PieceStream:
+        import httpx2
+
+        try:
+            chunks = self._client.chat.completions.create(
+                model=self.name,
+                max_tokens=self.max_tokens,
+                messages=[
+                    {"role": "system", "content": prompt.system},
+                    {"role": "user", "content": prompt.user},
+                ],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            with chunks:
+                finished, usage = False, None
+                for chunk in chunks:
+                    for choice in chunk.choices:
+                        if choice.delta.content:
+                            yield choice.delta.content
+                        finished = finished or choice.finish_reason is not None
+                    if chunk.usage is not None:
+                        usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+        except (self._sdk.APIError, httpx2.HTTPError) as exc:
+            raise sdk_error(exc, self._sdk, self._what, self._key, KEY_ENV) from exc
+        if not finished:
+            raise RetryableFailure(ModelError(f"{self._what}: the stream ended before finishing"))
+        return usage
