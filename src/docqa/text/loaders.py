@@ -119,7 +119,7 @@ def parse_document(source: str, text: str) -> Document:
     )
 
 
-def _candidates(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
+def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
     """Files to load as ``(path, source)``, and explicitly named files of unknown types."""
     found: list[tuple[Path, str]] = []
     unknown: list[SkippedFile] = []
@@ -154,7 +154,7 @@ def load_paths(paths: Iterable[str | Path]) -> tuple[list[Document], LoadReport]
     (an empty folder, or every file skipped).
     """
     paths = list(paths)
-    found, unknown = _candidates(paths)
+    found, unknown = find_files(paths)
     documents: list[Document] = []
     skipped: list[SkippedFile] = []
     for item in unknown:
