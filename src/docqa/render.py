@@ -1,0 +1,141 @@
+"""How the ``docqa`` command shows things: tables, summaries, JSON shapes, progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from docqa.eval import EvalReport
+from docqa.indexing import BuildReport
+from docqa.types import Answer, Hit, Prompt
+
+PREVIEW = 70
+
+
+@contextmanager
+def progress(console: Console) -> Iterator[Callable[[str, int, int], None]]:
+    """A callback ``(stage, done, total)`` drawing one bar per stage on ``console``."""
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    console=console, transient=True)
+    tasks: dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bars.add_task(stage, total=total)
+        bars.update(tasks[stage], completed=done, total=total)
+
+    with bars:
+        yield update
+
+
+def build_summary(r: BuildReport) -> str:
+    skipped = "; ".join(f"{s.path}: {s.reason}" for s in r.skipped) or "none"
+    return (
+        f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
+        f"{r.reused} reused) into {r.path}; skipped {len(r.skipped)} ({skipped}); "
+        f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
+    )
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
+
+
+def hits_table(hits: Sequence[Hit]) -> Table:
+    table = Table("rank", "score", "id", "text")
+    table.columns[2].no_wrap = True  # ids are copied into questions and citations: never cut
+    table.columns[3].overflow = "ellipsis"
+    table.columns[3].no_wrap = True
+    for rank, hit in enumerate(hits, start=1):
+        text = hit.chunk.text if hit.chunk else ""
+        table.add_row(str(rank), f"{hit.score:.4f}", hit.id, _preview(text))
+    return table
+
+
+def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
+    chunk = hit.chunk
+    return {
+        "rank": rank, "id": hit.id, "section": hit.section, "score": hit.score,
+        "source": chunk.source if chunk else None,
+        "heading_path": list(chunk.heading_path) if chunk else [],
+        "text": chunk.text if chunk else None,
+        "components": {n: {"score": c.score, "rank": c.rank} for n, c in hit.components.items()},
+    }
+
+
+def hits_json(question: str, hits: Sequence[Hit]) -> dict[str, Any]:
+    return {"question": question, "hits": [hit_json(i, h) for i, h in enumerate(hits, 1)]}
+
+
+def prompt_text(prompt: Prompt) -> str:
+    return f"--- system ---\n{prompt.system}\n--- user ---\n{prompt.user}\n--- end ---"
+
+
+def answer_json(a: Answer) -> dict[str, Any]:
+    return {
+        "question": a.question, "answer": a.text, "refused": a.refused,
+        "cited": list(a.cited_ids), "not_retrieved": list(a.not_retrieved),
+        "hits": [hit_json(i, h) for i, h in enumerate(a.hits, 1)],
+        "usage": None if a.usage is None else {
+            "input_tokens": a.usage.input_tokens, "output_tokens": a.usage.output_tokens,
+            "estimated": a.usage.estimated,
+        },
+        "cost": a.cost,
+    }
+
+
+def answer_footer(a: Answer) -> str:
+    if a.refused and not a.hits:
+        return "refused: no passage was relevant enough, so no model was called"
+    lines = []
+    if a.not_retrieved:
+        lines.append(f"citations: NOT RETRIEVED {', '.join(a.not_retrieved)}")
+    elif a.cited_ids:
+        lines.append(f"citations: ok ({', '.join(a.cited_ids)})")
+    else:
+        lines.append("citations: none")
+    if a.usage is not None:
+        mark = " (estimated)" if a.usage.estimated else ""
+        cost = "cost not configured" if a.cost is None else f"cost ${a.cost:.6f}"
+        lines.append(
+            f"tokens: {a.usage.input_tokens} in, {a.usage.output_tokens} out{mark}; {cost}"
+        )
+    return "\n".join(lines)
+
+
+def _cell(value: float, low: float, high: float) -> str:
+    return f"{value:.3f} [{low:.2f}, {high:.2f}]"
+
+
+def eval_table(report: EvalReport) -> Table:
+    modes = list(report.modes.values())
+    table = Table("figure", *(m.mode for m in modes),
+                  title=f"{report.questions} questions (95% bootstrap intervals)")
+    keys = list(modes[0].figures) if modes else []
+    for key in keys:
+        table.add_row(key, *(_cell(f.value, f.low, f.high) for f in
+                             (m.figures[key] for m in modes)))
+    kinds = sorted({k for m in modes for k in m.recall5_by_kind})
+    for kind in kinds:
+        table.add_row(f"recall@5 {kind}", *(
+            f"{m.recall5_by_kind[kind].value:.3f}" if kind in m.recall5_by_kind else "-"
+            for m in modes))
+    for label, attr in (("refused unanswerable", "refused_unanswerable"),
+                        ("refused answerable", "refused_answerable")):
+        table.add_row(label, *(
+            "-" if getattr(m, attr) is None else f"{getattr(m, attr).value:.3f}" for m in modes))
+    return table
+
+
+def answers_summary(data: dict[str, Any]) -> str:
+    return "\n".join(
+        f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
+        f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
+        for mode, v in data.items()
+    )
