@@ -48,10 +48,12 @@ def _preview(text: str) -> str:
 
 
 def hits_table(hits: Sequence[Hit]) -> Table:
-    table = Table("rank", "score", "id", "text")
-    table.columns[2].no_wrap = True  # ids are copied into questions and citations: never cut
-    table.columns[3].overflow = "ellipsis"
-    table.columns[3].no_wrap = True
+    table = Table()
+    table.add_column("rank", justify="right", no_wrap=True, min_width=4)
+    table.add_column("score", no_wrap=True, min_width=6)
+    # ids are copied into questions and citations: never cut them
+    table.add_column("id", no_wrap=True, min_width=max((len(h.id) for h in hits), default=2))
+    table.add_column("text")
     for rank, hit in enumerate(hits, start=1):
         text = hit.chunk.text if hit.chunk else ""
         table.add_row(str(rank), f"{hit.score:.4f}", hit.id, _preview(text))
