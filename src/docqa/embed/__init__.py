@@ -1,0 +1,15 @@
+"""Embedders: the protocol and config registry, the native hashing embedder, TF-IDF."""
+
+from docqa.embed.hashing import HashingEmbedder
+from docqa.embed.protocol import Embedder, TokenSettings, from_config
+from docqa.embed.tfidf import NotFitted, SparseRows, TfidfEmbedder
+
+__all__ = [
+    "Embedder",
+    "HashingEmbedder",
+    "NotFitted",
+    "SparseRows",
+    "TfidfEmbedder",
+    "TokenSettings",
+    "from_config",
+]

@@ -1,0 +1,150 @@
+"""Drive the docqa command in a subprocess, as a user would, on the sample library."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARY = ROOT / "examples" / "library"
+QUESTIONS = ROOT / "examples" / "questions.jsonl"
+
+
+def docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    return subprocess.run(
+        [sys.executable, "-m", "docqa", *args], cwd=cwd, env=env,
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str]) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert lines[0].startswith("docqa")
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the sample library indexed at the default .docqa/index."""
+    cwd = tmp_path_factory.mktemp("cli")
+    result = docqa("index", str(LIBRARY), cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    assert "indexed 12 documents" in result.stdout
+    assert "embedder hashing-256-v1" in result.stdout
+    assert (cwd / ".docqa" / "index" / "manifest.json").exists()
+    return cwd
+
+
+def test_search_table_and_json(workdir: Path) -> None:
+    table = docqa("search", "What does RNW-409 mean?", "-k", "3", cwd=workdir)
+    assert table.returncode == 0, table.stderr
+    assert "renewals#when-a-renewal-is-refused" in table.stdout
+    result = docqa("search", "What does RNW-409 mean?", "-k", "3", "--json", cwd=workdir)
+    data = json.loads(result.stdout)
+    assert data["question"] == "What does RNW-409 mean?"
+    first = data["hits"][0]
+    assert first["id"] == "renewals#when-a-renewal-is-refused" and first["rank"] == 1
+    assert set(first) >= {"rank", "id", "section", "score", "source", "heading_path", "text"}
+    assert first["source"] == "renewals.md" and "RNW-409" in first["text"]
+    assert len(data["hits"]) <= 3
+
+
+@pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
+def test_search_modes_and_guard_refusal(workdir: Path, mode: str) -> None:
+    found = docqa("search", "max_renewals for magazines", "--mode", mode, "--json", cwd=workdir)
+    assert found.returncode == 0, found.stderr
+    ids = [h["id"] for h in json.loads(found.stdout)["hits"]]
+    assert "renewals#how-many-times-you-can-renew" in ids
+    nothing = docqa("search", "capital of Mongolia", "--mode", mode, cwd=workdir)
+    assert nothing.returncode == 1
+    assert "nothing relevant" in nothing.stderr
+
+
+def test_ask_extractive_cites_a_retrieved_passage(workdir: Path) -> None:
+    result = docqa("ask", "What does RNW-409 mean?", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "max_renewals" in result.stdout
+    assert "[renewals#when-a-renewal-is-refused]" in result.stdout
+    assert "citations: ok (renewals#when-a-renewal-is-refused)" in result.stdout
+    assert "(estimated)" in result.stdout
+
+
+def test_ask_refuses_without_a_model_call(workdir: Path) -> None:
+    result = docqa("ask", "Does the library sell second-hand cars?", "--json", cwd=workdir)
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert data["refused"] and data["hits"] == [] and data["usage"] is None
+
+
+def test_ask_fake_backend_flags_unretrieved_citation_and_shows_prompt(workdir: Path) -> None:
+    reply = "Three renewals [renewals#how-many-times-you-can-renew] or see [made#up]."
+    result = docqa("ask", "How many times can I renew a book?", "--backend", "fake",
+                   "--fake-reply", reply, "--show-prompt", "--mode", "keyword", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert reply in result.stdout
+    assert "NOT RETRIEVED made#up" in result.stdout
+    assert "--- system ---" in result.stderr and '<passage id="' in result.stderr
+    assert "How many times can I renew a book?" in result.stderr
+
+
+def test_eval_json_has_every_figure(workdir: Path) -> None:
+    result = docqa("eval", str(QUESTIONS), "--json", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["questions"] == 38
+    assert set(data["modes"]) == {"dense", "keyword", "hybrid"}
+    for figures in data["modes"].values():
+        for key in ("recall@1", "recall@3", "recall@5", "recall@10", "mrr@10",
+                    "refused_unanswerable", "refused_answerable"):
+            assert 0.0 <= figures[key] <= 1.0
+        assert set(figures["recall@5_by_kind"]) == {"lexical", "paraphrase", "identifier"}
+    assert data["modes"]["keyword"]["recall@10"] > 0.5
+
+
+def test_eval_table_and_answers(workdir: Path) -> None:
+    result = docqa("eval", str(QUESTIONS), "--mode", "keyword", "--answers", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "recall@5" in result.stdout and "answers (keyword): must_contain" in result.stdout
+
+
+def test_docs_flag_indexes_then_reuses(tmp_path: Path) -> None:
+    first = docqa("search", "PRN-07", "--docs", str(LIBRARY), "--json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "indexed 12 documents" in first.stderr
+    second = docqa("search", "PRN-07", "--docs", str(LIBRARY), "--json", cwd=tmp_path)
+    assert second.returncode == 0 and "indexed" not in second.stderr
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "anything", "--index", "no-such-index"],
+        ["search", "anything", "-k", "0"],
+        ["search", "anything", "--frobnicate"],
+        ["index"],
+        ["ask", "x", "--backend", "anthropic", "--index", "no-such-index"],
+        ["eval", "missing.jsonl"],
+        [],
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
+    assert_one_line_error(docqa(*args, cwd=tmp_path))
+
+
+def test_empty_folder_and_missing_model_config(tmp_path: Path, workdir: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = docqa("index", str(tmp_path / "empty"), cwd=tmp_path)
+    assert_one_line_error(result)
+    assert "no .md, .txt, .html" in result.stderr
+    result = docqa("ask", "What does RNW-409 mean?", "--backend", "anthropic", cwd=workdir)
+    assert_one_line_error(result)
+    assert "DOCQA_MODEL" in result.stderr or "ANTHROPIC_API_KEY" in result.stderr
