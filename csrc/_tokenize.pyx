@@ -4,8 +4,10 @@
 The algorithm is defined by ``docqa.text.tokenize_reference``; this module is its fast twin:
 
 * tokens are the maximal runs of characters for which ``str.isalnum()`` is true in
-  ``text.lower()`` (ASCII texts take a table-driven fast path; other texts are lowered with
-  CPython's own ``str.lower`` and scanned with the same character database ``isalnum`` uses);
+  ``text.lower()`` (ASCII texts take a table-driven fast path; other texts are lowered per
+  character with CPython's own case tables, compiled once per string width, and scanned with
+  the same character database ``isalnum`` uses; the two characters whose lowering is not per
+  character, U+0130 and the final-sigma rule of U+03A3, send their text through ``str.lower``);
 * optional stop-word removal (the words come from Python data, see ``Vocab``);
 * optional plural folding (Harman's S-stemmer, on tokens of 4+ characters);
 * every token is worked on as UTF-8 bytes in a scratch buffer, so hashing (CRC-32 for the
@@ -15,9 +17,10 @@ The algorithm is defined by ``docqa.text.tokenize_reference``; this module is it
 Every scan runs with the GIL released; only building ``str`` results needs it.
 """
 
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcmp, memset
-from libc.stdint cimport uint8_t, uint32_t, uint64_t, int64_t
+from libc.stdlib cimport calloc, malloc, realloc, free
+from libc.string cimport memcmp, memcpy, memset
+from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from libc.math cimport sqrt
 
 cdef extern from "Python.h":
@@ -27,8 +30,11 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object u)
     uint32_t PyUnicode_READ(int kind, void* data, Py_ssize_t i) nogil
     bint Py_UNICODE_ISALNUM(uint32_t ch) nogil
+    uint32_t Py_UNICODE_TOLOWER(uint32_t ch) nogil
+    const char* PyUnicode_AsUTF8AndSize(object u, Py_ssize_t* size) except NULL
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
     object PyUnicode_FromKindAndData(int kind, const void* buf, Py_ssize_t size)
+    object PyUnicode_FromObject(object obj)
 
 # ---------------------------------------------------------------------------------------------
 # Tables
@@ -93,74 +99,105 @@ def hash64(bytes data):
     return _hash64(<const uint8_t*>data, len(data))
 
 # ---------------------------------------------------------------------------------------------
-# Stop words: an open-addressing set of UTF-8 strings keyed by hash64
+# Stop words: an open-addressing set of UTF-8 strings keyed by CRC-32 (the bucket hash, so the
+# hashing embedder hashes most tokens once)
 # ---------------------------------------------------------------------------------------------
 
 cdef struct StopSet:
-    uint64_t* keys        # 0 marks an empty slot
-    int64_t* starts
+    # Two open-addressing tables over the same words, one keyed by CRC-32 (the hashing
+    # embedder's bucket hash) and one by hash64 (the term-id hash), so the scanner looks a
+    # token up with the hash its mode needs anyway and most tokens are hashed once.
+    uint64_t* crc_keys    # crc32 | 1 << 32; 0 marks an empty slot
+    int64_t* crc_word     # slot -> word index
+    uint64_t* h64_keys    # hash64 | 1; 0 marks an empty slot
+    int64_t* h64_word
+    int64_t* starts       # word -> its bytes in blob
     int64_t* lengths
     uint8_t* blob
     uint64_t mask
     Py_ssize_t max_len
 
 
+cdef inline uint64_t _crc_key(uint64_t crc) noexcept nogil:
+    return crc | (<uint64_t>1 << 32)
+
+
+cdef void _place(uint64_t[::1] keys, int64_t[::1] word, uint64_t key, Py_ssize_t i,
+                 uint64_t mask):
+    cdef uint64_t slot = key & mask
+    while keys[slot] != 0:
+        slot = (slot + 1) & mask
+    keys[slot] = key
+    word[slot] = i
+
+
 cdef class Vocab:
     """Stop words compiled for the native scanner (build once, reuse for every call)."""
     cdef StopSet s
     cdef bytes _blob
-    cdef object _keys, _starts, _lengths
+    cdef object _crc_keys, _crc_word, _h64_keys, _h64_word, _starts, _lengths
     cdef readonly frozenset words
 
     def __cinit__(self, words):
         import array
         self.words = frozenset(words)
-        encoded = sorted(w.encode("utf-8") for w in self.words if isinstance(w, str) and w)
-        if len(encoded) != len(self.words):
-            raise TypeError("stop words must be non-empty str")
-        cdef Py_ssize_t size = 16
+        for w in self.words:
+            if not isinstance(w, str) or not w:
+                raise TypeError(f"stop words must be non-empty str, got {w!r}")
+        encoded = sorted(w.encode("utf-8") for w in self.words)
+        cdef Py_ssize_t size = 16, i
         while size < 4 * len(encoded):
             size *= 2
+        cdef uint64_t mask = <uint64_t>(size - 1)
         self._blob = b"".join(encoded)
-        self._keys = array.array("Q", bytes(8 * size))
-        self._starts = array.array("q", bytes(8 * size))
-        self._lengths = array.array("q", bytes(8 * size))
-        cdef uint64_t[::1] keys = self._keys
+        self._crc_keys = array.array("Q", bytes(8 * size))
+        self._crc_word = array.array("q", bytes(8 * size))
+        self._h64_keys = array.array("Q", bytes(8 * size))
+        self._h64_word = array.array("q", bytes(8 * size))
+        self._starts = array.array("q", bytes(8 * max(1, len(encoded))))
+        self._lengths = array.array("q", bytes(8 * max(1, len(encoded))))
         cdef int64_t[::1] starts = self._starts
         cdef int64_t[::1] lengths = self._lengths
         cdef Py_ssize_t pos = 0, max_len = 0
-        cdef uint64_t h, slot
-        for w in encoded:
-            h = _hash64(<const uint8_t*>(<bytes>w), len(w)) | 1
-            slot = h & <uint64_t>(size - 1)
-            while keys[slot] != 0:
-                slot = (slot + 1) & <uint64_t>(size - 1)
-            keys[slot] = h
-            starts[slot] = pos
-            lengths[slot] = len(w)
-            pos += len(w)
-            if len(w) > max_len:
-                max_len = len(w)
-        self.s.keys = &keys[0]
+        for i, w in enumerate(encoded):
+            n = len(w)
+            _place(self._crc_keys, self._crc_word,
+                   _crc_key(_crc32(<const uint8_t*>(<bytes>w), n)), i, mask)
+            _place(self._h64_keys, self._h64_word,
+                   _hash64(<const uint8_t*>(<bytes>w), n) | 1, i, mask)
+            starts[i] = pos
+            lengths[i] = n
+            pos += n
+            max_len = max(max_len, n)
+        cdef uint64_t[::1] ck = self._crc_keys, hk = self._h64_keys
+        cdef int64_t[::1] cw = self._crc_word, hw = self._h64_word
+        self.s.crc_keys = &ck[0]
+        self.s.crc_word = &cw[0]
+        self.s.h64_keys = &hk[0]
+        self.s.h64_word = &hw[0]
         self.s.starts = &starts[0]
         self.s.lengths = &lengths[0]
         self.s.blob = <uint8_t*>(<const char*>self._blob)
-        self.s.mask = <uint64_t>(size - 1)
+        self.s.mask = mask
         self.s.max_len = max_len
 
     def __reduce__(self):
         return (Vocab, (sorted(self.words),))
 
 
-cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n) noexcept nogil:
-    if s == NULL or n > s.max_len:
-        return False
-    cdef uint64_t h = _hash64(tok, n) | 1
-    cdef uint64_t slot = h & s.mask
-    while s.keys[slot] != 0:
-        if s.keys[slot] == h and s.lengths[slot] == n and \
-                memcmp(s.blob + s.starts[slot], tok, n) == 0:
-            return True
+cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n,
+                          uint64_t h, bint by_crc) noexcept nogil:
+    """Whether ``tok`` is a stop word; ``h`` is its CRC-32 (``by_crc``) or its hash64."""
+    cdef const uint64_t* keys = s.crc_keys if by_crc else s.h64_keys
+    cdef const int64_t* word = s.crc_word if by_crc else s.h64_word
+    cdef uint64_t key = _crc_key(h) if by_crc else (h | 1)
+    cdef uint64_t slot = key & s.mask
+    cdef int64_t w
+    while keys[slot] != 0:
+        if keys[slot] == key:
+            w = word[slot]
+            if s.lengths[w] == n and memcmp(s.blob + s.starts[w], tok, n) == 0:
+                return True
         slot = (slot + 1) & s.mask
     return False
 
@@ -230,13 +267,24 @@ cdef inline Py_ssize_t _fold(uint8_t* t, Py_ssize_t n, Py_ssize_t nchars) noexce
 cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
     cdef uint8_t* t = k.tok
     cdef uint32_t b
-    cdef Py_ssize_t i
-    if k.stops != NULL and _is_stop(k.stops, t, n):
-        return
+    cdef uint64_t h = 0
+    cdef bint have = False
+    cdef bint by_crc = k.mode == MODE_BUCKET
+    cdef Py_ssize_t i, folded
+    if k.stops != NULL and n <= k.stops.max_len:
+        h = _crc32(t, n) if by_crc else _hash64(t, n)
+        have = True
+        if _is_stop(k.stops, t, n, h, by_crc):
+            return
     if k.fold:
-        n = _fold(t, n, nchars)
+        folded = _fold(t, n, nchars)
+        if folded != n:  # every fold shortens the token, so the hash is stale
+            have = False
+            n = folded
     if k.mode == MODE_BUCKET:
-        b = _crc32(t, n) % <uint32_t>k.dim
+        if not have:
+            h = _crc32(t, n)
+        b = <uint32_t>h % <uint32_t>k.dim
         if k.counts[b] == 0:
             k.touched[k.n_touched] = b
             k.n_touched += 1
@@ -245,7 +293,7 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
         if not _grow(<void**>&k.hashes, &k.cap, k.count + 1, sizeof(uint64_t)):
             k.failed = True
             return
-        k.hashes[k.count] = _hash64(t, n)
+        k.hashes[k.count] = h if have else _hash64(t, n)
         k.count += 1
     else:
         if not _grow(<void**>&k.blob, &k.blob_cap, k.blob_len + n, 1) or \
@@ -305,37 +353,101 @@ cdef inline bint _alnum(uint32_t ch) noexcept nogil:
     return Py_UNICODE_ISALNUM(ch)
 
 
-cdef void _scan_wide(int kind, void* data, Py_ssize_t n, Sink* k) noexcept nogil:
-    # ``data`` is an already lower-cased string of PEP 393 ``kind``.
-    cdef Py_ssize_t i = 0, nb, nchars
+ctypedef fused ucs_t:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline uint32_t _lower(uint32_t ch) noexcept nogil:
+    # Per character equal to str.lower() for every code point except U+0130 (which lowers to
+    # two characters) and the context-dependent final sigma; texts holding U+0130 or U+03A3
+    # are lowered whole by str.lower() before scanning (see Batch), so this is exact.
+    if ch < 128:
+        return ASCII_LOWER[ch]
+    return Py_UNICODE_TOLOWER(ch)
+
+
+cdef void _scan_kind(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # A PEP 393 string of any kind: lower each character, keep runs of alphanumerics.
+    cdef Py_ssize_t i = 0, start, nb, j
     cdef uint32_t ch
     while i < n:
-        ch = PyUnicode_READ(kind, data, i)
-        if not _alnum(ch):
+        if not _alnum(_lower(s[i])):
             i += 1
             continue
-        nb = 0
-        nchars = 0
-        while i < n:
-            ch = PyUnicode_READ(kind, data, i)
-            if not _alnum(ch):
-                break
-            if not _grow(<void**>&k.tok, &k.tok_cap, nb + 4, 1):
-                k.failed = True
-                return
-            nb += _put_utf8(k.tok + nb, ch)
-            nchars += 1
+        start = i
+        i += 1
+        while i < n and _alnum(_lower(s[i])):
             i += 1
-        _emit(k, nb, nchars)
+        if not _grow(<void**>&k.tok, &k.tok_cap, 4 * (i - start), 1):
+            k.failed = True
+            return
+        nb = 0
+        for j in range(start, i):
+            ch = _lower(s[j])
+            if ch < 128:
+                k.tok[nb] = <uint8_t>ch
+                nb += 1
+            else:
+                nb += _put_utf8(k.tok + nb, ch)
+        _emit(k, nb, i - start)
         if k.failed:
             return
+
+
+cdef struct Slot:
+    uint64_t h
+    PyObject* s
+
+
+cdef class _StrCache:
+    """Token bytes -> one shared str per call, so a repeated token costs a lookup, not an
+    allocation and a decode (creating str objects dominates ``tokenize``)."""
+    cdef Slot* t
+    cdef uint64_t mask
+    cdef Py_ssize_t used
+
+    def __cinit__(self):
+        self.mask = (1 << 16) - 1
+        self.t = <Slot*>calloc(self.mask + 1, sizeof(Slot))
+        if self.t == NULL:
+            raise MemoryError("cannot allocate the token cache")
+
+    def __dealloc__(self):
+        cdef uint64_t i
+        if self.t != NULL:
+            for i in range(self.mask + 1):
+                if self.t[i].s != NULL:
+                    Py_DECREF(<object>self.t[i].s)
+            free(self.t)
+
+    cdef object get(self, const uint8_t* p, Py_ssize_t n):
+        cdef uint64_t h = _hash64(p, n) | 1
+        cdef uint64_t slot = h & self.mask
+        cdef Py_ssize_t size
+        cdef const char* u
+        while self.t[slot].h != 0:
+            if self.t[slot].h == h:
+                u = PyUnicode_AsUTF8AndSize(<object>self.t[slot].s, &size)
+                if size == n and memcmp(u, p, n) == 0:
+                    return <object>self.t[slot].s
+            slot = (slot + 1) & self.mask
+        obj = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+        if self.used < <Py_ssize_t>(self.mask // 2):
+            Py_INCREF(obj)
+            self.t[slot].h = h
+            self.t[slot].s = <PyObject*>obj
+            self.used += 1
+        return obj
 
 # ---------------------------------------------------------------------------------------------
 # Batches: texts pinned once under the GIL, then scanned without it
 # ---------------------------------------------------------------------------------------------
 
 cdef class Batch:
-    """A list of texts prepared for GIL-free scanning (non-ASCII texts lower-cased once)."""
+    """A list of texts pinned for GIL-free scanning (texts holding U+0130 or U+03A3 are
+    lower-cased whole by ``str.lower`` first; every other text is lowered per character)."""
     cdef list _keep
     cdef readonly Py_ssize_t n
     cdef object _ptrs, _lens, _kinds
@@ -353,9 +465,9 @@ cdef class Batch:
                     raise TypeError(
                         f"texts[{i}] is {type(t).__name__}, expected str; "
                         "decode bytes first (e.g. data.decode('utf-8'))")
-                t = str(t)
-            if not PyUnicode_IS_ASCII(t):
-                t = t.lower()
+                t = PyUnicode_FromObject(t)  # the value, never an overridden __str__
+            if not PyUnicode_IS_ASCII(t) and ("\u0130" in t or "\u03a3" in t):
+                t = t.lower()  # the two characters whose lowering is not per character
             self._keep.append(t)
             self._ptrs.append(<uint64_t>PyUnicode_DATA(t))
             self._lens.append(PyUnicode_GET_LENGTH(t))
@@ -369,8 +481,12 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
                            const signed char* kinds) noexcept nogil:
     if kinds[i] == 0:
         _scan_ascii(<const uint8_t*>ptrs[i], lens[i], k)
+    elif kinds[i] == 1:
+        _scan_kind(<const uint8_t*>ptrs[i], lens[i], k)
+    elif kinds[i] == 2:
+        _scan_kind(<const uint16_t*>ptrs[i], lens[i], k)
     else:
-        _scan_wide(kinds[i], <void*>ptrs[i], lens[i], k)
+        _scan_kind(<const uint32_t*>ptrs[i], lens[i], k)
 
 
 cdef void _free_sink(Sink* k) noexcept nogil:
@@ -386,7 +502,7 @@ cdef const StopSet* _stops_of(Vocab stops):
     return NULL if stops is None else &stops.s
 
 
-def tokenize_batch(Batch batch, Vocab stops, bint fold):
+def tokenize_batch(Batch batch not None, Vocab stops, bint fold):
     """Token lists (``list[list[str]]``) for every text of ``batch``."""
     cdef Sink k
     memset(&k, 0, sizeof(Sink))
@@ -399,6 +515,7 @@ def tokenize_batch(Batch batch, Vocab stops, bint fold):
     cdef list out = []
     cdef list toks
     cdef Py_ssize_t i, j, prev
+    cdef _StrCache cache = _StrCache()
     try:
         for i in range(batch.n):
             k.blob_len = 0
@@ -411,7 +528,7 @@ def tokenize_batch(Batch batch, Vocab stops, bint fold):
             toks = [None] * k.count
             prev = 0
             for j in range(k.count):
-                toks[j] = PyUnicode_DecodeUTF8(<const char*>(k.blob + prev), k.ends[j] - prev, NULL)
+                toks[j] = cache.get(k.blob + prev, k.ends[j] - prev)
                 prev = k.ends[j]
             out.append(toks)
     finally:
@@ -419,7 +536,7 @@ def tokenize_batch(Batch batch, Vocab stops, bint fold):
     return out
 
 
-def hash_batch(Batch batch, Vocab stops, bint fold):
+def hash_batch(Batch batch not None, Vocab stops, bint fold):
     """``(hashes uint64 array.array, offsets int64 array.array)``: text i owns
     ``hashes[offsets[i]:offsets[i + 1]]``. No Python object is made per token."""
     import array
@@ -454,12 +571,10 @@ def hash_batch(Batch batch, Vocab stops, bint fold):
 
 cdef void _copy_u64(object dst, const uint64_t* src, Py_ssize_t n):
     cdef uint64_t[::1] d = dst
-    cdef Py_ssize_t i
-    for i in range(n):
-        d[i] = src[i]
+    memcpy(&d[0], src, n * sizeof(uint64_t))
 
 
-def embed_hashing_rows(Batch batch, Py_ssize_t start, Py_ssize_t stop, Vocab stops, bint fold,
+def embed_hashing_rows(Batch batch not None, Py_ssize_t start, Py_ssize_t stop, Vocab stops, bint fold,
                        float[:, ::1] out):
     """Fill ``out[start:stop]`` with the hashing embedder's rows for texts ``start:stop``:
     CRC-32 bucket counts scaled to unit length (zero rows stay zero). ``out`` must be zeroed.

@@ -27,7 +27,16 @@ def _stops(stop_words: bool | Iterable[str]) -> _tokenize.Vocab | None:
         return None
     if stop_words is True:
         return compiled_stop_words()
-    return compiled_stop_words(frozenset(stop_words))
+    if isinstance(stop_words, str):
+        raise TypeError(
+            "stop_words must be True, False or an iterable of words, got a single str; "
+            f"wrap it in a list: [{stop_words!r}]"
+        )
+    words = frozenset(stop_words)
+    for word in words:
+        if not isinstance(word, str) or not word:
+            raise TypeError(f"stop words must be non-empty str, got {word!r}")
+    return compiled_stop_words(words)
 
 
 def _batch(texts: Sequence[str]) -> _tokenize.Batch:

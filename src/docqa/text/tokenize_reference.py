@@ -18,9 +18,9 @@ def fold_plural(word: str) -> str:
     """Harman's S-stemmer, on words of 4 or more characters; only the first matching rule:
 
     - ``-ies`` becomes ``-y`` unless preceded by ``e`` or ``a`` (``policies`` -> ``policy``,
-      ``movies`` -> ``movie`` by the next rule, ``aies``/``eies`` kept for it);
-    - ``-es`` becomes ``-e`` unless preceded by ``a``, ``e`` or ``o`` (``fines`` -> ``fine``,
-      ``does`` is kept: too short only if under 4 characters);
+      ``movies`` -> ``movy``; ``-aies`` / ``-eies`` fall through to the next rule);
+    - ``-es`` becomes ``-e`` unless preceded by ``a``, ``e`` or ``o`` (``fines`` -> ``fine``;
+      ``does`` -> ``doe`` by the last rule, since its ``s`` follows ``e``);
     - ``-s`` is removed unless preceded by ``u`` or ``s`` (``books`` -> ``book``,
       ``status`` and ``class`` are kept).
     """
