@@ -1,0 +1,95 @@
+"""Building and updating an index from a folder: an update equals a full rebuild."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docqa.collection import Collection
+from docqa.errors import IndexNotFound, InputError
+from docqa.index import open_index
+from docqa.indexing import IndexSettings, build_index, ensure_index
+
+LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library"
+
+
+def same_index(a: Path, b: Path) -> None:
+    """Two index directories hold the same rows, vectors, chunks and BM25 arrays."""
+    x, y = open_index(a), open_index(b)
+    assert len(x) == len(y)
+    assert np.array_equal(x.vectors, y.vectors)
+    assert list(x.chunks) == list(y.chunks)
+    assert x.manifest.arrays == y.manifest.arrays
+    for name in x.manifest.arrays:
+        assert np.array_equal(x.array(name), y.array(name)), name
+    assert x.manifest.meta["files"] == y.manifest.meta["files"]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    shutil.copytree(LIBRARY, tmp_path / "docs")
+    return tmp_path / "docs"
+
+
+@pytest.mark.parametrize("embedder", ["hashing", "tfidf"])
+def test_update_after_edit_add_and_delete_equals_full_rebuild(
+    folder: Path, tmp_path: Path, embedder: str
+) -> None:
+    settings = IndexSettings(embedder=embedder, dim=64)
+    first = build_index([folder], tmp_path / "ix", settings)
+    assert first.reused == 0 and first.embedded == first.chunks
+    loans = folder / "loans.md"
+    loans.write_text(loans.read_text() + "\n\n## Late returns\n\nRing the bell twice.\n")
+    (folder / "parking.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    (folder / "wifi-old.md").unlink(missing_ok=True)
+    (folder / "events.md").unlink()
+    updated = build_index([folder], tmp_path / "ix", settings)
+    rebuilt = build_index([folder], tmp_path / "fresh", settings)
+    same_index(tmp_path / "ix", tmp_path / "fresh")
+    assert rebuilt.reused == 0
+    if embedder == "hashing":  # only the edited and the new page are embedded again
+        changed = sum(c.source in ("loans.md", "parking.md") for c in open_index(tmp_path / "ix").chunks)
+        assert changed == 7 and updated.embedded == changed, updated
+        assert updated.reused == updated.chunks - changed
+    else:  # a fitted embedder depends on every document: it is refitted and re-embeds all
+        assert updated.reused == 0
+    ids = {c.id for c in open_index(tmp_path / "ix").chunks}
+    assert "parking#parking" in ids and "loans#late-returns" in ids
+    assert not any(i.startswith("events#") for i in ids)
+
+
+def test_changed_settings_rebuild_everything(folder: Path, tmp_path: Path) -> None:
+    build_index([folder], tmp_path / "ix", IndexSettings(dim=64))
+    again = build_index([folder], tmp_path / "ix", IndexSettings(dim=32))
+    assert again.reused == 0 and open_index(tmp_path / "ix").manifest.dim == 32
+
+
+def test_ensure_index_skips_while_nothing_changed(folder: Path, tmp_path: Path) -> None:
+    assert ensure_index([folder], tmp_path / "ix") is not None
+    assert ensure_index([folder], tmp_path / "ix") is None
+    (folder / "hours.txt").write_text("Opening hours\n\nWe are open every day.\n")
+    report = ensure_index([folder], tmp_path / "ix")
+    assert report is not None and report.reused > 0
+
+
+def test_collection_round_trip_and_errors(folder: Path, tmp_path: Path) -> None:
+    build_index([folder], tmp_path / "ix", IndexSettings(embedder="tfidf"))
+    collection = Collection.open(tmp_path / "ix")
+    hits = collection.retriever("dense").search("What does RNW-409 mean?", 3)
+    assert hits and hits[0].section == "renewals#when-a-renewal-is-refused"
+    with pytest.raises(InputError, match="unknown mode 'fuzzy'"):
+        collection.retriever("fuzzy")
+    with pytest.raises(IndexNotFound, match="docqa index FOLDER --index"):
+        Collection.open(tmp_path / "nothing-here")
+
+
+def test_bad_settings_are_refused_before_any_work() -> None:
+    with pytest.raises(InputError, match="unknown embedder 'bert'"):
+        IndexSettings(embedder="bert")
+    with pytest.raises(InputError, match="dim must be an int >= 1, got 0"):
+        IndexSettings(dim=0)
+    with pytest.raises(ValueError, match="overlap"):
+        IndexSettings(max_words=10, overlap=10)
