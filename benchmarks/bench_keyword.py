@@ -1,0 +1,154 @@
+"""BM25 indexing and retrieval: docqa against bm25s (numba backend) and rank_bm25.
+
+Corpus: >= 20 MB of real English text in 200-word chunks (``corpus.py``); 1,000 queries of 3-6
+words sampled from random chunks (seed 0); k = 10. Indexing is tokenize + index, in MB/s;
+retrieval is queries/s on pre-tokenized queries for bm25s and from raw strings for docqa.
+rank_bm25 runs on a 10% subset (it is pure Python). docqa's top-10 lists are checked equal to
+the plain-Python reference on a subset (the reference scans every row per query), and bm25s's
+lists are compared with docqa's on the whole corpus (they differ by design: bm25s keeps words
+of 2+ characters, has its own stop words and no plural folding).
+
+Run: .venv/bin/python -m pytest benchmarks/bench_keyword.py -o python_files='bench_*.py' -q
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+bm25s = pytest.importorskip("bm25s")
+rank_bm25 = pytest.importorskip("rank_bm25")
+
+from corpus import corpus
+
+from docqa.keyword import BM25Index
+from docqa.keyword.reference import ReferenceBM25
+
+K = 10
+N_QUERIES = 1_000
+REFERENCE_ROWS = 1_500  # rows of the subset the plain-Python reference is compared on
+ROUNDS = 3
+RESULTS: dict[str, dict[str, float]] = {}
+
+
+def median_seconds(fn: Callable[[], Any], rounds: int = ROUNDS) -> tuple[float, Any]:
+    """Median wall time of ``fn()`` over ``rounds`` runs, and the last result."""
+    times, out = [], None
+    for _ in range(rounds):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), out
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, Any]:
+    c = corpus(20.0)
+    rng = np.random.default_rng(0)
+    queries = []
+    for row in rng.integers(0, len(c.chunks), N_QUERIES):
+        words = c.chunks[row].split()
+        size = min(len(words), int(rng.integers(3, 7)))
+        queries.append(" ".join(words[i] for i in sorted(rng.choice(len(words), size, False))))
+    return {"chunks": c.chunks, "mb": c.megabytes, "queries": queries}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def table(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    reporter = request.config.pluginmanager.getplugin("terminalreporter")
+    lines = ["", f"{'system':<24}{'index MB/s':>12}{'queries/s':>12}{'top-10 equal':>16}"]
+    for name, r in RESULTS.items():
+        equal = r.get("equal", "")
+        lines.append(
+            f"{name:<24}{r.get('mbps', float('nan')):>12.2f}{r.get('qps', float('nan')):>12.0f}"
+            f"{equal:>16}"
+        )
+    anchor = RESULTS.get("bm25s (1 thread)", {})
+    for threads in (1, 2):
+        ours, theirs = (
+            RESULTS.get(f"docqa ({threads} thread)"),
+            RESULTS.get(f"bm25s ({threads} thread)"),
+        )
+        if ours and theirs:
+            lines.append(
+                f"retrieval ratio docqa/bm25s, {threads} thread: {ours['qps'] / theirs['qps']:.2f}x"
+            )
+    if "mbps" in anchor and "docqa (1 thread)" in RESULTS:
+        ratio = RESULTS["docqa (1 thread)"]["mbps"] / anchor["mbps"]
+        lines.append(f"indexing ratio docqa/bm25s: {ratio:.1f}x")
+    for line in lines:
+        reporter.write_line(line)
+
+
+def test_docqa_equals_reference_on_subset(data: dict[str, Any]) -> None:
+    chunks, queries = data["chunks"][:REFERENCE_ROWS], data["queries"][:200]
+    got = BM25Index.from_texts(chunks).search(queries, K)
+    want = ReferenceBM25(chunks).search(queries, K)
+    equal = int((got.ids == want.ids).all(axis=1).sum())
+    np.testing.assert_allclose(got.scores, want.scores, rtol=1e-5)
+    RESULTS.setdefault("reference (subset)", {})["equal"] = f"{equal}/{len(queries)}"
+    assert equal == len(queries)
+
+
+def bm25s_index(chunks: list[str]) -> Any:
+    tokens = bm25s.tokenize(chunks, stopwords="en", show_progress=False)
+    retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene", backend="numba")
+    retriever.index(tokens, show_progress=False)
+    return retriever
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bm25s(benchmark: Any, data: dict[str, Any], threads: int) -> None:
+    seconds, retriever = median_seconds(lambda: bm25s_index(data["chunks"]))
+    query_tokens = bm25s.tokenize(
+        data["queries"], stopwords="en", return_ids=False, show_progress=False
+    )
+
+    def run() -> np.ndarray:
+        docs, _ = retriever.retrieve(
+            query_tokens, k=K, n_threads=threads, show_progress=False, backend_selection="numba"
+        )
+        return np.asarray(docs)
+
+    run()  # JIT warm-up
+    ids = benchmark.pedantic(run, rounds=ROUNDS, iterations=1)
+    assert ids.shape == (N_QUERIES, K)
+    ours = BM25Index.from_texts(data["chunks"]).search(data["queries"], K).ids
+    RESULTS[f"bm25s ({threads} thread)"] = {
+        "mbps": data["mb"] / seconds,
+        "qps": N_QUERIES / benchmark.stats.stats.median,
+        "equal": f"{int((np.sort(ids, 1) == np.sort(ours, 1)).all(1).sum())}/{N_QUERIES} as sets",
+    }
+
+
+def test_rank_bm25_on_subset(data: dict[str, Any]) -> None:
+    chunks = data["chunks"][: len(data["chunks"]) // 10]
+    mb = sum(len(c.encode()) for c in chunks) / 1e6
+    seconds, model = median_seconds(
+        lambda: rank_bm25.BM25Okapi([c.lower().split() for c in chunks]), 1
+    )
+    queries = [q.lower().split() for q in data["queries"][:100]]
+    query_seconds, scores = median_seconds(lambda: [model.get_scores(q) for q in queries], 1)
+    assert len(scores) == len(queries) and scores[0].shape == (len(chunks),)
+    RESULTS["rank_bm25 (10% subset)"] = {"mbps": mb / seconds, "qps": len(queries) / query_seconds}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_docqa(benchmark: Any, data: dict[str, Any], threads: int) -> None:
+    BM25Index.from_texts(data["chunks"][:100]).search(data["queries"][:10], K)  # JIT warm-up
+    seconds, index = median_seconds(lambda: BM25Index.from_texts(data["chunks"]))
+    result = benchmark.pedantic(
+        lambda: index.search(data["queries"], K, n_threads=threads), rounds=ROUNDS, iterations=1
+    )
+    one_thread = index.search(data["queries"], K, n_threads=1)
+    np.testing.assert_array_equal(result.ids, one_thread.ids)
+    np.testing.assert_array_equal(result.scores, one_thread.scores)
+    RESULTS[f"docqa ({threads} thread)"] = {
+        "mbps": data["mb"] / seconds,
+        "qps": N_QUERIES / benchmark.stats.stats.median,
+    }

@@ -1,0 +1,232 @@
+"""Exact top-k search against the NumPy reference, np.argpartition, FAISS and the bandwidth floor.
+
+Run: .venv/bin/python -m pytest benchmarks/bench_search.py -o python_files='bench_*.py' -q
+Matrices are cached as .npy in $DOCQA_BENCH_DIR (default /tmp/docqa-bench) and opened with
+mmap (warm). Set DOCQA_BENCH_FULL=1 to add the 1M-row batch and the 1M x 384 cases.
+Mismatches count (query, position) pairs whose id differs from the reference top-k on
+canonical scores (for FAISS and argpartition these are tie-order or rounding differences).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Self
+
+import numba
+import numpy as np
+import pytest
+from numba import njit, prange
+
+from docqa.search import canonical_scores, topk
+from docqa.search.reference import topk_from_scores
+
+faiss = pytest.importorskip("faiss")
+
+K = 10
+CACHE = Path(os.environ.get("DOCQA_BENCH_DIR", "/tmp/docqa-bench"))
+FULL = os.environ.get("DOCQA_BENCH_FULL") == "1"
+ROWS: list[dict[str, object]] = []
+
+CASES = [
+    ("unit", 100_000, 256, 1, 1),
+    ("unit", 100_000, 256, 1, 2),
+    ("count", 100_000, 256, 1, 2),
+    ("unit", 100_000, 384, 1, 2),
+    ("unit", 100_000, 256, 1000, 2),
+    ("count", 100_000, 256, 1000, 2),
+    ("unit", 1_000_000, 256, 1, 1),
+    ("unit", 1_000_000, 256, 1, 2),
+    ("count", 1_000_000, 256, 1, 2),
+] + ([("unit", 1_000_000, 256, 1000, 2), ("unit", 1_000_000, 384, 1, 2)] if FULL else [])
+
+
+@njit(parallel=True, fastmath=True)
+def _one_pass(matrix: np.ndarray) -> float:
+    """Read every element once (the memory-bandwidth floor of a scan)."""
+    total = 0.0
+    for r in prange(matrix.shape[0]):
+        s = np.float32(0.0)
+        for i in range(matrix.shape[1]):
+            s += matrix[r, i]
+        total += s
+    return total
+
+
+def _make(kind: str, n: int, d: int, seed: int) -> np.ndarray:
+    """Random unit rows, or hashing-like token counts (Zipf tokens hashed into d buckets)."""
+    rng = np.random.default_rng(seed)
+    if kind == "unit":
+        m = rng.standard_normal((n, d), dtype=np.float32)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+    tokens = rng.zipf(1.3, size=(n, 8 if n <= 1000 else 40)) % 5000
+    buckets = (tokens * 2654435761) % d
+    flat = (np.arange(n)[:, None] * d + buckets).ravel()
+    return np.bincount(flat, minlength=n * d).reshape(n, d).astype(np.float32)
+
+
+def _matrix(kind: str, n: int, d: int) -> np.ndarray:
+    path = CACHE / f"{kind}-{n}x{d}.npy"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        out = np.lib.format.open_memmap(
+            path.with_suffix(".part"), mode="w+", dtype=np.float32, shape=(n, d)
+        )
+        for start in range(0, n, 100_000):
+            out[start : start + 100_000] = _make(kind, min(100_000, n - start), d, seed=start)
+        out.flush()
+        del out
+        path.with_suffix(".part").rename(path)
+    return np.load(path, mmap_mode="r")
+
+
+def _queries(kind: str, m: np.ndarray, nq: int) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    if kind == "count":
+        return _make("count", nq, m.shape[1], seed=99)
+    q = np.asarray(m[rng.integers(0, m.shape[0], nq)]) + 0.5 * _make("unit", nq, m.shape[1], 7)
+    return q.astype(np.float32)
+
+
+def _median(fn: Callable[[], object], rounds: int) -> float:
+    fn()
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def _canonical_truth(m: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """Reference ids ``(n, K)``: the NumPy twin's canonical scores, 100k rows at a time."""
+    out = []
+    for q in qs:
+        scores = np.concatenate(
+            [canonical_scores(m[s : s + 100_000], q) for s in range(0, m.shape[0], 100_000)]
+        )
+        out.append(topk_from_scores(scores, K).ids[0])
+    return np.array(out)
+
+
+def _numpy_ref(m: np.ndarray, qs: np.ndarray, partition: bool) -> np.ndarray:
+    out = []
+    for q in qs:
+        s = m @ q
+        if partition:
+            top = np.argpartition(-s, K)[:K]
+            out.append(top[np.argsort(-s[top])])
+        else:
+            out.append(np.argsort(-s, kind="stable")[:K])
+    return np.array(out)
+
+
+class _AnonPeak:
+    """Peak growth of this process's anonymous resident memory (RssAnon) while active."""
+
+    def __enter__(self) -> Self:
+        self.base = self.peak = self._read()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, self._read())
+
+    @staticmethod
+    def _read() -> int:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    @property
+    def mib(self) -> float:
+        return (self.peak - self.base) / 2**20
+
+
+@pytest.mark.parametrize(("kind", "n", "d", "nq", "threads"), CASES)
+def test_search(benchmark, kind: str, n: int, d: int, nq: int, threads: int) -> None:
+    m = _matrix(kind, n, d)
+    qs = _queries(kind, m, nq)
+    topk(m[:2000], qs, K, n_threads=threads)  # JIT warm-up outside the timed part
+    topk(m[:2000], qs[0], K, n_threads=threads)
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    faiss.omp_set_num_threads(threads)
+    try:
+        row = _measure(benchmark, m, qs, threads)
+    finally:
+        numba.set_num_threads(before)
+    row.update(case=f"{kind} {n // 1000}k x {d}", queries=nq, threads=threads)
+    ROWS.append(row)
+
+
+def _measure(benchmark, m: np.ndarray, qs: np.ndarray, threads: int) -> dict[str, object]:
+    rounds = 1 if qs.shape[0] > 1 and m.shape[0] > 100_000 else (3 if qs.shape[0] > 1 else 7)
+    sample = qs[:3]
+    truth = _canonical_truth(m, sample)
+    with _AnonPeak() as mem:
+        res = benchmark.pedantic(
+            lambda: topk(m, qs, K, n_threads=threads), rounds=rounds, iterations=1
+        )
+    assert np.array_equal(res.ids[:3], truth), "docqa differs from the canonical reference"
+    for i in range(min(20, qs.shape[0])):
+        assert np.array_equal(topk(m, qs[i], K, n_threads=threads).ids[0], res.ids[i])
+    row: dict[str, object] = {"docqa": benchmark.stats.stats.median, "docqa_anon_mib": mem.mib}
+    row["floor"] = _median(lambda: _one_pass(m), rounds) * qs.shape[0] if qs.shape[0] == 1 else None
+    if qs.shape[0] == 1:
+        row["reference"] = _median(lambda: _numpy_ref(m, qs, False), 3)
+        row["argpartition"] = _median(lambda: _numpy_ref(m, qs, True), 3)
+        row["argpartition_mismatch"] = int((_numpy_ref(m, sample, True) != truth).sum())
+    with _AnonPeak() as fmem:
+        index = faiss.IndexFlatIP(m.shape[1])
+        index.add(m)
+        row["faiss"] = _median(lambda: index.search(qs, K), rounds)
+    _, fids = index.search(sample, K)
+    row.update(faiss_mismatch=int((fids != truth).sum()), faiss_anon_mib=fmem.mib)
+    return row
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_table(request: pytest.FixtureRequest):
+    yield
+    tr = request.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is None or not ROWS:
+        return
+    tr.write_line("")
+    tr.write_line(
+        f"{'case':<18}{'q':>5}{'thr':>4}{'floor':>9}{'ref':>9}{'argpart':>9}{'faiss':>9}{'docqa':>9}"
+        f"{'/floor':>8}{'ref/':>7}{'faiss/':>8}{'mis ap/fa':>10}{'anon MiB d/f':>14}"
+    )
+    for r in ROWS:
+        ms = {
+            k: (f"{1e3 * r[k]:.1f}" if isinstance(r.get(k), float) else "-")
+            for k in ("floor", "reference", "argpartition", "faiss", "docqa")
+        }
+        ratio = {
+            k: (f"{r[k] / r['docqa']:.2f}" if isinstance(r.get(k), float) else "-")
+            for k in ("reference", "faiss")
+        }
+        ratio["floor"] = (
+            f"{r['docqa'] / r['floor']:.2f}" if isinstance(r.get("floor"), float) else "-"
+        )
+        tr.write_line(
+            f"{r['case']:<18}{r['queries']:>5}{r['threads']:>4}{ms['floor']:>9}{ms['reference']:>9}"
+            f"{ms['argpartition']:>9}{ms['faiss']:>9}{ms['docqa']:>9}{ratio['floor']:>8}{ratio['reference']:>7}"
+            f"{ratio['faiss']:>8}{str(r.get('argpartition_mismatch', '-')) + '/' + str(r['faiss_mismatch']):>10}"
+            f"{r['docqa_anon_mib']:>7.1f}/{r['faiss_anon_mib']:<6.0f}"
+        )
+    tr.write_line(
+        "ms, medians; /floor = docqa/floor; ref/ and faiss/ = that time / docqa (speed-up)"
+    )

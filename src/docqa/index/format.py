@@ -1,0 +1,121 @@
+"""The on-disk index format: file names, version constants and the manifest schema.
+
+An index is a directory::
+
+    manifest.json          this schema (written last, inside the temporary directory)
+    vectors.npy            float32 (count, dim), C order; memory-mapped by the reader
+    chunks.offsets.npy     int64 (count + 1,): chunk i is blob[offsets[i]:offsets[i + 1]]
+    chunks.blob            UTF-8 JSON objects, one per chunk, concatenated
+    arrays/<name>.npy      extra arrays stored by other parts (BM25 CSR, TF-IDF state)
+
+Row ids are positions ``0..count-1``; a later shard is an offset plus these local ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from docqa.errors import IndexCorrupt, IndexVersionError, InputError
+
+FORMAT_NAME = "docqa-index"
+FORMAT_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({1})
+MANIFEST = "manifest.json"
+VECTORS = "vectors.npy"
+OFFSETS = "chunks.offsets.npy"
+BLOB = "chunks.blob"
+ARRAYS_DIR = "arrays"
+_ARRAY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+REBUILD = "rebuild it with `docqa index`"
+
+
+def array_file(name: str) -> str:
+    """Relative path of the extra array ``name`` (letters, digits, ``_ . -``)."""
+    if not _ARRAY_NAME.match(name) or name.endswith(".npy"):
+        raise InputError(
+            f"array name {name!r} is not allowed; use letters, digits, '_', '.', '-' "
+            "(at most 100 characters, no '.npy' suffix)"
+        )
+    return f"{ARRAYS_DIR}/{name}.npy"
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file of the index: its size in bytes and hex sha256."""
+
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Contents of ``manifest.json``; ``files`` maps relative paths to their entries."""
+
+    embedder: Mapping[str, Any]
+    dim: int
+    count: int
+    created: str
+    files: Mapping[str, FileEntry]
+    arrays: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    dtype: str = "float32"
+    format: str = FORMAT_NAME
+    version: int = FORMAT_VERSION
+
+    @property
+    def embedder_name(self) -> str:
+        """The recorded embedder's name."""
+        return str(self.embedder.get("name", ""))
+
+    def to_json(self) -> str:
+        """The manifest as pretty, key-sorted JSON text."""
+        doc = {
+            "format": self.format,
+            "version": self.version,
+            "embedder": dict(self.embedder),
+            "dim": self.dim,
+            "count": self.count,
+            "dtype": self.dtype,
+            "created": self.created,
+            "files": {p: {"size": f.size, "sha256": f.sha256} for p, f in self.files.items()},
+            "arrays": list(self.arrays),
+            "meta": dict(self.meta),
+        }
+        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> Manifest:
+        """Parse manifest text read from ``where``; raise IndexCorrupt / IndexVersionError."""
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {REBUILD}") from exc
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
+            raise IndexCorrupt(f"{where} is not a docqa index manifest; {REBUILD}")
+        if doc.get("version") not in SUPPORTED_VERSIONS:
+            raise IndexVersionError(
+                f"{where} has format version {doc.get('version')!r}, this docqa reads "
+                f"{sorted(SUPPORTED_VERSIONS)}; upgrade docqa or {REBUILD}"
+            )
+        try:
+            return cls(
+                embedder=dict(doc["embedder"]),
+                dim=int(doc["dim"]),
+                count=int(doc["count"]),
+                created=str(doc["created"]),
+                files={
+                    p: FileEntry(int(f["size"]), str(f["sha256"])) for p, f in doc["files"].items()
+                },
+                arrays=tuple(doc.get("arrays", ())),
+                meta=dict(doc.get("meta", {})),
+                dtype=str(doc["dtype"]),
+                version=int(doc["version"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise IndexCorrupt(
+                f"{where} is missing or has a malformed field ({exc!r}); {REBUILD}"
+            ) from exc

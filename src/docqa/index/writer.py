@@ -1,0 +1,289 @@
+"""Write an index directory atomically (see :mod:`docqa.index.format` for the layout).
+
+Everything is written into ``.<name>.tmp-<pid>-<random>`` beside the target, each file and the
+directory fsynced, then moved into place: with ``renameat2(RENAME_EXCHANGE)`` on Linux an
+existing index is swapped out in one step, elsewhere it is renamed aside first (a crash in
+that instant leaves ``.<name>.old-*`` holding the previous index). A build killed at any point
+leaves the previous index untouched; its leftover temporary directory is removed by the next
+build once its process is gone.
+
+Rows are streamed block by block, so ``vectors`` may be a memory-map of the index being
+replaced (an update can copy unchanged rows from the old reader without loading them).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from docqa.errors import InputError
+from docqa.index import format as fmt
+from docqa.types import Chunk
+
+_ROWS_PER_WRITE = 16384
+
+
+class _HashingWriter:
+    """A write-only file wrapper that hashes and counts what passes through."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        self.sha.update(data)
+        self.size += len(data)
+        return self.raw.write(data)
+
+    def entry(self) -> fmt.FileEntry:
+        return fmt.FileEntry(self.size, self.sha.hexdigest())
+
+
+def write_index(
+    path: str | os.PathLike[str],
+    chunks: Sequence[Chunk],
+    vectors: Any,
+    *,
+    embedder: Any,
+    arrays: Mapping[str, np.ndarray] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write ``chunks`` and their ``(N, d)`` ``vectors`` as an index directory at ``path``.
+
+    ``embedder`` is an object with ``name``, ``dim`` and ``config()`` or a dict with ``name``
+    and ``config`` (and optionally ``dim``); ``arrays`` are extra named arrays (numeric, no
+    objects) stored as ``arrays/<name>.npy``; ``meta`` is JSON-serialisable free-form data.
+    Vectors must be finite; they are stored as float32. Replaces an existing index at
+    ``path`` atomically; refuses to replace anything that is not an index. Returns the path.
+    """
+    target = Path(path).absolute()
+    emb = _embedder_record(embedder)
+    n = len(chunks)
+    shape = np.shape(vectors)
+    if len(shape) != 2 or shape[0] != n:
+        raise InputError(f"vectors must have shape ({n}, d) for {n} chunks, got {shape}")
+    if emb.get("dim") not in (None, shape[1]):
+        raise InputError(
+            f"vectors have dimension {shape[1]} but embedder {emb['name']!r} says {emb['dim']}"
+        )
+    _check_replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _clean_debris(target)
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp.mkdir()
+    try:
+        files = {
+            fmt.VECTORS: _write_vectors(tmp / fmt.VECTORS, vectors),
+            **_write_chunks(tmp, chunks),
+            **_write_arrays(tmp, arrays or {}),
+        }
+        manifest = fmt.Manifest(
+            embedder=emb,
+            dim=int(shape[1]),
+            count=n,
+            files=files,
+            created=datetime.now(UTC).isoformat(timespec="seconds"),
+            arrays=tuple(sorted(arrays or {})),
+            meta=_json_ready(dict(meta or {}), "meta"),
+        )
+        _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
+        _fsync_dir(tmp / fmt.ARRAYS_DIR)
+        _fsync_dir(tmp)
+        _install(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def _embedder_record(embedder: Any) -> dict[str, Any]:
+    """``{"name", "dim", "config"}`` from an Embedder-like object or a dict."""
+    if isinstance(embedder, Mapping):
+        if "name" not in embedder:
+            raise InputError(
+                "embedder dict needs a 'name' (and 'config'); got keys " + str(sorted(embedder))
+            )
+        rec = {
+            "name": str(embedder["name"]),
+            "dim": embedder.get("dim"),
+            "config": embedder.get("config", {}),
+        }
+    elif all(hasattr(embedder, a) for a in ("name", "dim", "config")):
+        rec = {"name": str(embedder.name), "dim": int(embedder.dim), "config": embedder.config()}
+    else:
+        raise InputError(
+            f"embedder must have name, dim and config(); got {type(embedder).__name__}"
+        )
+    return _json_ready(rec, "embedder config")
+
+
+def _json_ready(value: dict[str, Any], what: str) -> dict[str, Any]:
+    try:
+        return dict(json.loads(json.dumps(value)))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{what} must be JSON-serialisable: {exc}") from exc
+
+
+def _write_vectors(path: Path, vectors: Any) -> fmt.FileEntry:
+    """Stream ``vectors`` as float32 C-order ``.npy``, checking finiteness block by block."""
+    n, d = np.shape(vectors)
+    with open(path, "wb") as raw:
+        out = _HashingWriter(raw)
+        header = {"descr": "<f4", "fortran_order": False, "shape": (n, d)}
+        np.lib.format.write_array_header_1_0(out, header)
+        for start in range(0, n, _ROWS_PER_WRITE):
+            block = np.ascontiguousarray(vectors[start : start + _ROWS_PER_WRITE], dtype="<f4")
+            bad = np.flatnonzero(~np.isfinite(block).all(axis=1))
+            if bad.size:
+                raise InputError(
+                    f"vector row {start + int(bad[0])} contains NaN or inf; re-embed it"
+                )
+            out.write(block.data.cast("B"))
+        _sync(raw)
+    return out.entry()
+
+
+def _chunk_record(chunk: Chunk) -> bytes:
+    doc = {
+        "id": chunk.id,
+        "section": chunk.section,
+        "heading_path": list(chunk.heading_path),
+        "source": chunk.source,
+        "position": chunk.position,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "text": chunk.text,
+        "content_hash": chunk.content_hash,
+        "metadata": dict(chunk.metadata),
+    }
+    try:
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            f"chunk {chunk.id!r} has metadata that is not JSON-serialisable: {exc}"
+        ) from exc
+
+
+def _write_chunks(tmp: Path, chunks: Iterable[Chunk]) -> dict[str, fmt.FileEntry]:
+    """Write the UTF-8 blob and its ``int64 (N + 1,)`` offsets array."""
+    offsets = [0]
+    with open(tmp / fmt.BLOB, "wb") as raw:
+        blob = _HashingWriter(raw)
+        for chunk in chunks:
+            blob.write(_chunk_record(chunk))
+            offsets.append(blob.size)
+        _sync(raw)
+    return {
+        fmt.BLOB: blob.entry(),
+        fmt.OFFSETS: _write_npy(tmp / fmt.OFFSETS, np.asarray(offsets, np.int64)),
+    }
+
+
+def _write_arrays(tmp: Path, arrays: Mapping[str, np.ndarray]) -> dict[str, fmt.FileEntry]:
+    (tmp / fmt.ARRAYS_DIR).mkdir()
+    out = {}
+    for name, arr in sorted(arrays.items()):
+        rel = fmt.array_file(name)
+        a = np.asarray(arr)
+        if a.dtype.hasobject:
+            raise InputError(f"array {name!r} has dtype {a.dtype}; store numeric arrays only")
+        out[rel] = _write_npy(tmp / rel, a)
+    return out
+
+
+def _write_npy(path: Path, arr: np.ndarray) -> fmt.FileEntry:
+    with open(path, "wb") as raw:
+        out = _HashingWriter(raw)
+        np.lib.format.write_array(out, np.ascontiguousarray(arr), allow_pickle=False)
+        _sync(raw)
+    return out.entry()
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    with open(path, "wb") as raw:
+        raw.write(data)
+        _sync(raw)
+
+
+def _sync(raw: BinaryIO) -> None:
+    raw.flush()
+    os.fsync(raw.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _check_replaceable(target: Path) -> None:
+    """Refuse to replace a path that exists and is not an index directory."""
+    if not target.exists():
+        return
+    if not target.is_dir() or (any(target.iterdir()) and not (target / fmt.MANIFEST).is_file()):
+        raise InputError(
+            f"{target} exists and is not a docqa index (no {fmt.MANIFEST}); "
+            "choose another path or remove it yourself"
+        )
+
+
+def _clean_debris(target: Path) -> None:
+    """Remove temporary and set-aside directories of builds whose process has ended."""
+    for entry in target.parent.glob(f".{target.name}.*-*"):
+        kind, _, rest = entry.name[len(target.name) + 2 :].partition("-")
+        if kind == "old" or (kind == "tmp" and not _pid_alive(rest.split("-")[0])):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _pid_alive(text: str) -> bool:
+    try:
+        os.kill(int(text), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _install(tmp: Path, target: Path) -> None:
+    """Move the finished ``tmp`` directory to ``target``, replacing an old index."""
+    if target.exists():
+        if not _exchange(tmp, target):
+            aside = target.parent / f".{target.name}.old-{secrets.token_hex(4)}"
+            os.rename(target, aside)
+            os.rename(tmp, target)
+            tmp = aside
+        _fsync_dir(target.parent)
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        os.rename(tmp, target)
+        _fsync_dir(target.parent)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths with Linux ``renameat2``; False when unavailable."""
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))

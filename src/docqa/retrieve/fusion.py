@@ -1,0 +1,82 @@
+"""Reciprocal-rank fusion (Cormack et al., 2009) and its weighted variant.
+
+A row at 1-based rank ``r`` in list ``name`` earns ``weights[name] / (rrf_k + r)``; a row's
+fused score is the sum of what it earns in every list that has it (plain RRF: every weight
+1.0). Rows are ordered by fused score descending, then by their best (smallest) rank in any
+list, then by row id ascending, so every tie has one answer.
+
+The contributions of a row are added largest first, so two rows that earn the same amounts in
+different lists get bit-identical sums and tie exactly, whatever the lists' order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from docqa.errors import InputError
+
+DEFAULT_RRF_K = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    """One fused row: its fused ``score``, its best 1-based rank in any list, and the ranks."""
+
+    row: int
+    score: float
+    best_rank: int
+    ranks: Mapping[str, int]
+
+
+def reciprocal_rank_fusion(
+    rankings: Mapping[str, Sequence[int]],
+    *,
+    rrf_k: float = DEFAULT_RRF_K,
+    weights: Mapping[str, float] | None = None,
+    limit: int | None = None,
+) -> list[Fused]:
+    """Fuse ranked lists of row ids (best first) into one list, at most ``limit`` long.
+
+    ``weights`` (None: all 1.0) must name every list, with finite weights >= 0. Raises
+    ``InputError`` for a row listed twice in one list, a bad ``rrf_k``, weight or ``limit``.
+    """
+    if not (math.isfinite(rrf_k) and rrf_k >= 0):
+        raise InputError(f"rrf_k must be a finite number >= 0, got {rrf_k!r}")
+    if limit is not None and limit < 0:
+        raise InputError(f"limit must be >= 0 or None, got {limit!r}")
+    w = _weights(rankings, weights)
+    ranks: dict[int, dict[str, int]] = {}
+    for name, rows in rankings.items():
+        for position, row in enumerate(rows):
+            seen = ranks.setdefault(int(row), {})
+            if name in seen:
+                raise InputError(f"row {row} appears twice in ranking {name!r}; deduplicate it")
+            seen[name] = position + 1
+    fused = [
+        Fused(
+            row=row,
+            score=math.fsum(sorted((w[n] / (rrf_k + r) for n, r in by.items()), reverse=True)),
+            best_rank=min(by.values()),
+            ranks=by,
+        )
+        for row, by in ranks.items()
+    ]
+    fused.sort(key=lambda f: (-f.score, f.best_rank, f.row))
+    return fused if limit is None else fused[:limit]
+
+
+def _weights(
+    rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float] | None
+) -> dict[str, float]:
+    """One finite weight >= 0 per list (all 1.0 when ``weights`` is None)."""
+    if weights is None:
+        return dict.fromkeys(rankings, 1.0)
+    missing = set(rankings) - set(weights)
+    if missing:
+        raise InputError(f"no weight for rankings {sorted(missing)}; give one per ranking")
+    bad = {n: v for n, v in weights.items() if not (math.isfinite(v) and v >= 0)}
+    if bad:
+        raise InputError(f"weights must be finite and >= 0, got {bad}")
+    return {n: float(weights[n]) for n in rankings}

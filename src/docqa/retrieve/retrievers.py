@@ -1,0 +1,163 @@
+"""Retrievers: dense (embedder + exact top-k), keyword (BM25) and hybrid (RRF over both).
+
+All share ``docqa.types.Retriever``: ``search(question, k, *, mask=None) -> list[Hit]``, best
+first, at most ``k`` hits, only real rows (no padding). Each hit carries the row, chunk id,
+section id, score and, under ``components``, each retriever's ``Component(score, rank)`` with
+``rank`` 1-based: ``"dense"`` (cosine when the embedder's vectors are unit length),
+``"keyword"`` (raw BM25 score).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from docqa.embed.protocol import Embedder
+from docqa.errors import DimensionMismatch, InputError
+from docqa.keyword import BM25Index
+from docqa.retrieve.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from docqa.search import topk
+from docqa.types import Chunk, Component, Hit, Retriever, TopK
+
+DENSE = "dense"
+KEYWORD = "keyword"
+
+
+def _check_request(question: str, k: int) -> None:
+    """Raise ``InputError`` unless ``question`` is a str and ``k`` an int >= 0."""
+    if not isinstance(question, str):
+        raise InputError(f"question must be a str, got {type(question).__name__}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise InputError(f"k must be an int >= 0, got {k!r}")
+
+
+def _check_chunks(chunks: Sequence[Chunk], n_rows: int, what: str) -> None:
+    """Raise ``DimensionMismatch`` unless there is one chunk per row."""
+    if len(chunks) != n_rows:
+        raise DimensionMismatch(
+            f"{what} has {n_rows} rows but {len(chunks)} chunks were given; "
+            "pass the chunks the index was built from, in row order"
+        )
+
+
+def _hits(result: TopK, chunks: Sequence[Chunk], name: str) -> list[Hit]:
+    """The first result row of ``result`` as hits (padding dropped), tagged with ``name``."""
+    hits = []
+    for rank, (score, row) in enumerate(zip(result.scores[0], result.ids[0], strict=True)):
+        if row < 0:
+            break
+        chunk = chunks[int(row)]
+        hits.append(
+            Hit(
+                row=int(row),
+                id=chunk.id,
+                section=chunk.section,
+                score=float(score),
+                components={name: Component(float(score), rank + 1)},
+                chunk=chunk,
+            )
+        )
+    return hits
+
+
+class DenseRetriever:
+    """Embed the question, then exact top-k by inner product over ``matrix`` (N, d) float32."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        matrix: np.ndarray,
+        chunks: Sequence[Chunk],
+        *,
+        n_threads: int | None = None,
+    ) -> None:
+        _check_chunks(chunks, len(matrix), "the vector matrix")
+        self.embedder = embedder
+        self.matrix = matrix
+        self.chunks = chunks
+        self.n_threads = n_threads
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        """The ``k`` rows nearest to the question's embedding, best first."""
+        _check_request(question, k)
+        query = self.embedder.embed([question], query=True)
+        result = topk(self.matrix, query, k, mask=mask, n_threads=self.n_threads)
+        return _hits(result, self.chunks, DENSE)
+
+
+class KeywordRetriever:
+    """BM25 search over ``bm25``'s rows; ``chunks[row]`` names each hit."""
+
+    def __init__(
+        self, bm25: BM25Index, chunks: Sequence[Chunk], *, n_threads: int | None = None
+    ) -> None:
+        _check_chunks(chunks, bm25.n_docs, "the BM25 index")
+        self.bm25 = bm25
+        self.chunks = chunks
+        self.n_threads = n_threads
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        """Rows containing a question term, best BM25 score first (none for no terms)."""
+        _check_request(question, k)
+        result = self.bm25.search([question], k, mask=mask, n_threads=self.n_threads)
+        return _hits(result, self.chunks, KEYWORD)
+
+    def max_keyword_score(self, question: str) -> float:
+        """Upper bound of any row's BM25 score for ``question`` (see ``BM25Index.max_scores``)."""
+        return float(self.bm25.max_scores([question])[0])
+
+
+class HybridRetriever:
+    """Reciprocal-rank fusion of a dense and a keyword retriever.
+
+    Each is asked for ``over_fetch * k`` hits; ``weights`` (None: plain RRF) maps ``"dense"``
+    and ``"keyword"`` to their weight. A fused hit's ``score`` is its RRF score; its
+    ``components`` hold each retriever's score and rank where that retriever found the row.
+    """
+
+    def __init__(
+        self,
+        dense: Retriever,
+        keyword: Retriever,
+        *,
+        over_fetch: int = 4,
+        rrf_k: float = DEFAULT_RRF_K,
+        weights: Mapping[str, float] | None = None,
+    ) -> None:
+        if isinstance(over_fetch, bool) or not isinstance(over_fetch, int) or over_fetch < 1:
+            raise InputError(f"over_fetch must be an int >= 1, got {over_fetch!r}")
+        self.dense = dense
+        self.keyword = keyword
+        self.over_fetch = over_fetch
+        self.rrf_k = rrf_k
+        self.weights = weights
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        """The ``k`` best rows by fused rank, best first."""
+        _check_request(question, k)
+        fetched = {
+            DENSE: self.dense.search(question, k * self.over_fetch, mask=mask),
+            KEYWORD: self.keyword.search(question, k * self.over_fetch, mask=mask),
+        }
+        by_row = {name: {h.row: h for h in hits} for name, hits in fetched.items()}
+        fused = reciprocal_rank_fusion(
+            {name: [h.row for h in hits] for name, hits in fetched.items()},
+            rrf_k=self.rrf_k,
+            weights=self.weights,
+            limit=k,
+        )
+        out = []
+        for f in fused:
+            found = {name: by_row[name][f.row] for name in f.ranks}
+            first = next(iter(found.values()))
+            components = {n: Component(h.score, f.ranks[n]) for n, h in found.items()}
+            out.append(Hit(f.row, first.id, first.section, f.score, components, chunk=first.chunk))
+        return out
+
+    def max_keyword_score(self, question: str) -> float:
+        """The keyword retriever's bound for ``question`` (raises if it has none)."""
+        bound = getattr(self.keyword, "max_keyword_score", None)
+        if bound is None:
+            raise InputError("the keyword retriever has no max_keyword_score; use KeywordRetriever")
+        return float(bound(question))

@@ -1,0 +1,271 @@
+"""Exact top-k search: validation and conversion at the edge, then the Numba kernels.
+
+One query walks the rows in blocks with a size-k selection per block (threads take blocks) and
+an ordered merge; no score vector is materialised. A batch of at least ``BATCH_MIN`` queries
+uses numpy's sgemm per block as a *filter* and ranks by canonical scores only.
+
+The filter bound
+----------------
+For any summation order, ``|fl(x.q) - x.q| <= gamma_d * sum_i |x_i q_i|`` with
+``gamma_d = d u / (1 - d u)`` and ``u = 2**-24`` (Higham, *Accuracy and Stability of Numerical
+Algorithms*, eq. 3.5; a fused multiply-add only tightens it). This covers the BLAS score and
+the canonical score alike (the canonical sum is more accurate still), so
+``|sgemm - canonical| <= 2 gamma_d sum|x_i q_i| <= 2 gamma_d ||x|| ||q||`` (Cauchy-Schwarz);
+we use the block's largest row norm, inflate by ``1 + 2**-30`` for the float64 arithmetic of
+the bound itself, and add ``(d + 1) 2**-149`` for float32 underflow. A row is skipped only if
+``sgemm < floor - bound - 2**-50 |floor|`` where ``floor`` is a proven lower bound on the
+query's final k-th canonical score (the last term absorbs the float64 rounding of the
+subtraction): then ``canonical <= sgemm + bound < floor`` and it could not have entered. The
+floor is the current k-th canonical score, or before k rows are selected, the k-th largest
+sgemm score of a block minus that block's bound. Every other row (NaN and inf included) is
+rescored canonically, so batch results are identical to one-by-one results.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+import numba
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from docqa.errors import DimensionMismatch, InputError
+from docqa.search import kernels
+from docqa.types import TopK
+
+BATCH_MIN = 8
+"""Batches of at least this many queries take the sgemm-filter path."""
+SINGLE_BLOCK_ROWS = 16384
+"""Default rows per thread work unit for one query."""
+BATCH_BLOCK_BYTES = 2 << 20
+"""Default block size of the batch path (float32 matrix bytes per block, cache-sized)."""
+
+PARALLEL_MIN = 4096
+"""Batch blocks with fewer candidates than this are rescored on one thread."""
+
+_U = 2.0**-24
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def topk(
+    matrix: Any,
+    queries: Any,
+    k: int,
+    *,
+    mask: Any = None,
+    n_threads: int | None = None,
+    block_rows: int | None = None,
+) -> TopK:
+    """The ``k`` best rows of ``matrix`` for each query, by canonical score.
+
+    ``matrix`` is ``(N, d)`` (float32 C order is used in place, read-only memmaps included;
+    anything else is converted once); ``queries`` is ``(n, d)`` or ``(d,)`` (then n = 1) and
+    must be finite. ``mask`` is a bool array of length N or an array of allowed row ids.
+    Returns :class:`TopK` with ``scores (n, k) float32`` and ``ids (n, k) int64`` in canonical
+    order (score descending, id ascending), padded with ``-inf`` / ``-1`` when fewer than k
+    rows are allowed. The matrix must be finite (the index writer guarantees it).
+    ``n_threads`` (default: Numba's current setting) and ``block_rows`` never change results.
+    """
+    mat = _as_matrix(matrix)
+    qs = _as_queries(queries, mat.shape[1])
+    k = _check_count("k", k, minimum=0)
+    rows = _as_rows(mask, mat.shape[0])
+    threads = _check_threads(n_threads)
+    blocks = None if block_rows is None else _check_count("block_rows", block_rows, minimum=1)
+    sel_s = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
+    sel_i = np.full((qs.shape[0], k), -1, dtype=np.int64)
+    if k == 0 or qs.shape[0] == 0:
+        return TopK(sel_s, sel_i)
+    with _thread_limit(threads):
+        if qs.shape[0] >= BATCH_MIN:
+            with _blas_limit(threads):
+                _search_batch(mat, qs, rows, blocks, sel_s, sel_i)
+        else:
+            for qi in range(qs.shape[0]):
+                _search_one(mat, qs[qi], rows, blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])
+    return TopK(sel_s, sel_i)
+
+
+def _search_one(
+    mat: np.ndarray,
+    q: np.ndarray,
+    rows: np.ndarray | None,
+    block_rows: int,
+    out_s: np.ndarray,
+    out_i: np.ndarray,
+) -> None:
+    """Blocked single-query kernel, then the ordered merge into ``out_s`` / ``out_i`` (k,)."""
+    n = mat.shape[0] if rows is None else rows.shape[0]
+    use_rows = rows is not None
+    ids = rows if rows is not None else _NO_ROWS
+    q64 = q.astype(np.float64)
+    if n <= block_rows:
+        kernels.scan_serial(mat, q64, ids, use_rows, n, out_s, out_i)
+        return
+    n_blocks = -(-n // block_rows)
+    part_s = np.full((n_blocks, out_s.shape[0]), -np.inf, dtype=np.float32)
+    part_i = np.full((n_blocks, out_s.shape[0]), -1, dtype=np.int64)
+    kernels.single_query(mat, q64, ids, use_rows, n, block_rows, part_s, part_i)
+    kernels.merge_parts(part_s, part_i, out_s, out_i)
+
+
+def _search_batch(
+    mat: np.ndarray,
+    qs: np.ndarray,
+    rows: np.ndarray | None,
+    block_rows: int | None,
+    sel_s: np.ndarray,
+    sel_i: np.ndarray,
+) -> None:
+    """sgemm per block as a filter, canonical rescoring of the survivors (see module doc)."""
+    d = mat.shape[1]
+    n = mat.shape[0] if rows is None else rows.shape[0]
+    step = block_rows or max(64, BATCH_BLOCK_BYTES // (4 * max(d, 1)))
+    q64 = qs.astype(np.float64)
+    gamma = d * _U / (1.0 - d * _U) if d * _U < 0.5 else math.inf
+    scale = 2.0 * gamma * (1.0 + 2.0**-30) * np.sqrt(np.einsum("ij,ij->i", q64, q64))
+    tiny = (d + 1) * 2.0**-149
+    floor = np.full(qs.shape[0], -np.inf)
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        if rows is None:
+            block, ids = mat[start:stop], np.arange(start, stop, dtype=np.int64)
+        else:
+            ids = rows[start:stop]
+            block = mat[ids]
+        approx = np.matmul(qs, block.T)
+        with np.errstate(invalid="ignore", over="ignore"):
+            slack = scale * kernels.max_row_norm(block) + tiny
+            floor = _raise_floor(floor, approx, slack, sel_s, sel_i)
+            keep = ~(approx < (floor - slack - np.abs(floor) * 2.0**-50)[:, None])
+        cand_q, cand_j = np.nonzero(keep)
+        starts = np.searchsorted(cand_q, np.arange(qs.shape[0] + 1))
+        rescore = (
+            kernels.rescore_block if cand_j.size >= PARALLEL_MIN else kernels.rescore_block_serial
+        )
+        rescore(block, ids, cand_j, starts, q64, sel_s, sel_i)
+
+
+def _raise_floor(
+    floor: np.ndarray, approx: np.ndarray, slack: np.ndarray, sel_s: np.ndarray, sel_i: np.ndarray
+) -> np.ndarray:
+    """Raise each query's proven lower bound ``(n,) float64`` on its final k-th canonical score.
+
+    The current k-th canonical score is one (it only rises). Before the selections fill up,
+    the block's k-th largest sgemm score minus ``slack`` is another: at least k rows have
+    canonical scores above it (not used for a query whose block scores include NaN, which
+    ``np.partition`` ranks highest; a NaN floor keeps every row).
+    """
+    k = sel_s.shape[1]
+    full = sel_i[:, -1] >= 0
+    floor = np.maximum(floor, np.where(full, sel_s[:, -1].astype(np.float64), -np.inf))
+    if not full.all() and approx.shape[1] >= k:
+        kth_approx = np.partition(approx, approx.shape[1] - k, axis=1)[:, approx.shape[1] - k]
+        bound = np.where(np.isnan(approx).any(axis=1), -np.inf, kth_approx - slack)
+        floor = np.fmax(floor, bound)
+    return floor
+
+
+def _as_matrix(matrix: Any) -> np.ndarray:
+    mat = np.asarray(matrix)
+    if mat.ndim != 2:
+        raise InputError(f"matrix must be 2-D (N, d), got shape {mat.shape}")
+    if mat.dtype != np.float32 or not mat.flags.c_contiguous:
+        mat = np.ascontiguousarray(mat, dtype=np.float32)
+    return mat
+
+
+def _as_queries(queries: Any, d: int) -> np.ndarray:
+    qs = np.asarray(queries)
+    if qs.ndim == 1:
+        qs = qs[None, :]
+    if qs.ndim != 2:
+        raise InputError(f"queries must be 1-D (d,) or 2-D (n, d), got shape {qs.shape}")
+    if qs.shape[1] != d:
+        raise DimensionMismatch(
+            f"queries have dimension {qs.shape[1]} but the matrix has dimension {d}; "
+            "embed the queries with the embedder the matrix was built with"
+        )
+    qs = np.ascontiguousarray(qs, dtype=np.float32)
+    bad = np.flatnonzero(~np.isfinite(qs).all(axis=1))
+    if bad.size:
+        raise InputError(f"query {int(bad[0])} contains NaN or inf; queries must be finite")
+    return qs
+
+
+def _as_rows(mask: Any, n: int) -> np.ndarray | None:
+    """Sorted unique int64 row ids allowed by ``mask`` (None: every row)."""
+    if mask is None:
+        return None
+    m = np.asarray(mask)
+    if m.dtype == np.bool_:
+        if m.shape != (n,):
+            raise InputError(f"a boolean mask must have shape ({n},), got {m.shape}")
+        return np.flatnonzero(m).astype(np.int64)
+    if m.ndim != 1 or not (np.issubdtype(m.dtype, np.integer) or m.size == 0):
+        raise InputError(
+            f"mask must be a bool array of length {n} or a 1-D array of row ids, "
+            f"got dtype {m.dtype} shape {m.shape}"
+        )
+    ids = m.astype(np.int64)
+    out = ids[(ids < 0) | (ids >= n)]
+    if out.size:
+        raise InputError(f"mask row id {int(out[0])} is outside 0..{n - 1}")
+    return np.unique(ids)
+
+
+def _check_count(name: str, value: Any, *, minimum: int) -> int:
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be an integer, got {value!r}")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise InputError(f"{name} must be an integer, got {value!r}") from None
+    if v < minimum:
+        raise InputError(f"{name} must be >= {minimum}, got {v}")
+    return v
+
+
+def _check_threads(n_threads: int | None) -> int | None:
+    if n_threads is None:
+        return None
+    top = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    n = _check_count("n_threads", n_threads, minimum=1)
+    if n > top:
+        raise InputError(f"n_threads must be at most {top} (NUMBA_NUM_THREADS), got {n}")
+    return n
+
+
+@contextmanager
+def _thread_limit(n_threads: int | None) -> Iterator[None]:
+    """Run with ``n_threads`` Numba threads; restore the previous setting afterwards."""
+    if n_threads is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+@contextmanager
+def _blas_limit(n_threads: int | None) -> Iterator[None]:
+    """Limit the BLAS thread pool (sgemm of the batch path) to ``n_threads``, then restore it."""
+    if n_threads is None:
+        yield
+        return
+    with _threadpools().limit(limits=n_threads, user_api="blas"):
+        yield
+
+
+@cache
+def _threadpools() -> ThreadpoolController:
+    """The process's thread pools, inspected once (inspection walks every loaded library)."""
+    return ThreadpoolController()

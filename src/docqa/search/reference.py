@@ -1,0 +1,68 @@
+"""The plain NumPy twin of the top-k search: the executable spec the kernels are tested against.
+
+Slow on purpose: it materialises every score and sorts them all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from docqa.types import TopK
+
+
+def canonical_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Canonical scores ``(N,) float32`` of a float32 ``(N, d)`` matrix against a ``(d,)`` query.
+
+    Same order as :func:`docqa.search.kernels.canonical_dot`: exact float64 products,
+    zero-padded to the smallest power of two ``P >= d``, summed pairwise level by level
+    (``acc[:, :w] += acc[:, w:2w]`` for ``w = P/2, ..., 1``), rounded once to float32.
+    """
+    m = np.asarray(matrix, dtype=np.float32)
+    q = np.asarray(query, dtype=np.float32).astype(np.float64)
+    d = m.shape[1]
+    p = 1
+    while p < d:
+        p *= 2
+    acc = np.zeros((m.shape[0], p), dtype=np.float64)
+    acc[:, :d] = m.astype(np.float64) * q
+    w = p
+    while w > 1:
+        w //= 2
+        acc[:, :w] += acc[:, w : 2 * w]
+    return acc[:, 0].astype(np.float32)
+
+
+def topk_from_scores(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> TopK:
+    """Top-k of one score vector in canonical order, as a ``(1, k)`` :class:`TopK`.
+
+    ``scores`` is ``(m,) float32``; ``rows`` (sorted int64, length m) gives the row id of each
+    score (default ``0..m-1``). Ties keep ascending id because the sort is stable and ids ascend.
+    Missing places are padded with ``-inf`` / ``-1``.
+    """
+    ids = np.arange(scores.shape[0], dtype=np.int64) if rows is None else rows
+    order = np.argsort(-scores, kind="stable")[:k]
+    out_s = np.full((1, k), -np.inf, dtype=np.float32)
+    out_i = np.full((1, k), -1, dtype=np.int64)
+    out_s[0, : order.size] = scores[order]
+    out_i[0, : order.size] = ids[order]
+    return TopK(out_s, out_i)
+
+
+def topk_reference(
+    matrix: np.ndarray, queries: np.ndarray, k: int, *, mask: np.ndarray | None = None
+) -> TopK:
+    """Reference top-k: canonical scores of the allowed rows, then a stable argsort.
+
+    ``matrix`` ``(N, d)``, ``queries`` ``(n, d)`` or ``(d,)``; ``mask`` a bool array of length
+    N or an array of allowed row ids. Returns ``(n, k)`` scores float32 and ids int64.
+    """
+    m = np.asarray(matrix, dtype=np.float32)
+    qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+    rows = np.arange(m.shape[0], dtype=np.int64)
+    if mask is not None:
+        mk = np.asarray(mask)
+        rows = np.flatnonzero(mk) if mk.dtype == np.bool_ else np.unique(mk.astype(np.int64))
+    parts = [topk_from_scores(canonical_scores(m[rows], q), k, rows) for q in qs]
+    scores = np.concatenate([p.scores for p in parts]) if parts else np.zeros((0, k), np.float32)
+    ids = np.concatenate([p.ids for p in parts]) if parts else np.zeros((0, k), np.int64)
+    return TopK(scores, ids)
