@@ -22,13 +22,35 @@ from docqa.types import Prompt
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def table_rows(lines: list[str]) -> Iterator[str]:
+    """Each data row of a ``| a | b |`` table as one sentence naming its columns:
+    ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header)."""
+    header = _cells(lines[0])
+    for line in lines[1:]:
+        cells = _cells(line)
+        if len(cells) == len(header):
+            yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True))
+        else:
+            yield " ".join(cells)
+
+
 def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``: split after ``. ! ?`` + space and at blank lines; whitespace
-    inside a sentence collapsed to single spaces; empty pieces skipped."""
-    for part in _SENTENCE_END.split(text):
-        sentence = " ".join(part.split())
-        if sentence:
-            yield sentence
+    """The sentences of ``text``: split after ``. ! ?`` + space and at blank lines; a table
+    (lines starting with ``|``) gives one sentence per row; whitespace inside a sentence
+    collapsed to single spaces; empty pieces skipped."""
+    for block in re.split(r"\n\s*\n", text):
+        lines = [ln for ln in block.splitlines() if ln.strip()]
+        if len(lines) > 1 and all(ln.lstrip().startswith("|") for ln in lines):
+            yield from table_rows(lines)
+            continue
+        for part in _SENTENCE_END.split(block):
+            sentence = " ".join(part.split())
+            if sentence:
+                yield sentence
 
 
 def content_words(text: str) -> set[str]:
