@@ -7,9 +7,10 @@ Building (serial, streamed one batch of texts at a time):
 - ``build_csr`` lays the postings out as CSR, term-major, rows ascending within a term.
 
 Searching (``search_batch``): ``prange`` over blocks of queries; each block owns its scratch
-arrays and its output rows. Per query the postings of its distinct known terms are accumulated
-into a dense float64 array (only touched rows are visited again), and the top k are selected
-with a bounded heap under the canonical order: float32 score descending, then row id ascending.
+arrays and its output rows. Per query the postings of its distinct known terms, rarest first,
+are accumulated into a dense float64 array (only touched rows are visited again), with exact
+max-score pruning (see ``_one_query``), and the top k are selected with a bounded heap under
+the canonical order: float32 score descending, then row id ascending.
 """
 
 from __future__ import annotations
