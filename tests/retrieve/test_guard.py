@@ -22,7 +22,7 @@ def hit(**components: tuple[float, int]) -> Hit:
     return Hit(0, "c", "s", 0.0, {n: Component(*v) for n, v in components.items()})
 
 
-CONFIG = GuardConfig(min_cosine=0.5, min_keyword=0.25)
+CONFIG = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="any")
 
 
 def test_dense_threshold_uses_the_best_cosine() -> None:
