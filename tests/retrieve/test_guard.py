@@ -91,3 +91,13 @@ def test_guarded_hybrid_consults_the_keyword_bound(
     hits, verdict = guarded.check("error 40001", 2)
     assert verdict.passed and {DENSE, KEYWORD} <= {n for h in hits for n in h.components}
     assert GuardedRetriever(HybridRetriever(weak_dense, keyword), CONFIG).search("zzz", 2) == []
+
+
+def test_an_expected_component_with_no_hit_fails_under_rule_all() -> None:
+    dense_only = [Hit(row=0, id="c", section="s", score=0.9,
+                      components={"dense": Component(score=0.9, rank=1)})]
+    strict = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="all")
+    verdict = judge(dense_only, strict, keyword_max=None, expect=("dense", "keyword"))
+    assert not verdict.passed and "keyword: no hit" in verdict.reasons
+    lenient = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="any")
+    assert judge(dense_only, lenient, keyword_max=None, expect=("dense", "keyword")).passed

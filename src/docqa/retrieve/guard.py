@@ -15,8 +15,8 @@ Defaults, measured (``python benchmarks/guard_sweep.py``) on the sample library'
 questions (32 answerable, 6 unanswerable), hashing-256 embedder, k = 5: a ``min_cosine`` from
 0.07 to 0.16 refuses no answerable question and 1 of 6 unanswerable ones; a ``min_keyword``
 from 0.04 to 0.06 refuses none answerable and 4 of 6 unanswerable. The defaults are the middles,
-0.12 and 0.05; hybrid uses ``rule="all"`` (both components must pass), which refuses 2 of 6
-unanswerable and no answerable question (``"any"``: 1 of 6). The dense threshold depends on the
+0.12 and 0.05; hybrid uses ``rule="all"`` (both components must pass, and a side that found
+nothing fails), which refuses 4 of 6 unanswerable and no answerable question (``"any"``: 1). The dense threshold depends on the
 embedder (TF-IDF cosines run lower: 0.01..0.13 is safe there); pass a GuardConfig to change it.
 """
 
@@ -65,9 +65,22 @@ class KeywordBounded(Protocol):
     def max_keyword_score(self, question: str) -> float: ...
 
 
-def judge(hits: Sequence[Hit], config: GuardConfig, *, keyword_max: float | None) -> Verdict:
-    """Judge ``hits`` for one question; ``keyword_max`` is needed when a keyword score is there."""
-    checks: list[tuple[bool, str]] = []
+def judge(
+    hits: Sequence[Hit],
+    config: GuardConfig,
+    *,
+    keyword_max: float | None,
+    expect: Sequence[str] = (),
+) -> Verdict:
+    """Judge ``hits`` for one question; ``keyword_max`` is needed when a keyword score is there.
+
+    ``expect`` names the components the retriever produces: one of them with no hit at all
+    counts as a failed check (a hybrid search whose keyword side found nothing has no keyword
+    evidence, and under ``rule="all"`` that refuses).
+    """
+    checks: list[tuple[bool, str]] = [
+        (False, f"{name}: no hit") for name in expect if not any(name in h.components for h in hits)
+    ]
     dense = [h.components[DENSE].score for h in hits if DENSE in h.components]
     if dense:
         checks.append(_check("dense: best cosine", max(dense), "min_cosine", config.min_cosine))
@@ -106,7 +119,8 @@ class GuardedRetriever:
             KEYWORD in h.components for h in hits
         ):
             keyword_max = self.retriever.max_keyword_score(question)
-        return hits, judge(hits, self.config, keyword_max=keyword_max)
+        expect = tuple(getattr(self.retriever, "components", ()))
+        return hits, judge(hits, self.config, keyword_max=keyword_max, expect=expect)
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The hits when they pass the guard, else an empty list."""

@@ -64,6 +64,8 @@ def _hits(result: TopK, chunks: Sequence[Chunk], name: str) -> list[Hit]:
 class DenseRetriever:
     """Embed the question, then exact top-k by inner product over ``matrix`` (N, d) float32."""
 
+    components = (DENSE,)
+
     def __init__(
         self,
         embedder: Embedder,
@@ -88,6 +90,8 @@ class DenseRetriever:
 
 class KeywordRetriever:
     """BM25 search over ``bm25``'s rows; ``chunks[row]`` names each hit."""
+
+    components = (KEYWORD,)
 
     def __init__(
         self, bm25: BM25Index, chunks: Sequence[Chunk], *, n_threads: int | None = None
@@ -115,6 +119,8 @@ class HybridRetriever:
     and ``"keyword"`` to their weight. A fused hit's ``score`` is its RRF score; its
     ``components`` hold each retriever's score and rank where that retriever found the row.
     """
+
+    components = (DENSE, KEYWORD)
 
     def __init__(
         self,
