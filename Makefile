@@ -17,8 +17,15 @@ install: $(BIN)/python
 	$(PIP) install --quiet $(BUILD_DEPS)
 	$(PIP) install --quiet $(BUILD_FLAGS) .
 
+DEMO_INDEX := .docqa/demo-index
+
+# Index the sample library, search it, answer one question with a checked citation and refuse
+# one it cannot answer (exit code 1 means refused: the demo fails if it is not).
 demo: install
-	$(BIN)/python -m docqa.demo examples/library
+	$(BIN)/docqa index examples/library --index $(DEMO_INDEX)
+	$(BIN)/docqa search "What does error RNW-409 mean?" --index $(DEMO_INDEX) -k 3
+	$(BIN)/docqa ask "What does error RNW-409 mean?" --index $(DEMO_INDEX)
+	$(BIN)/docqa ask "Who won the football match yesterday?" --index $(DEMO_INDEX); test $$? -eq 1
 
 test: $(BIN)/python
 	$(PIP) install --quiet $(BUILD_DEPS)

@@ -4,6 +4,7 @@
 
     DocqaError
     ├── InputError (also ValueError)        bad file, bad argument, empty folder
+    │   └── NotFitted (also AttributeError) a fitted embedder (TF-IDF) used before fit
     ├── DimensionMismatch (also ValueError) a query or matrix of the wrong width
     ├── IndexStoreError                     the index directory
     │   ├── IndexNotFound                   no index where one was asked for
@@ -29,6 +30,10 @@ class DocqaError(Exception):
 
 class InputError(DocqaError, ValueError):
     """A bad file or argument given by the user."""
+
+
+class NotFitted(InputError, AttributeError):
+    """A fitted component (the TF-IDF embedder) was used before ``fit`` or a restore."""
 
 
 class DimensionMismatch(DocqaError, ValueError):
@@ -94,4 +99,5 @@ __all__ = [
     "ModelRateLimited",
     "ModelStreamBroken",
     "ModelTimeout",
+    "NotFitted",
 ]

@@ -30,14 +30,9 @@ from docqa.embed.protocol import (
     register,
     token_settings_of,
 )
-from docqa.errors import IndexCorrupt, InputError
+from docqa.errors import IndexCorrupt, InputError, NotFitted
 from docqa.text.stopwords import ENGLISH_STOP_WORDS
 from docqa.text.tokenize import TokenHashes, hash_tokens
-
-
-class NotFitted(InputError, AttributeError):
-    """The TF-IDF embedder was used before ``fit`` / ``from_state`` (an AttributeError too, so
-    ``hasattr`` and ``isinstance(x, Embedder)`` answer False instead of raising)."""
 
 
 class SparseRows(NamedTuple):
