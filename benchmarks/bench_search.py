@@ -13,7 +13,7 @@ import os
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Self
 
@@ -199,16 +199,24 @@ def _measure(benchmark, m: np.ndarray, qs: np.ndarray, threads: int) -> dict[str
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _print_table(request: pytest.FixtureRequest):
+def _print_table(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
-    tr = request.config.pluginmanager.get_plugin("terminalreporter")
-    if tr is None or not ROWS:
+    if not ROWS:
         return
-    tr.write_line("")
-    tr.write_line(
+    lines = _table()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    (CACHE / "bench_search.txt").write_text("\n".join(lines) + "\n")
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        print("\n" + "\n".join(lines))
+
+
+def _table() -> list[str]:
+    header = (
         f"{'case':<18}{'q':>5}{'thr':>4}{'floor':>9}{'ref':>9}{'argpart':>9}{'faiss':>9}{'docqa':>9}"
         f"{'/floor':>8}{'ref/':>7}{'faiss/':>8}{'mis ap/fa':>10}{'anon MiB d/f':>14}"
     )
+    lines = [header]
     for r in ROWS:
         ms = {
             k: (f"{1e3 * r[k]:.1f}" if isinstance(r.get(k), float) else "-")
@@ -221,12 +229,14 @@ def _print_table(request: pytest.FixtureRequest):
         ratio["floor"] = (
             f"{r['docqa'] / r['floor']:.2f}" if isinstance(r.get("floor"), float) else "-"
         )
-        tr.write_line(
+        mismatch = f"{r.get('argpartition_mismatch', '-')}/{r['faiss_mismatch']}"
+        lines.append(
             f"{r['case']:<18}{r['queries']:>5}{r['threads']:>4}{ms['floor']:>9}{ms['reference']:>9}"
-            f"{ms['argpartition']:>9}{ms['faiss']:>9}{ms['docqa']:>9}{ratio['floor']:>8}{ratio['reference']:>7}"
-            f"{ratio['faiss']:>8}{str(r.get('argpartition_mismatch', '-')) + '/' + str(r['faiss_mismatch']):>10}"
+            f"{ms['argpartition']:>9}{ms['faiss']:>9}{ms['docqa']:>9}{ratio['floor']:>8}"
+            f"{ratio['reference']:>7}{ratio['faiss']:>8}{mismatch:>10}"
             f"{r['docqa_anon_mib']:>7.1f}/{r['faiss_anon_mib']:<6.0f}"
         )
-    tr.write_line(
-        "ms, medians; /floor = docqa/floor; ref/ and faiss/ = that time / docqa (speed-up)"
+    lines.append(
+        "ms, medians; /floor = docqa/floor; ref/ and faiss/ = their time / docqa (speed-up)"
     )
+    return lines
