@@ -307,22 +307,37 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
         k.count += 1
 
 
+cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
+    if need <= k.tok_cap:
+        return True
+    if _grow(<void**>&k.tok, &k.tok_cap, need, 1):
+        return True
+    k.failed = True
+    return False
+
+
 cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    cdef Py_ssize_t i = 0, start, j
+    # One pass: each character is classified and, inside a token, copied lower-cased.
+    cdef Py_ssize_t i = 0, nb
     cdef uint8_t c
     while i < n:
-        if not ASCII_ALNUM[s[i]]:
-            i += 1
+        c = s[i]
+        i += 1
+        if not ASCII_ALNUM[c]:
             continue
-        start = i
-        while i < n and ASCII_ALNUM[s[i]]:
+        nb = 0
+        while True:
+            if nb == k.tok_cap and not _room(k, nb + 1):
+                return
+            k.tok[nb] = ASCII_LOWER[c]
+            nb += 1
+            if i == n:
+                break
+            c = s[i]
             i += 1
-        if not _grow(<void**>&k.tok, &k.tok_cap, i - start, 1):
-            k.failed = True
-            return
-        for j in range(i - start):
-            k.tok[j] = ASCII_LOWER[s[start + j]]
-        _emit(k, i - start, i - start)
+            if not ASCII_ALNUM[c]:
+                break
+        _emit(k, nb, nb)
         if k.failed:
             return
 
@@ -369,29 +384,33 @@ cdef inline uint32_t _lower(uint32_t ch) noexcept nogil:
 
 
 cdef void _scan_kind(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    # A PEP 393 string of any kind: lower each character, keep runs of alphanumerics.
-    cdef Py_ssize_t i = 0, start, nb, j
+    # A PEP 393 string of any kind, in one pass: lower each character once, copy the runs of
+    # alphanumerics into the token buffer as UTF-8.
+    cdef Py_ssize_t i = 0, nb, nchars
     cdef uint32_t ch
     while i < n:
-        if not _alnum(_lower(s[i])):
-            i += 1
-            continue
-        start = i
+        ch = _lower(s[i])
         i += 1
-        while i < n and _alnum(_lower(s[i])):
-            i += 1
-        if not _grow(<void**>&k.tok, &k.tok_cap, 4 * (i - start), 1):
-            k.failed = True
-            return
+        if not _alnum(ch):
+            continue
         nb = 0
-        for j in range(start, i):
-            ch = _lower(s[j])
+        nchars = 0
+        while True:
+            if nb + 4 > k.tok_cap and not _room(k, nb + 4):
+                return
             if ch < 128:
                 k.tok[nb] = <uint8_t>ch
                 nb += 1
             else:
                 nb += _put_utf8(k.tok + nb, ch)
-        _emit(k, nb, i - start)
+            nchars += 1
+            if i == n:
+                break
+            ch = _lower(s[i])
+            i += 1
+            if not _alnum(ch):
+                break
+        _emit(k, nb, nchars)
         if k.failed:
             return
 
@@ -445,6 +464,39 @@ cdef class _StrCache:
 # Batches: texts pinned once under the GIL, then scanned without it
 # ---------------------------------------------------------------------------------------------
 
+def _lower_special_words(str t):
+    """``t`` with every whitespace-delimited word holding U+0130 or U+03A3 lowered by
+    ``str.lower``: the two characters whose lowering is not per character (U+0130 becomes two
+    characters; U+03A3 lowers by its context, the final-sigma rule). The rule's context skips
+    only case-ignorable characters, and no whitespace character is cased or case-ignorable,
+    so lowering these words alone equals lowering the whole text (which would cost a pass over
+    all of it); the rest is lowered per character by the scanner."""
+    cdef Py_ssize_t n = len(t), pos = 0, i, start, end
+    hits = sorted(j for ch in ("\u0130", "\u03a3") for j in _find_all(t, ch))
+    parts = []
+    for i in hits:
+        if i < pos:
+            continue
+        start = i
+        while start > pos and not t[start - 1].isspace():
+            start -= 1
+        end = i + 1
+        while end < n and not t[end].isspace():
+            end += 1
+        parts.append(t[pos:start])
+        parts.append(t[start:end].lower())
+        pos = end
+    parts.append(t[pos:])
+    return "".join(parts)
+
+
+def _find_all(str t, str ch):
+    cdef Py_ssize_t i = t.find(ch)
+    while i >= 0:
+        yield i
+        i = t.find(ch, i + 1)
+
+
 cdef class Batch:
     """A list of texts pinned for GIL-free scanning (texts holding U+0130 or U+03A3 are
     lower-cased whole by ``str.lower`` first; every other text is lowered per character)."""
@@ -467,7 +519,7 @@ cdef class Batch:
                         "decode bytes first (e.g. data.decode('utf-8'))")
                 t = PyUnicode_FromObject(t)  # the value, never an overridden __str__
             if not PyUnicode_IS_ASCII(t) and ("\u0130" in t or "\u03a3" in t):
-                t = t.lower()  # the two characters whose lowering is not per character
+                t = _lower_special_words(t)
             self._keep.append(t)
             self._ptrs.append(<uint64_t>PyUnicode_DATA(t))
             self._lens.append(PyUnicode_GET_LENGTH(t))

@@ -312,3 +312,13 @@ def test_every_code_point_alone_and_in_a_word_matches_the_reference() -> None:
 def test_a_single_str_as_stop_words_is_refused() -> None:
     with pytest.raises(TypeError, match=r"wrap it in a list: \['the'\]"):
         tokenize("the t h e", stop_words="the")
+
+
+@given(st.lists(st.sampled_from(["\u0130", "\u03a3", "\u03c3", "a", "A", "\u0301", " ", "\n",
+                                 "\u00a0", "\u2003", "'", ".", "\u00ad", "x\u03a3y", "1"]),
+                max_size=40))
+def test_final_sigma_and_dotted_capital_i_words_match_the_reference(parts: list[str]) -> None:
+    """Only the words holding U+0130 or U+03A3 are lowered whole: the final-sigma context and
+    case-ignorable characters (accents, apostrophes, soft hyphens) never cross whitespace."""
+    text = "".join(parts) + " \u00e9"  # one non-ASCII character so the wide path is taken
+    assert tokenize(text) == ref.tokenize(text)

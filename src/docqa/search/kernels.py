@@ -2,14 +2,13 @@
 
 The canonical score
 -------------------
-``canonical_dot(row, q64, d, acc)`` is *the* score of a row. Each product
-``float64(x[i]) * q64[i]`` is exact (a float32 times a float32 fits in float64's 53-bit
-significand), so fused multiply-add or not cannot change it. The products, zero-padded to
-``P`` = the smallest power of two >= d, are summed pairwise level by level in float64
-(``acc[i] += acc[i + w]`` for ``w = P/2, P/4, ..., 1``) and the result is rounded once to
-float32. Every level is an element-wise loop, so LLVM vectorises it without reassociating
-anything (no ``fastmath``): a row has the same score in every kernel, batch, block and thread.
-:func:`docqa.search.reference.canonical_scores` is the NumPy twin of exactly this order.
+``canonical_dot(row, q64, d)`` is *the* score of a row: exact float64 products accumulated in
+16 independent float64 lanes (lane ``l`` adds elements ``l, l+16, l+32, ...`` in order, the
+last chunk zero-padded), the lanes summed by a fixed pairwise tree (``w = 8, 4, 2, 1``), the
+result rounded once to float32 (the exact order is in :mod:`docqa.search.lanes`, which emits
+it as SIMD code). Nothing is reassociated (no ``fastmath``), so a row has the same score in
+every kernel, batch, block and thread. :func:`docqa.search.reference.canonical_scores` is
+the NumPy twin of exactly this order.
 
 The selection
 -------------
@@ -25,31 +24,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
-
-@njit(inline="always")
-def canonical_dot(row: np.ndarray, q64: np.ndarray, d: int, acc: np.ndarray) -> np.float32:
-    """Canonical score of one float32 row against a float64 copy of a float32 query.
-
-    ``acc`` is float64 scratch of length ``P``, the smallest power of two >= d (see
-    :func:`scratch`); the tail past ``d`` must hold zeros.
-    """
-    for i in range(d):
-        acc[i] = np.float64(row[i]) * q64[i]
-    w = acc.shape[0]
-    while w > 1:
-        w //= 2
-        for i in range(w):
-            acc[i] += acc[i + w]
-    return np.float32(acc[0])
+from docqa.search.lanes import lane_dot
 
 
 @njit(inline="always")
-def scratch(d: int) -> np.ndarray:
-    """Zeroed float64 scratch for :func:`canonical_dot`: length = smallest power of two >= d."""
-    p = 1
-    while p < d:
-        p *= 2
-    return np.zeros(p, dtype=np.float64)
+def canonical_dot(row: np.ndarray, q64: np.ndarray, d: int) -> np.float32:
+    """Canonical score (float32) of a C-contiguous float32 row against a float64 copy of a
+    float32 query (both of length d): :func:`docqa.search.lanes.lane_dot`, rounded once."""
+    return np.float32(lane_dot(row, q64, d))
 
 
 @njit(inline="always")
@@ -94,11 +76,10 @@ def single_query(
     for b in prange(part_s.shape[0]):
         sel_s = part_s[b]
         sel_i = part_i[b]
-        acc = scratch(d)
         hi = min(n, (b + 1) * block_rows)
         for p in range(b * block_rows, hi):
             r = rows[p] if use_rows else np.int64(p)
-            _admit(sel_s, sel_i, canonical_dot(matrix[r], q64, d, acc), r)
+            _admit(sel_s, sel_i, canonical_dot(matrix[r], q64, d), r)
 
 
 @njit(cache=True)
@@ -113,10 +94,9 @@ def scan_serial(
 ) -> None:
     """:func:`single_query` as one block on the calling thread (no thread launch for small n)."""
     d = matrix.shape[1]
-    acc = scratch(d)
     for p in range(n):
         r = rows[p] if use_rows else np.int64(p)
-        _admit(sel_s, sel_i, canonical_dot(matrix[r], q64, d, acc), r)
+        _admit(sel_s, sel_i, canonical_dot(matrix[r], q64, d), r)
 
 
 @njit(cache=True)
@@ -143,10 +123,9 @@ def _rescore_query(
     i_row: np.ndarray,
 ) -> None:
     """Score one query's candidates ``cand[lo:hi]`` (positions in ``block``) canonically."""
-    acc = scratch(block.shape[1])
     for c in range(lo, hi):
         j = cand[c]
-        _admit(s_row, i_row, canonical_dot(block[j], q64, block.shape[1], acc), block_ids[j])
+        _admit(s_row, i_row, canonical_dot(block[j], q64, block.shape[1]), block_ids[j])
 
 
 @njit(parallel=True, cache=True)

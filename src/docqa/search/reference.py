@@ -7,25 +7,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from docqa.search.lanes import LANES
 from docqa.types import TopK
 
 
 def canonical_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Canonical scores ``(N,) float32`` of a float32 ``(N, d)`` matrix against a ``(d,)`` query.
 
-    Same order as :func:`docqa.search.kernels.canonical_dot`: exact float64 products,
-    zero-padded to the smallest power of two ``P >= d``, summed pairwise level by level
-    (``acc[:, :w] += acc[:, w:2w]`` for ``w = P/2, ..., 1``), rounded once to float32.
+    Same order as :func:`docqa.search.lanes.lane_dot`: exact float64 products, zero-padded to
+    ``T = ceil(d / 16)`` chunks of ``LANES = 16``; 16 lanes start at +0.0 and add the chunks
+    one after another (``acc += prods[:, t]``); then ``acc[:, :w] += acc[:, w:2w]`` for
+    ``w = 8, 4, 2, 1``; ``acc[:, 0]`` rounded once to float32.
     """
     m = np.asarray(matrix, dtype=np.float32)
     q = np.asarray(query, dtype=np.float32).astype(np.float64)
-    d = m.shape[1]
-    p = 1
-    while p < d:
-        p *= 2
-    acc = np.zeros((m.shape[0], p), dtype=np.float64)
-    acc[:, :d] = m.astype(np.float64) * q
-    w = p
+    n, d = m.shape
+    chunks = -(-d // LANES)
+    prods = np.zeros((n, chunks * LANES), dtype=np.float64)
+    prods[:, :d] = m.astype(np.float64) * q
+    prods = prods.reshape(n, chunks, LANES)
+    acc = np.zeros((n, LANES), dtype=np.float64)
+    for t in range(chunks):
+        acc += prods[:, t]
+    w = LANES
     while w > 1:
         w //= 2
         acc[:, :w] += acc[:, w : 2 * w]
