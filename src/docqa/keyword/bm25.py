@@ -24,6 +24,7 @@ import numpy as np
 
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
+from docqa.search.masks import mask_bools
 from docqa.text import TokenHashes, hash_tokens
 from docqa.types import TopK
 
@@ -184,7 +185,7 @@ class BM25Index:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise InputError(f"k must be an int >= 0, got {k!r}")
         _, q_terms, q_offsets = self._query_terms(queries)
-        allowed = _as_mask(mask, self.n_docs)
+        allowed = mask_bools(mask, self.n_docs)
         n = q_offsets.size - 1
         if n == 0 or k == 0:
             return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
@@ -300,27 +301,6 @@ def _checked(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     ):
         raise IndexCorrupt("BM25 arrays have inconsistent sizes or row ids; rebuild the index")
     return out
-
-
-def _as_mask(mask: np.ndarray | None, n: int) -> np.ndarray | None:
-    """A bool (n,) array of allowed rows from a bool mask or an array of row ids."""
-    if mask is None:
-        return None
-    m = np.asarray(mask)
-    if m.dtype == np.bool_:
-        if m.shape != (n,):
-            raise InputError(f"bool mask has shape {m.shape}, expected ({n},) (one per row)")
-        return np.ascontiguousarray(m)
-    if m.ndim != 1 or not (np.issubdtype(m.dtype, np.integer) or m.size == 0):
-        raise InputError(
-            f"mask must be a bool array of shape ({n},) or a 1-D array of row ids, "
-            f"got {m.dtype} with shape {m.shape}"
-        )
-    if m.size and (m.min() < 0 or m.max() >= n):
-        raise InputError(f"mask row ids must be in [0, {n}), got {m.min()}..{m.max()}")
-    allowed = np.zeros(n, dtype=np.bool_)
-    allowed[m.astype(np.int64)] = True
-    return allowed
 
 
 def _threads(n_threads: int | None) -> int:

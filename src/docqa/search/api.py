@@ -36,6 +36,7 @@ from threadpoolctl import ThreadpoolController
 
 from docqa.errors import DimensionMismatch, InputError
 from docqa.search import kernels
+from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
 BATCH_MIN = 8
@@ -74,7 +75,7 @@ def topk(
     mat = _as_matrix(matrix)
     qs = _as_queries(queries, mat.shape[1])
     k = _check_count("k", k, minimum=0)
-    rows = _as_rows(mask, mat.shape[0])
+    rows = mask_rows(mask, mat.shape[0])
     threads = _check_threads(n_threads)
     blocks = None if block_rows is None else _check_count("block_rows", block_rows, minimum=1)
     sel_s = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
@@ -196,27 +197,6 @@ def _as_queries(queries: Any, d: int) -> np.ndarray:
     if bad.size:
         raise InputError(f"query {int(bad[0])} contains NaN or inf; queries must be finite")
     return qs
-
-
-def _as_rows(mask: Any, n: int) -> np.ndarray | None:
-    """Sorted unique int64 row ids allowed by ``mask`` (None: every row)."""
-    if mask is None:
-        return None
-    m = np.asarray(mask)
-    if m.dtype == np.bool_:
-        if m.shape != (n,):
-            raise InputError(f"a boolean mask must have shape ({n},), got {m.shape}")
-        return np.flatnonzero(m).astype(np.int64)
-    if m.ndim != 1 or not (np.issubdtype(m.dtype, np.integer) or m.size == 0):
-        raise InputError(
-            f"mask must be a bool array of length {n} or a 1-D array of row ids, "
-            f"got dtype {m.dtype} shape {m.shape}"
-        )
-    ids = m.astype(np.int64)
-    out = ids[(ids < 0) | (ids >= n)]
-    if out.size:
-        raise InputError(f"mask row id {int(out[0])} is outside 0..{n - 1}")
-    return np.unique(ids)
 
 
 def _check_count(name: str, value: Any, *, minimum: int) -> int:
