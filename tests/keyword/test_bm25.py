@@ -240,7 +240,7 @@ def test_bad_arguments_raise_input_errors() -> None:
         index.search("cat", 1)
     with pytest.raises(InputError, match="k must be"):
         index.search(["cat"], -1)
-    with pytest.raises(InputError, match=r"shape \(3,\)"):
+    with pytest.raises(InputError, match=r"must have shape \(2,\) \(one per row\), got \(3,\)"):
         index.search(["cat"], 1, mask=np.ones(3, dtype=bool))
     with pytest.raises(InputError, match=r"\[0, 2\)"):
         index.search(["cat"], 1, mask=np.array([2]))
