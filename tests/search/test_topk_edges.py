@@ -144,8 +144,11 @@ def test_thread_setting_is_restored_even_on_error(data, monkeypatch, nq: int) ->
         assert numba.get_num_threads() == 1
         raise RuntimeError("kernel failed")
 
+    def boom_in_worker(*args: object) -> None:  # runs in the batch path's own worker thread
+        raise RuntimeError("kernel failed")
+
     monkeypatch.setattr(api.kernels, "scan_serial", boom)
-    monkeypatch.setattr(api.kernels, "rescore_block_serial", boom)
+    monkeypatch.setattr(api.kernels, "filter_rescore", boom_in_worker)
     with pytest.raises(RuntimeError, match="kernel failed"):
         topk(m, qs[:nq], 3, n_threads=1)
     assert numba.get_num_threads() == before

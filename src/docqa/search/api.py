@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -45,9 +46,6 @@ SINGLE_BLOCK_ROWS = 16384
 """Default rows per thread work unit for one query."""
 BATCH_BLOCK_BYTES = 2 << 20
 """Default block size of the batch path (float32 matrix bytes per block, cache-sized)."""
-
-PARALLEL_MIN = 4096
-"""Batch blocks with fewer candidates than this are rescored on one thread."""
 
 _U = 2.0**-24
 _NO_ROWS = np.zeros(0, dtype=np.int64)
@@ -85,7 +83,7 @@ def topk(
     with _thread_limit(threads):
         if qs.shape[0] >= BATCH_MIN:
             with _blas_limit(threads):
-                _search_batch(mat, qs, rows, blocks, sel_s, sel_i)
+                _search_batch(mat, qs, rows, blocks, sel_s, sel_i, numba.get_num_threads())
         else:
             for qi in range(qs.shape[0]):
                 _search_one(mat, qs[qi], rows, blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])
@@ -122,16 +120,39 @@ def _search_batch(
     block_rows: int | None,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
+    n_threads: int,
 ) -> None:
     """sgemm per block as a filter, canonical rescoring of the survivors (see module doc)."""
     d = mat.shape[1]
-    n = mat.shape[0] if rows is None else rows.shape[0]
     step = block_rows or max(64, BATCH_BLOCK_BYTES // (4 * max(d, 1)))
     q64 = qs.astype(np.float64)
     gamma = d * _U / (1.0 - d * _U) if d * _U < 0.5 else math.inf
     scale = 2.0 * gamma * (1.0 + 2.0**-30) * np.sqrt(np.einsum("ij,ij->i", q64, q64))
     tiny = (d + 1) * 2.0**-149
     floor = np.full(qs.shape[0], -np.inf)
+    workers = max(1, min(n_threads, qs.shape[0]))
+    cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int)
+    spans = list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        _filter_blocks(mat, qs, rows, step, spans, pool, q64, scale, tiny, floor, sel_s, sel_i)
+
+
+def _filter_blocks(
+    mat: np.ndarray,
+    qs: np.ndarray,
+    rows: np.ndarray | None,
+    step: int,
+    spans: list[tuple[int, int]],
+    pool: ThreadPoolExecutor,
+    q64: np.ndarray,
+    scale: np.ndarray,
+    tiny: float,
+    floor: np.ndarray,
+    sel_s: np.ndarray,
+    sel_i: np.ndarray,
+) -> None:
+    """The block loop of ``_search_batch``: sgemm, raise the floors, filter and rescore."""
+    n = mat.shape[0] if rows is None else rows.shape[0]
     for start in range(0, n, step):
         stop = min(n, start + step)
         if rows is None:
@@ -143,13 +164,10 @@ def _search_batch(
         with np.errstate(invalid="ignore", over="ignore"):
             slack = scale * kernels.max_row_norm(block) + tiny
             floor = _raise_floor(floor, approx, slack, sel_s, sel_i)
-            keep = ~(approx < (floor - slack - np.abs(floor) * 2.0**-50)[:, None])
-        cand_q, cand_j = np.nonzero(keep)
-        starts = np.searchsorted(cand_q, np.arange(qs.shape[0] + 1))
-        rescore = (
-            kernels.rescore_block if cand_j.size >= PARALLEL_MIN else kernels.rescore_block_serial
-        )
-        rescore(block, ids, cand_j, starts, q64, sel_s, sel_i)
+        args = (approx, block, ids, q64, slack, floor, sel_s, sel_i)
+        parts = [pool.submit(kernels.filter_rescore, *args, lo, hi) for lo, hi in spans]
+        for part in parts:
+            part.result()
 
 
 def _raise_floor(
