@@ -1,0 +1,259 @@
+# Included by _tokenize.pyx (one compilation unit); see its docstring.
+# ---------------------------------------------------------------------------------------------
+# The scanner
+# ---------------------------------------------------------------------------------------------
+
+cdef enum Mode:
+    MODE_COLLECT = 0   # append token bytes to a blob (to build str objects later)
+    MODE_HASH = 1      # append the token's hash64
+    MODE_BUCKET = 2    # count CRC-32 % dim into a row
+
+
+cdef struct Sink:
+    int mode
+    const StopSet* stops
+    bint fold
+    # scratch for the token being built
+    uint8_t* tok
+    Py_ssize_t tok_cap
+    # MODE_COLLECT: blob + ends ; MODE_HASH: hashes
+    uint8_t* blob
+    Py_ssize_t blob_len, blob_cap
+    int64_t* ends
+    uint64_t* hashes
+    Py_ssize_t count, cap
+    # MODE_BUCKET
+    int64_t* counts
+    int64_t* touched
+    Py_ssize_t n_touched
+    Py_ssize_t dim
+    bint failed
+
+
+cdef inline bint _grow(void** p, Py_ssize_t* cap, Py_ssize_t need, Py_ssize_t item) noexcept nogil:
+    cdef Py_ssize_t new_cap
+    cdef void* q
+    if need <= cap[0]:
+        return True
+    new_cap = cap[0] * 2 if cap[0] > 0 else 64
+    while new_cap < need:
+        new_cap *= 2
+    q = realloc(p[0], new_cap * item)
+    if q == NULL:
+        return False
+    p[0] = q
+    cap[0] = new_cap
+    return True
+
+
+cdef inline Py_ssize_t _fold(uint8_t* t, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
+    # Harman's S-stemmer on tokens of 4+ characters; first matching rule only:
+    #   -ies -> -y  unless preceded by e or a;  -es -> -e  unless preceded by a, e or o;
+    #   -s   -> ''  unless preceded by u or s.
+    if nchars < 4 or t[n - 1] != 115:  # 's'
+        return n
+    if t[n - 2] == 101 and t[n - 3] == 105 and t[n - 4] != 101 and t[n - 4] != 97:  # ies
+        t[n - 3] = 121  # 'y'
+        return n - 2
+    if t[n - 2] == 101 and t[n - 3] != 97 and t[n - 3] != 101 and t[n - 3] != 111:  # es
+        return n - 1
+    if t[n - 2] != 117 and t[n - 2] != 115:  # s
+        return n - 1
+    return n
+
+
+cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
+    cdef uint8_t* t = k.tok
+    cdef uint32_t b
+    cdef uint64_t h = 0
+    cdef bint have = False
+    cdef bint by_crc = k.mode == MODE_BUCKET
+    cdef Py_ssize_t i, folded
+    if k.stops != NULL and n <= k.stops.max_len:
+        h = _crc32(t, n) if by_crc else _hash64(t, n)
+        have = True
+        if _is_stop(k.stops, t, n, h, by_crc):
+            return
+    if k.fold:
+        folded = _fold(t, n, nchars)
+        if folded != n:  # every fold shortens the token, so the hash is stale
+            have = False
+            n = folded
+    if k.mode == MODE_BUCKET:
+        if not have:
+            h = _crc32(t, n)
+        b = <uint32_t>h % <uint32_t>k.dim
+        if k.counts[b] == 0:
+            k.touched[k.n_touched] = b
+            k.n_touched += 1
+        k.counts[b] += 1
+    elif k.mode == MODE_HASH:
+        if not _grow(<void**>&k.hashes, &k.cap, k.count + 1, sizeof(uint64_t)):
+            k.failed = True
+            return
+        k.hashes[k.count] = h if have else _hash64(t, n)
+        k.count += 1
+    else:
+        if not _grow(<void**>&k.blob, &k.blob_cap, k.blob_len + n, 1) or \
+                not _grow(<void**>&k.ends, &k.cap, k.count + 1, sizeof(int64_t)):
+            k.failed = True
+            return
+        for i in range(n):
+            k.blob[k.blob_len + i] = t[i]
+        k.blob_len += n
+        k.ends[k.count] = k.blob_len
+        k.count += 1
+
+
+cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
+    if need <= k.tok_cap:
+        return True
+    if _grow(<void**>&k.tok, &k.tok_cap, need, 1):
+        return True
+    k.failed = True
+    return False
+
+
+cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # One pass: each character is classified and, inside a token, copied lower-cased.
+    cdef Py_ssize_t i = 0, nb
+    cdef uint8_t c
+    while i < n:
+        c = s[i]
+        i += 1
+        if not ASCII_ALNUM[c]:
+            continue
+        nb = 0
+        while True:
+            if nb == k.tok_cap and not _room(k, nb + 1):
+                return
+            k.tok[nb] = ASCII_LOWER[c]
+            nb += 1
+            if i == n:
+                break
+            c = s[i]
+            i += 1
+            if not ASCII_ALNUM[c]:
+                break
+        _emit(k, nb, nb)
+        if k.failed:
+            return
+
+
+cdef inline Py_ssize_t _put_utf8(uint8_t* out, uint32_t ch) noexcept nogil:
+    if ch < 0x80:
+        out[0] = <uint8_t>ch
+        return 1
+    if ch < 0x800:
+        out[0] = <uint8_t>(0xC0 | (ch >> 6))
+        out[1] = <uint8_t>(0x80 | (ch & 0x3F))
+        return 2
+    if ch < 0x10000:
+        out[0] = <uint8_t>(0xE0 | (ch >> 12))
+        out[1] = <uint8_t>(0x80 | ((ch >> 6) & 0x3F))
+        out[2] = <uint8_t>(0x80 | (ch & 0x3F))
+        return 3
+    out[0] = <uint8_t>(0xF0 | (ch >> 18))
+    out[1] = <uint8_t>(0x80 | ((ch >> 12) & 0x3F))
+    out[2] = <uint8_t>(0x80 | ((ch >> 6) & 0x3F))
+    out[3] = <uint8_t>(0x80 | (ch & 0x3F))
+    return 4
+
+
+cdef inline bint _alnum(uint32_t ch) noexcept nogil:
+    if ch < 128:
+        return ASCII_ALNUM[ch]
+    return Py_UNICODE_ISALNUM(ch)
+
+
+ctypedef fused ucs_t:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline uint32_t _lower(uint32_t ch) noexcept nogil:
+    # Per character equal to str.lower() for every code point except U+0130 (which lowers to
+    # two characters) and the context-dependent final sigma; texts holding U+0130 or U+03A3
+    # are lowered whole by str.lower() before scanning (see Batch), so this is exact.
+    if ch < 128:
+        return ASCII_LOWER[ch]
+    return Py_UNICODE_TOLOWER(ch)
+
+
+cdef void _scan_kind(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # A PEP 393 string of any kind, in one pass: lower each character once, copy the runs of
+    # alphanumerics into the token buffer as UTF-8.
+    cdef Py_ssize_t i = 0, nb, nchars
+    cdef uint32_t ch
+    while i < n:
+        ch = _lower(s[i])
+        i += 1
+        if not _alnum(ch):
+            continue
+        nb = 0
+        nchars = 0
+        while True:
+            if nb + 4 > k.tok_cap and not _room(k, nb + 4):
+                return
+            if ch < 128:
+                k.tok[nb] = <uint8_t>ch
+                nb += 1
+            else:
+                nb += _put_utf8(k.tok + nb, ch)
+            nchars += 1
+            if i == n:
+                break
+            ch = _lower(s[i])
+            i += 1
+            if not _alnum(ch):
+                break
+        _emit(k, nb, nchars)
+        if k.failed:
+            return
+
+
+cdef struct Slot:
+    uint64_t h
+    PyObject* s
+
+
+cdef class _StrCache:
+    """Token bytes -> one shared str per call, so a repeated token costs a lookup, not an
+    allocation and a decode (creating str objects dominates ``tokenize``)."""
+    cdef Slot* t
+    cdef uint64_t mask
+    cdef Py_ssize_t used
+
+    def __cinit__(self):
+        self.mask = (1 << 16) - 1
+        self.t = <Slot*>calloc(self.mask + 1, sizeof(Slot))
+        if self.t == NULL:
+            raise MemoryError("cannot allocate the token cache")
+
+    def __dealloc__(self):
+        cdef uint64_t i
+        if self.t != NULL:
+            for i in range(self.mask + 1):
+                if self.t[i].s != NULL:
+                    Py_DECREF(<object>self.t[i].s)
+            free(self.t)
+
+    cdef object get(self, const uint8_t* p, Py_ssize_t n):
+        cdef uint64_t h = _hash64(p, n) | 1
+        cdef uint64_t slot = h & self.mask
+        cdef Py_ssize_t size
+        cdef const char* u
+        while self.t[slot].h != 0:
+            if self.t[slot].h == h:
+                u = PyUnicode_AsUTF8AndSize(<object>self.t[slot].s, &size)
+                if size == n and memcmp(u, p, n) == 0:
+                    return <object>self.t[slot].s
+            slot = (slot + 1) & self.mask
+        obj = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+        if self.used < <Py_ssize_t>(self.mask // 2):
+            Py_INCREF(obj)
+            self.t[slot].h = h
+            self.t[slot].s = <PyObject*>obj
+            self.used += 1
+        return obj
