@@ -9,8 +9,13 @@ from backends import KEY
 from standin import StandIn
 
 from docqa.errors import InputError, ModelConfigError, ModelError, ModelStreamBroken
-from docqa.models import AnthropicModel, ExtractiveModel, FakeModel, OllamaModel
-from docqa.models import OpenAICompatibleModel
+from docqa.models import (
+    AnthropicModel,
+    ExtractiveModel,
+    FakeModel,
+    OllamaModel,
+    OpenAICompatibleModel,
+)
 from docqa.models.base import PieceStream, RetryableFailure, RetryPolicy, complete, retrying
 from docqa.models.ollama import ollama_host
 from docqa.pricing import Price, cost, load_prices

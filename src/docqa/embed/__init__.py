@@ -2,7 +2,8 @@
 
 from docqa.embed.hashing import HashingEmbedder
 from docqa.embed.protocol import Embedder, TokenSettings, from_config
-from docqa.embed.tfidf import NotFitted, SparseRows, TfidfEmbedder
+from docqa.embed.tfidf import SparseRows, TfidfEmbedder
+from docqa.errors import NotFitted
 
 __all__ = [
     "Embedder",

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from docqa.answer import answer
 from docqa.eval.questions import Question
 from docqa.types import ModelClient, Retriever
+
+
+@dataclass
+class AnswerCounts:
+    """Per-mode tallies of ``check_answers``; ``failed`` lists the must_contain misses."""
+
+    asked: int = 0
+    refused: int = 0
+    bad_citations: int = 0
+    must_contain_checked: int = 0
+    must_contain_ok: int = 0
+    failed: list[str] = field(default_factory=list)
 
 
 def check_answers(
@@ -19,18 +32,17 @@ def check_answers(
     retrieved, and how many were refused."""
     out: dict[str, dict[str, Any]] = {}
     for mode, retriever in retrievers.items():
-        counts = {"asked": 0, "refused": 0, "bad_citations": 0,
-                  "must_contain_checked": 0, "must_contain_ok": 0, "failed": []}
+        counts = AnswerCounts()
         for q in questions:
             a = answer(q.question, retriever, model, k)
-            counts["asked"] += 1
-            counts["refused"] += int(a.refused)
-            counts["bad_citations"] += int(bool(a.not_retrieved))
+            counts.asked += 1
+            counts.refused += int(a.refused)
+            counts.bad_citations += int(bool(a.not_retrieved))
             if q.must_contain:
-                counts["must_contain_checked"] += 1
+                counts.must_contain_checked += 1
                 ok = all(s.lower() in a.text.lower() for s in q.must_contain)
-                counts["must_contain_ok"] += int(ok)
+                counts.must_contain_ok += int(ok)
                 if not ok:
-                    counts["failed"].append(q.id)
-        out[mode] = counts
+                    counts.failed.append(q.id)
+        out[mode] = asdict(counts)
     return out

@@ -17,8 +17,15 @@ from typing import Any
 import httpx
 
 from docqa.errors import ModelError, ModelTimeout
-from docqa.models.base import PieceStream, RetryableFailure, RetryPolicy, retrying, setting
-from docqa.models.base import setting_int, status_error
+from docqa.models.base import (
+    PieceStream,
+    RetryableFailure,
+    RetryPolicy,
+    retrying,
+    setting,
+    setting_int,
+    status_error,
+)
 from docqa.types import Prompt, Usage
 
 OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"

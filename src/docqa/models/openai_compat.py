@@ -14,8 +14,15 @@ from __future__ import annotations
 import os
 
 from docqa.errors import ModelConfigError, ModelError
-from docqa.models.base import PieceStream, RetryableFailure, RetryPolicy, retrying, sdk_error
-from docqa.models.base import setting, setting_int
+from docqa.models.base import (
+    PieceStream,
+    RetryableFailure,
+    RetryPolicy,
+    retrying,
+    sdk_error,
+    setting,
+    setting_int,
+)
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "OPENAI_API_KEY"
