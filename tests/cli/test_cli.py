@@ -115,6 +115,17 @@ def test_eval_table_and_answers(workdir: Path) -> None:
     assert "recall@5" in result.stdout and "answers (keyword): must_contain" in result.stdout
 
 
+def test_index_options_verify_and_a_corrupted_index(tmp_path: Path) -> None:
+    result = docqa("index", str(LIBRARY), "--index", "ix", "--embedder", "tfidf",
+                   "--max-words", "40", "--overlap", "5", "--no-headings", "--verify", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "embedder tfidf-" in result.stdout
+    (tmp_path / "ix" / "vectors.npy").write_bytes(b"not an array")
+    broken = docqa("search", "PRN-07", "--index", "ix", cwd=tmp_path)
+    assert_one_line_error(broken)
+    assert "vectors.npy" in broken.stderr
+
+
 def test_docs_flag_indexes_then_reuses(tmp_path: Path) -> None:
     first = docqa("search", "PRN-07", "--docs", str(LIBRARY), "--json", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
