@@ -8,7 +8,9 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -110,16 +112,24 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     from docqa import commands
+    from docqa.text import SkippedFileWarning
 
     args = build_parser().parse_args(argv)
     try:
-        return commands.run(args)
+        with warnings.catch_warnings():
+            # skipped files are listed, with their reasons, in the index summary line
+            warnings.simplefilter("ignore", SkippedFileWarning)
+            return commands.run(args)
     except DocqaError as exc:
         print(f"docqa: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("docqa: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`docqa search ... | head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":

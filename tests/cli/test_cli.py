@@ -126,6 +126,16 @@ def test_index_options_verify_and_a_corrupted_index(tmp_path: Path) -> None:
     assert "vectors.npy" in broken.stderr
 
 
+def test_bad_files_are_listed_in_the_summary_not_warned_about(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    (tmp_path / "docs" / "bad.txt").write_bytes("caf\xe9 latin-1".encode("latin-1"))
+    result = docqa("index", "docs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "skipped 1 (bad.txt: not valid UTF-8 (byte 0xe9 at offset 3)" in result.stdout
+    assert "Warning" not in result.stderr
+
+
 def test_docs_flag_indexes_then_reuses(tmp_path: Path) -> None:
     first = docqa("search", "PRN-07", "--docs", str(LIBRARY), "--json", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
