@@ -47,16 +47,18 @@ include "_scanner.pxi"
 # Batches: texts pinned once under the GIL, then scanned without it
 # ---------------------------------------------------------------------------------------------
 
-def _lower_special_words(str t):
-    """``t`` with every whitespace-delimited word holding U+0130 or U+03A3 lowered by
-    ``str.lower``: the two characters whose lowering is not per character (U+0130 becomes two
-    characters; U+03A3 lowers by its context, the final-sigma rule). The rule's context skips
-    only case-ignorable characters, and no whitespace character is cased or case-ignorable,
-    so lowering these words alone equals lowering the whole text (which would cost a pass over
-    all of it); the rest is lowered per character by the scanner."""
+def _special_segments(str t):
+    """``t`` as ``(text, start, end)`` segments in which every whitespace-delimited word
+    holding U+0130 or U+03A3 is replaced by its ``str.lower()`` (a new, short str): the two
+    characters whose lowering is not per character (U+0130 becomes two characters; U+03A3
+    lowers by its context, the final-sigma rule). The rule's context skips only
+    case-ignorable characters, and no whitespace character is cased or case-ignorable, so
+    lowering these words alone equals lowering the whole text, and no token spans two
+    segments. The rest of ``t`` is not copied: its segments point into ``t`` itself and are
+    lowered per character by the scanner."""
     cdef Py_ssize_t n = len(t), pos = 0, i, start, end
     hits = sorted(j for ch in ("\u0130", "\u03a3") for j in _find_all(t, ch))
-    parts = []
+    segments = []
     for i in hits:
         if i < pos:
             continue
@@ -66,11 +68,12 @@ def _lower_special_words(str t):
         end = i + 1
         while end < n and not t[end].isspace():
             end += 1
-        parts.append(t[pos:start])
-        parts.append(t[start:end].lower())
+        word = t[start:end].lower()
+        segments.append((t, pos, start))
+        segments.append((word, 0, len(word)))
         pos = end
-    parts.append(t[pos:])
-    return "".join(parts)
+    segments.append((t, pos, n))
+    return segments
 
 
 def _find_all(str t, str ch):
@@ -81,11 +84,12 @@ def _find_all(str t, str ch):
 
 
 cdef class Batch:
-    """A list of texts pinned for GIL-free scanning (texts holding U+0130 or U+03A3 are
-    lower-cased whole by ``str.lower`` first; every other text is lowered per character)."""
+    """A list of texts pinned for GIL-free scanning, as segments: one per text, except that a
+    text holding U+0130 or U+03A3 has those words lowered by ``str.lower`` in segments of
+    their own (see ``_special_segments``); everything else is lowered per character."""
     cdef list _keep
     cdef readonly Py_ssize_t n
-    cdef object _ptrs, _lens, _kinds
+    cdef object _ptrs, _lens, _kinds, _starts
 
     def __cinit__(self, texts):
         import array
@@ -94,6 +98,7 @@ cdef class Batch:
         self._ptrs = array.array("Q")
         self._lens = array.array("q")
         self._kinds = array.array("b")
+        self._starts = array.array("q", [0])
         for i, t in enumerate(texts):
             if type(t) is not str:
                 if not isinstance(t, str):
@@ -102,26 +107,38 @@ cdef class Batch:
                         "decode bytes first (e.g. data.decode('utf-8'))")
                 t = PyUnicode_FromObject(t)  # the value, never an overridden __str__
             if not PyUnicode_IS_ASCII(t) and ("\u0130" in t or "\u03a3" in t):
-                t = _lower_special_words(t)
-            self._keep.append(t)
-            self._ptrs.append(<uint64_t>PyUnicode_DATA(t))
-            self._lens.append(PyUnicode_GET_LENGTH(t))
-            # kind 0 marks the ASCII fast path
-            self._kinds.append(0 if PyUnicode_IS_ASCII(t) else PyUnicode_KIND(t))
-        self.n = len(self._keep)
+                for part, start, end in _special_segments(t):
+                    self._add(part, start, end)
+            else:
+                self._add(t, 0, PyUnicode_GET_LENGTH(t))
+            self._starts.append(len(self._lens))
+        self.n = len(self._starts) - 1
+
+    def _add(self, str t, Py_ssize_t start, Py_ssize_t end):
+        cdef int kind = PyUnicode_KIND(t)
+        self._keep.append(t)
+        self._ptrs.append(<uint64_t>PyUnicode_DATA(t) + <uint64_t>(start * kind))
+        self._lens.append(end - start)
+        # kind 0 marks the ASCII fast path
+        self._kinds.append(0 if PyUnicode_IS_ASCII(t) else kind)
 
 
 cdef inline void _scan_one(Py_ssize_t i, Sink* k,
                            const uint64_t* ptrs, const int64_t* lens,
-                           const signed char* kinds) noexcept nogil:
-    if kinds[i] == 0:
-        _scan_ascii(<const uint8_t*>ptrs[i], lens[i], k)
-    elif kinds[i] == 1:
-        _scan_kind(<const uint8_t*>ptrs[i], lens[i], k)
-    elif kinds[i] == 2:
-        _scan_kind(<const uint16_t*>ptrs[i], lens[i], k)
-    else:
-        _scan_kind(<const uint32_t*>ptrs[i], lens[i], k)
+                           const signed char* kinds, const int64_t* starts) noexcept nogil:
+    """Scan text ``i``: its segments ``starts[i]:starts[i + 1]`` in order."""
+    cdef int64_t s
+    for s in range(starts[i], starts[i + 1]):
+        if k.failed:
+            return
+        if kinds[s] == 0:
+            _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
+        elif kinds[s] == 1:
+            _scan_kind(<const uint8_t*>ptrs[s], lens[s], k)
+        elif kinds[s] == 2:
+            _scan_kind(<const uint16_t*>ptrs[s], lens[s], k)
+        else:
+            _scan_kind(<const uint32_t*>ptrs[s], lens[s], k)
 
 
 cdef void _free_sink(Sink* k) noexcept nogil:
@@ -147,6 +164,7 @@ def tokenize_batch(Batch batch not None, Vocab stops, bint fold):
     cdef const uint64_t[::1] ptrs = batch._ptrs
     cdef const int64_t[::1] lens = batch._lens
     cdef const signed char[::1] kinds = batch._kinds
+    cdef const int64_t[::1] starts = batch._starts
     cdef list out = []
     cdef list toks
     cdef Py_ssize_t i, j, prev
@@ -157,7 +175,7 @@ def tokenize_batch(Batch batch not None, Vocab stops, bint fold):
             k.count = 0
             if batch.n:
                 with nogil:
-                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0])
+                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
             if k.failed:
                 raise MemoryError("tokenizer ran out of memory")
             toks = [None] * k.count
@@ -185,12 +203,13 @@ def hash_batch(Batch batch not None, Vocab stops, bint fold):
     cdef const uint64_t[::1] ptrs = batch._ptrs
     cdef const int64_t[::1] lens = batch._lens
     cdef const signed char[::1] kinds = batch._kinds
+    cdef const int64_t[::1] starts = batch._starts
     cdef Py_ssize_t i
     try:
         if batch.n:
             with nogil:
                 for i in range(batch.n):
-                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0])
+                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
                     if k.failed:
                         break
                     off[i + 1] = k.count
@@ -234,6 +253,7 @@ def embed_hashing_rows(Batch batch not None, Py_ssize_t start, Py_ssize_t stop, 
     cdef const uint64_t[::1] ptrs = batch._ptrs
     cdef const int64_t[::1] lens = batch._lens
     cdef const signed char[::1] kinds = batch._kinds
+    cdef const int64_t[::1] starts = batch._starts
     cdef Py_ssize_t i, j, b
     cdef int64_t ss
     cdef double norm
@@ -242,7 +262,7 @@ def embed_hashing_rows(Batch batch not None, Py_ssize_t start, Py_ssize_t stop, 
             with nogil:
                 for i in range(start, stop):
                     k.n_touched = 0
-                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0])
+                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
                     if k.failed:
                         break
                     ss = 0
