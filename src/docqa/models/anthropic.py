@@ -9,24 +9,25 @@ the constructor, before any request. The SDK's own retries are off (``max_retrie
 
 from __future__ import annotations
 
-import os
-
-from docqa.errors import ModelConfigError, ModelError
+from docqa.errors import ModelError
 from docqa.models.base import (
     PieceStream,
     RetryableFailure,
+    RetryingClient,
     RetryPolicy,
-    retrying,
     sdk_error,
     setting,
     setting_int,
+)
+from docqa.models.base import (
+    api_key as api_key_from,
 )
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 
 
-class AnthropicModel:
+class AnthropicModel(RetryingClient):
     """A :class:`~docqa.types.ModelClient` for the Anthropic Messages API.
 
     ``base_url`` points the SDK elsewhere (a proxy, or a test's stand-in server); ``timeout``
@@ -47,9 +48,9 @@ class AnthropicModel:
 
         self.name = setting(model, "DOCQA_MODEL", "Claude model name", "--model")
         self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
-        key = api_key or os.environ.get(KEY_ENV, "").strip()
-        if not key:
-            raise ModelConfigError(f"no Anthropic API key: set {KEY_ENV} (or pass api_key=...)")
+        key = api_key_from(
+            api_key, KEY_ENV, f"no Anthropic API key: set {KEY_ENV} (or pass api_key=...)"
+        )
         self._key = key
         self._retry = retry or RetryPolicy()
         self._sdk = anthropic
@@ -60,9 +61,6 @@ class AnthropicModel:
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.name!r}, max_tokens={self.max_tokens})"
 
-    def stream(self, prompt: Prompt) -> PieceStream:
-        """Yield the reply's text pieces as they arrive; return the Usage the API reported."""
-        return retrying(lambda: self._attempt(prompt), self._retry, self._what)
 
     @property
     def _what(self) -> str:

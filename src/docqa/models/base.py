@@ -175,6 +175,34 @@ def setting(given: str | None, env: str, what: str, flag: str) -> str:
     return value
 
 
+def api_key(given: str | None, env: str, missing: str) -> str:
+    """``given``, else the environment variable ``env``; ``missing`` is the ModelConfigError's
+    message when neither is set (the key itself never appears in any message)."""
+    key = given or os.environ.get(env, "").strip()
+    if not key:
+        raise ModelConfigError(missing)
+    return key
+
+
+class RetryingClient:
+    """The ``stream`` shared by the network clients: each ``_attempt`` runs under the one
+    retry policy (``_retry``), described in errors as ``_what``."""
+
+    _retry: RetryPolicy
+
+    @property
+    def _what(self) -> str:
+        raise NotImplementedError
+
+    def _attempt(self, prompt: Prompt) -> PieceStream:
+        raise NotImplementedError
+
+    def stream(self, prompt: Prompt) -> PieceStream:
+        """Yield the reply's text pieces as they arrive; return the Usage the backend
+        reported, if any."""
+        return retrying(lambda: self._attempt(prompt), self._retry, self._what)
+
+
 def setting_int(given: int | None, env: str, flag: str) -> int:
     """A positive integer from ``given`` or ``env``; ModelConfigError when missing or invalid."""
     raw = str(given) if given is not None else os.environ.get(env, "").strip()

@@ -20,8 +20,8 @@ from docqa.errors import ModelError, ModelTimeout
 from docqa.models.base import (
     PieceStream,
     RetryableFailure,
+    RetryingClient,
     RetryPolicy,
-    retrying,
     setting,
     setting_int,
     status_error,
@@ -38,7 +38,7 @@ def ollama_host(host: str | None = None) -> str:
     return value if "://" in value else f"http://{value}"
 
 
-class OllamaModel:
+class OllamaModel(RetryingClient):
     """A :class:`~docqa.types.ModelClient` for Ollama's chat API (``timeout`` in seconds)."""
 
     def __init__(
@@ -62,9 +62,6 @@ class OllamaModel:
     def __repr__(self) -> str:
         return f"OllamaModel(model={self.name!r}, host={self.host!r})"
 
-    def stream(self, prompt: Prompt) -> PieceStream:
-        """Yield the reply's text pieces as they arrive; return the Usage Ollama reported."""
-        return retrying(lambda: self._attempt(prompt), self._retry, self._what)
 
     @property
     def _what(self) -> str:

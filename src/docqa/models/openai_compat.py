@@ -11,24 +11,25 @@ are off (``max_retries=0``); :func:`docqa.models.base.retrying` does them.
 
 from __future__ import annotations
 
-import os
-
-from docqa.errors import ModelConfigError, ModelError
+from docqa.errors import ModelError
 from docqa.models.base import (
     PieceStream,
     RetryableFailure,
+    RetryingClient,
     RetryPolicy,
-    retrying,
     sdk_error,
     setting,
     setting_int,
+)
+from docqa.models.base import (
+    api_key as api_key_from,
 )
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "OPENAI_API_KEY"
 
 
-class OpenAICompatibleModel:
+class OpenAICompatibleModel(RetryingClient):
     """A :class:`~docqa.types.ModelClient` for OpenAI-style chat completions.
 
     ``timeout`` is in seconds (connect and each read); ``retry`` is the retry policy.
@@ -48,12 +49,12 @@ class OpenAICompatibleModel:
 
         self.name = setting(model, "DOCQA_MODEL", "chat model name", "--model")
         self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
-        key = api_key or os.environ.get(KEY_ENV, "").strip()
-        if not key:
-            raise ModelConfigError(
-                f"no API key for the OpenAI-compatible server: set {KEY_ENV} "
-                "(any non-empty value for a local server that ignores it)"
-            )
+        key = api_key_from(
+            api_key,
+            KEY_ENV,
+            f"no API key for the OpenAI-compatible server: set {KEY_ENV} "
+            "(any non-empty value for a local server that ignores it)",
+        )
         self._key = key
         self._retry = retry or RetryPolicy()
         self._sdk = openai
@@ -65,9 +66,6 @@ class OpenAICompatibleModel:
     def __repr__(self) -> str:
         return f"OpenAICompatibleModel(model={self.name!r}, base_url={self.base_url!r})"
 
-    def stream(self, prompt: Prompt) -> PieceStream:
-        """Yield the reply's text pieces as they arrive; return the reported Usage, if any."""
-        return retrying(lambda: self._attempt(prompt), self._retry, self._what)
 
     @property
     def _what(self) -> str:
