@@ -65,31 +65,23 @@ def assert_same(a, b) -> None:
     assert a.scores.dtype == np.float32 and a.ids.dtype == np.int64
 
 
+def fast(p: dict):
+    """The fast path on a drawn problem, with its thread count and block size."""
+    return topk(p["m"], p["qs"], p["k"], mask=p["mask"], n_threads=p["n_threads"],
+                block_rows=p["block_rows"])
+
+
 @settings(max_examples=150)
 @given(problems())
 def test_equals_reference(p: dict) -> None:
-    got = topk(
-        p["m"],
-        p["qs"],
-        p["k"],
-        mask=p["mask"],
-        n_threads=p["n_threads"],
-        block_rows=p["block_rows"],
-    )
+    got = fast(p)
     assert_same(got, topk_reference(p["m"], p["qs"], p["k"], mask=p["mask"]))
 
 
 @settings(max_examples=60)
 @given(problems())
 def test_batch_equals_one_by_one_and_any_configuration(p: dict) -> None:
-    batch = topk(
-        p["m"],
-        p["qs"],
-        p["k"],
-        mask=p["mask"],
-        n_threads=p["n_threads"],
-        block_rows=p["block_rows"],
-    )
+    batch = fast(p)
     for i, q in enumerate(p["qs"]):
         for threads, rows in ((1, None), (2, 5)):
             alone = topk(p["m"], q, p["k"], mask=p["mask"], n_threads=threads, block_rows=rows)
