@@ -7,6 +7,7 @@ cdef enum Mode:
     MODE_COLLECT = 0   # append token bytes to a blob (to build str objects later)
     MODE_HASH = 1      # append the token's hash64
     MODE_BUCKET = 2    # count CRC-32 % dim into a row
+    MODE_TERMS = 3     # append the token's term id (a TermTable, see _terms.pxi)
 
 
 cdef struct Sink:
@@ -16,11 +17,13 @@ cdef struct Sink:
     # scratch for the token being built
     uint8_t* tok
     Py_ssize_t tok_cap
-    # MODE_COLLECT: blob + ends ; MODE_HASH: hashes
+    # MODE_COLLECT: blob + ends ; MODE_HASH: hashes ; MODE_TERMS: terms + ids
     uint8_t* blob
     Py_ssize_t blob_len, blob_cap
     int64_t* ends
     uint64_t* hashes
+    TermTable* terms
+    int64_t* ids
     Py_ssize_t count, cap
     # MODE_BUCKET
     int64_t* counts
@@ -92,6 +95,15 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
             k.failed = True
             return
         k.hashes[k.count] = h if have else _hash64(t, n)
+        k.count += 1
+    elif k.mode == MODE_TERMS:
+        if not _grow(<void**>&k.ids, &k.cap, k.count + 1, sizeof(int64_t)):
+            k.failed = True
+            return
+        k.ids[k.count] = _term_id(k.terms, h if have else _hash64(t, n), t, n)
+        if k.ids[k.count] < 0:
+            k.failed = True
+            return
         k.count += 1
     else:
         if not _grow(<void**>&k.blob, &k.blob_cap, k.blob_len + n, 1) or \

@@ -37,9 +37,10 @@ cdef extern from "Python.h":
     object PyUnicode_FromObject(object obj)
 
 # The parts, one concept each: hashing and character tables; the stop-word set; the scanner
-# and its token sinks. Cython compiles them with this file as one module.
+# the term table (token -> term id while scanning); the scanner and its token sinks. Cython compiles them with this file as one module.
 include "_hashes.pxi"
 include "_stopset.pxi"
+include "_terms.pxi"
 include "_scanner.pxi"
 
 
@@ -146,6 +147,7 @@ cdef void _free_sink(Sink* k) noexcept nogil:
     free(k.blob)
     free(k.ends)
     free(k.hashes)
+    free(k.ids)
     free(k.counts)
     free(k.touched)
 
@@ -228,6 +230,11 @@ cdef void _copy_u64(object dst, const uint64_t* src, Py_ssize_t n):
     memcpy(&d[0], src, n * sizeof(uint64_t))
 
 
+cdef void _copy_i64(object dst, const int64_t* src, Py_ssize_t n):
+    cdef int64_t[::1] d = dst
+    memcpy(&d[0], src, n * sizeof(int64_t))
+
+
 def embed_hashing_rows(Batch batch not None, Py_ssize_t start, Py_ssize_t stop, Vocab stops, bint fold,
                        float[:, ::1] out):
     """Fill ``out[start:stop]`` with the hashing embedder's rows for texts ``start:stop``:
@@ -278,3 +285,92 @@ def embed_hashing_rows(Batch batch not None, Py_ssize_t start, Py_ssize_t stop, 
             raise MemoryError("tokenizer ran out of memory")
     finally:
         _free_sink(&k)
+
+
+cdef class Terms:
+    """A vocabulary built while scanning: ``add(batch, ...)`` returns each token's term id
+    (ids count up from 0 in first-seen order, across calls) and counts document frequencies;
+    ``words()``, ``keys()`` and ``df()`` describe the terms seen so far. Terms are keyed by
+    hash64, so two words with the same 64-bit hash would share an id (and the first's word)."""
+    cdef TermTable m
+    cdef readonly Py_ssize_t n_docs
+
+    def __cinit__(self):
+        memset(&self.m, 0, sizeof(TermTable))
+        if not _terms_rehash(&self.m, 1024):
+            raise MemoryError("cannot allocate the term table")
+
+    def __dealloc__(self):
+        free(self.m.keys)
+        free(self.m.df)
+        free(self.m.last)
+        free(self.m.word_ends)
+        free(self.m.slots)
+        free(self.m.blob)
+
+    @property
+    def n_terms(self):
+        return self.m.n
+
+    def add(self, Batch batch not None, Vocab stops, bint fold):
+        """``(ids int64 array.array, offsets int64 array.array)``: text i's tokens have ids
+        ``ids[offsets[i]:offsets[i + 1]]``; the texts are documents ``n_docs..`` (before the
+        call) for document frequencies."""
+        import array
+        cdef Sink k
+        memset(&k, 0, sizeof(Sink))
+        k.mode = MODE_TERMS
+        k.stops = _stops_of(stops)
+        k.fold = fold
+        k.terms = &self.m
+        offsets = array.array("q", bytes(8 * (batch.n + 1)))
+        cdef int64_t[::1] off = offsets
+        cdef const uint64_t[::1] ptrs = batch._ptrs
+        cdef const int64_t[::1] lens = batch._lens
+        cdef const signed char[::1] kinds = batch._kinds
+        cdef const int64_t[::1] starts = batch._starts
+        cdef Py_ssize_t i
+        try:
+            if batch.n:
+                with nogil:
+                    for i in range(batch.n):
+                        self.m.doc = self.n_docs + i
+                        _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
+                        if k.failed:
+                            break
+                        off[i + 1] = k.count
+            if k.failed:
+                raise MemoryError("tokenizer ran out of memory")
+            self.n_docs += batch.n
+            ids = array.array("q", bytes(8 * k.count))
+            if k.count:
+                _copy_i64(ids, k.ids, k.count)
+        finally:
+            _free_sink(&k)
+        return ids, offsets
+
+    def words(self):
+        """The terms' words (``list[str]``), by term id."""
+        cdef list out = [None] * self.m.n
+        cdef Py_ssize_t t, prev = 0
+        for t in range(self.m.n):
+            out[t] = PyUnicode_DecodeUTF8(<const char*>(self.m.blob + prev),
+                                          self.m.word_ends[t] - prev, NULL)
+            prev = self.m.word_ends[t]
+        return out
+
+    def keys(self):
+        """The terms' hash64 (uint64 ``array.array``), by term id."""
+        import array
+        out = array.array("Q", bytes(8 * self.m.n))
+        if self.m.n:
+            _copy_u64(out, self.m.keys, self.m.n)
+        return out
+
+    def df(self):
+        """The terms' document frequencies (int64 ``array.array``), by term id."""
+        import array
+        out = array.array("q", bytes(8 * self.m.n))
+        if self.m.n:
+            _copy_i64(out, self.m.df, self.m.n)
+        return out

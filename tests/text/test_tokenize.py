@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa import _tokenize
-from docqa.text import hash_tokens, tokenize, tokenize_batch
+from docqa.text import TermCounter, hash_tokens, tokenize, tokenize_batch
 from docqa.text import tokenize_reference as ref
 from docqa.text.stopwords import ENGLISH_STOP_WORDS
 
@@ -111,6 +111,42 @@ def test_hash_tokens_equal_reference_hashes(batch: list[str], option: tuple[bool
     for i, text in enumerate(batch):
         tokens = ref.tokenize(text, stop_words=stop_words, fold_plurals=fold)
         assert got.of(i).tolist() == [ref.hash64(t) for t in tokens]
+
+
+@given(st.lists(st.lists(texts, max_size=5), max_size=4), st.sampled_from(OPTIONS))
+def test_term_counter_equals_reference_vocabulary(
+    batches: list[list[str]], option: tuple[bool, bool]
+) -> None:
+    # Several add() calls: ids keep counting up in first-seen order across calls, each text is
+    # one document for df, and every term's word and hash are the reference tokenizer's.
+    stop_words, fold = option
+    counter = TermCounter(stop_words=stop_words, fold_plurals=fold)
+    seen: dict[str, int] = {}
+    df: dict[str, int] = {}
+    for batch in batches:
+        got = counter.add(batch)
+        assert got.ids.dtype == np.int64 and got.offsets.shape == (len(batch) + 1,)
+        for i, text in enumerate(batch):
+            tokens = ref.tokenize(text, stop_words=stop_words, fold_plurals=fold)
+            for token in tokens:
+                seen.setdefault(token, len(seen))
+            for token in set(tokens):
+                df[token] = df.get(token, 0) + 1
+            assert got.ids[got.offsets[i] : got.offsets[i + 1]].tolist() == [
+                seen[t] for t in tokens
+            ]
+    assert counter.words() == list(seen)
+    assert counter.df().tolist() == [df[w] for w in seen]
+    assert counter.keys().tolist() == [ref.hash64(w) for w in seen]
+    assert counter.n_docs == sum(map(len, batches)) and counter.n_terms == len(seen)
+
+
+def test_term_counter_grows_past_its_first_table() -> None:
+    words = [f"w{i}" for i in range(5000)]
+    counter = TermCounter()
+    first = counter.add([" ".join(words), " ".join(reversed(words))])
+    assert first.ids.tolist() == list(range(5000)) + list(reversed(range(5000)))
+    assert counter.words() == words and counter.df().tolist() == [2] * 5000
 
 
 @given(st.text(max_size=40))  # tokens never hold surrogates: they are not alnum
@@ -228,7 +264,7 @@ def test_batch_accepts_any_sequence_of_str() -> None:
     assert hash_tokens(("a", "B c")).offsets.tolist() == [0, 1, 3]
 
 
-@pytest.mark.parametrize("func", [tokenize_batch, hash_tokens])
+@pytest.mark.parametrize("func", [tokenize_batch, hash_tokens, lambda t: TermCounter().add(t)])
 def test_batch_functions_refuse_a_single_str(func: object) -> None:
     with pytest.raises(TypeError, match="single str"):
         func("abc")  # type: ignore[operator]
@@ -240,7 +276,7 @@ def test_tokenize_refuses_non_str(bad: object) -> None:
         tokenize(bad)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("func", [tokenize_batch, hash_tokens])
+@pytest.mark.parametrize("func", [tokenize_batch, hash_tokens, lambda t: TermCounter().add(t)])
 @pytest.mark.parametrize("bad", [b"abc", None, 3.5])
 def test_batch_error_names_the_index_and_the_type(func: object, bad: object) -> None:
     pattern = rf"texts\[2\] is {type(bad).__name__}, expected str"
@@ -314,9 +350,30 @@ def test_a_single_str_as_stop_words_is_refused() -> None:
         tokenize("the t h e", stop_words="the")
 
 
-@given(st.lists(st.sampled_from(["\u0130", "\u03a3", "\u03c3", "a", "A", "\u0301", " ", "\n",
-                                 "\u00a0", "\u2003", "'", ".", "\u00ad", "x\u03a3y", "1"]),
-                max_size=40))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "\u0130",
+                "\u03a3",
+                "\u03c3",
+                "a",
+                "A",
+                "\u0301",
+                " ",
+                "\n",
+                "\u00a0",
+                "\u2003",
+                "'",
+                ".",
+                "\u00ad",
+                "x\u03a3y",
+                "1",
+            ]
+        ),
+        max_size=40,
+    )
+)
 def test_final_sigma_and_dotted_capital_i_words_match_the_reference(parts: list[str]) -> None:
     """Only the words holding U+0130 or U+03A3 are lowered whole: the final-sigma context and
     case-ignorable characters (accents, apostrophes, soft hyphens) never cross whitespace."""

@@ -4,12 +4,13 @@ Spec (written out plainly in ``docqa.embed.reference.tfidf_fit`` / ``tfidf_embed
 vocabulary is the sorted set of fitted tokens; ``idf = ln((1 + N) / (1 + df)) + 1``; a row is
 ``count * idf`` per vocabulary word scaled to unit length; unseen words are ignored.
 
-How it is fast: texts are tokenized straight into 64-bit token hashes
-(``docqa.text.hash_tokens``, no Python object per token); one pass of a Numba hash table
-assigns term ids and counts document frequencies; strings are built mostly for the distinct
-terms only (see ``TfidfEmbedder._distinct_words``). Rows come out as CSR (``embed_sparse``);
-``embed`` densifies only the batch asked for. Two different words with the same 64-bit hash
-would share a column (odds about V**2 / 2**65, e.g. 1e-10 for a million words).
+How it is fast: ``fit`` tokenizes the texts once, natively, straight into term ids while
+counting document frequencies and keeping each new word's bytes (``docqa.text.TermCounter``:
+no Python object per token, one str per distinct word); ``embed`` tokenizes into 64-bit token
+hashes (``docqa.text.hash_tokens``) and maps them to columns through a Numba hash table. Rows
+come out as CSR (``embed_sparse``); ``embed`` densifies only the batch asked for. Two
+different words with the same 64-bit hash would share a column (odds about V**2 / 2**65,
+e.g. 1e-10 for a million words).
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from docqa.embed.protocol import (
     token_settings_of,
 )
 from docqa.errors import IndexCorrupt, InputError, NotFitted
-from docqa.text.stopwords import ENGLISH_STOP_WORDS
-from docqa.text.tokenize import TokenHashes, hash_tokens
+from docqa.text.tokenize import TermCounter, TokenHashes, hash_tokens
 
 
 class SparseRows(NamedTuple):
@@ -76,59 +76,40 @@ class TfidfEmbedder:
         """Learn the sorted vocabulary and idf of ``texts``; returns ``self``.
 
         Raises InputError if ``texts`` hold no kept token at all."""
-        self._fit(texts, self._hash(texts))
+        self._fit(texts)
         return self
 
     def fit_embed_sparse(self, texts: Sequence[str]) -> SparseRows:
         """``fit(texts)`` then ``embed_sparse(texts)``, tokenizing ``texts`` once (the way an
         index is built: fit on the chunks, then embed the same chunks)."""
-        hashed = self._hash(texts)
-        self._fit(texts, hashed)
-        return self._rows(hashed)
+        columns, offsets = self._fit(texts)
+        return self._csr(columns, offsets)
 
     def _hash(self, texts: Sequence[str]) -> TokenHashes:
         """Token hashes of ``texts`` (TypeError naming the index of a non-str item)."""
         return hash_tokens(texts, **self._tokens.as_kwargs())
 
-    def _fit(self, texts: Sequence[str], hashed: TokenHashes) -> None:
-        keys, df, first_doc = _fit_terms(hashed.hashes, hashed.offsets)
-        if keys.size == 0:
+    def _fit(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Fit on ``texts`` in one native pass (term ids, document frequencies and each
+        term's word, see ``TermCounter``); returns every token's vocabulary column and the
+        texts' offsets into them."""
+        counter = TermCounter(**self._tokens.as_kwargs())
+        found = counter.add(texts)
+        words = counter.words()
+        if not words:
             raise InputError(
                 f"cannot fit TF-IDF: the {len(texts)} texts hold no word after "
                 "stop-word removal; fit on real text or pass stop_words=False"
             )
-        needed = np.unique(first_doc).tolist()
-        words = sorted(self._distinct_words([texts[d] for d in needed]))
-        word_keys = np.fromiter(
-            (_tokenize.hash64(w.encode("utf-8")) for w in words), dtype=np.uint64, count=len(words)
+        order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64)
+        column_of = np.empty(order.size, dtype=np.int64)
+        column_of[order] = np.arange(order.size)
+        self._set(
+            [words[t] for t in order.tolist()],
+            _idf(counter.df()[order], len(texts)),
+            counter.keys()[order],
         )
-        order = np.argsort(keys)
-        at = order[np.minimum(np.searchsorted(keys[order], word_keys), keys.size - 1)]
-        if len(words) != keys.size or not np.array_equal(keys[at], word_keys):
-            raise RuntimeError(
-                "docqa bug: the hashed and the string tokenizer paths disagree "
-                f"({len(words)} words, {keys.size} hashes); please report it"
-            )
-        self._set(words, _idf(df[at], len(texts)), word_keys)
-
-    def _distinct_words(self, texts: Sequence[str]) -> set[str]:
-        """Every distinct kept token of ``texts``, building strings mostly for new words.
-
-        ``fit`` passes only the texts holding the first occurrence of some term. They are
-        tokenized in growing rounds, the words found so far joining the stop list: a raw
-        token equal to a found word folds to itself (every output of ``fold_plural`` is a
-        fixed point of it), so suppressing it loses nothing."""
-        base = self._tokens.stop_words
-        stops = set() if base is False else set(ENGLISH_STOP_WORDS if base is True else base)
-        found: set[str] = set()
-        start, size = 0, 256
-        while start < len(texts):
-            vocab = _tokenize.Vocab(stops | found) if stops or found else None
-            batch = _tokenize.Batch(texts[start : start + size])
-            for tokens in _tokenize.tokenize_batch(batch, vocab, self._tokens.fold_plurals):
-                found.update(tokens)
-            start, size = start + size, size * 2
-        return found
+        return column_of[found.ids], found.offsets
 
     def _set(self, vocabulary: list[str], idf: np.ndarray, keys: np.ndarray) -> None:
         self._vocabulary = vocabulary
@@ -185,9 +166,10 @@ class TfidfEmbedder:
         return self._rows(self._hash(texts))
 
     def _rows(self, hashed: TokenHashes) -> SparseRows:
-        indptr, indices, data = _csr_rows(
-            hashed.hashes, hashed.offsets, self._table, self._keys, self._idf
-        )
+        return self._csr(_columns(hashed.hashes, self._table, self._keys), hashed.offsets)
+
+    def _csr(self, columns: np.ndarray, offsets: np.ndarray) -> SparseRows:
+        indptr, indices, data = _csr_rows(columns, offsets, self._idf)
         return SparseRows(indptr, indices, data, len(self._vocabulary))
 
     # -- saving and restoring -----------------------------------------------------------------
@@ -293,52 +275,6 @@ def _rehash(keys: np.ndarray, n: int, size: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
-def _grown(a: np.ndarray, size: int) -> np.ndarray:
-    out = np.empty(size, dtype=a.dtype)
-    for i in range(a.size):  # a loop: slice assignment costs seconds of JIT compile
-        out[i] = a[i]
-    return out
-
-
-@njit(cache=True)
-def _fit_terms(
-    hashes: np.ndarray, offsets: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct hashes in first-seen order, their document frequencies and the first text
-    holding each: ``(keys uint64, df int64, first_doc int64)``, each of shape ``(V,)``."""
-    cap = 1024
-    keys = np.empty(cap, dtype=np.uint64)
-    df = np.zeros(cap, dtype=np.int64)
-    last = np.empty(cap, dtype=np.int64)
-    first_doc = np.empty(cap, dtype=np.int64)
-    table = np.full(2 * cap, -1, dtype=np.int64)
-    v = 0
-    for d in range(offsets.size - 1):
-        for p in range(offsets[d], offsets[d + 1]):
-            s = _slot(table, keys, hashes[p])
-            t = table[s]
-            if t < 0:
-                if v == cap:
-                    cap *= 2
-                    keys = _grown(keys, cap)
-                    df, last = _grown(df, cap), _grown(last, cap)
-                    first_doc = _grown(first_doc, cap)
-                    table = _rehash(keys, v, 2 * cap)
-                    s = _slot(table, keys, hashes[p])
-                t = v
-                v += 1
-                table[s] = t
-                keys[t] = hashes[p]
-                df[t] = 0
-                last[t] = -1
-                first_doc[t] = d
-            if last[t] != d:
-                last[t] = d
-                df[t] += 1
-    return keys[:v].copy(), df[:v].copy(), first_doc[:v].copy()
-
-
 def _build_table(keys: np.ndarray) -> np.ndarray:
     size = 2
     while size < 2 * keys.size:
@@ -353,22 +289,32 @@ def _idf(df: np.ndarray, n: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _columns(hashes: np.ndarray, table: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Each token hash's vocabulary column, -1 for a word not in the vocabulary."""
+    out = np.empty(hashes.size, dtype=np.int64)
+    for p in range(hashes.size):
+        out[p] = table[_slot(table, keys, hashes[p])]
+    return out
+
+
+@njit(cache=True)
 def _csr_rows(
-    hashes: np.ndarray, offsets: np.ndarray, table: np.ndarray, keys: np.ndarray, idf: np.ndarray
+    columns: np.ndarray, offsets: np.ndarray, idf: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR ``(indptr, indices, data)`` of unit rows ``count * idf``: a row's columns in the
-    order their words first occur in the text; the norm summed in that order in double
-    precision; values stored as float32. Tokens not in ``keys`` are skipped."""
+    """CSR ``(indptr, indices, data)`` of unit rows ``count * idf`` from each token's column
+    (-1 = not in the vocabulary, skipped): a row's columns in the order their words first
+    occur in the text; the norm summed in that order in double precision; values stored as
+    float32."""
     n = offsets.size - 1
     indptr = np.zeros(n + 1, dtype=np.int64)
-    indices = np.empty(hashes.size, dtype=np.int64)
-    data = np.empty(hashes.size, dtype=np.float32)
-    counts = np.zeros(keys.size, dtype=np.int64)
+    indices = np.empty(columns.size, dtype=np.int64)
+    data = np.empty(columns.size, dtype=np.float32)
+    counts = np.zeros(idf.size, dtype=np.int64)
     nnz = 0
     for i in range(n):
         start = nnz
         for p in range(offsets[i], offsets[i + 1]):
-            c = table[_slot(table, keys, hashes[p])]
+            c = columns[p]
             if c >= 0:
                 if counts[c] == 0:
                     indices[nnz] = c

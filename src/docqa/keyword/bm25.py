@@ -3,15 +3,15 @@
 The formula and every convention (Lucene idf, distinct query terms, float32 scores, canonical
 order, which rows are hits) are those of :mod:`docqa.keyword.reference`, the tested spec.
 
-Terms are 64-bit token hashes (``docqa.text.hash_tokens``), never strings, so building makes
-no Python object per token. Two distinct terms collide with probability about
+Terms are 64-bit token hashes (``docqa.text.hash_tokens``; building interns them into dense
+ids while scanning, ``docqa.text.TermCounter``), never strings, so building makes no Python
+object per token. Two distinct terms collide with probability about
 ``V**2 / 2**65`` for a vocabulary of ``V`` terms: 3e-8 for a million terms, 3e-6 for ten
 million. A collision merges the two terms' postings; nothing else breaks.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,7 +25,7 @@ import numpy as np
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
 from docqa.search.masks import mask_bools
-from docqa.text import TokenHashes, hash_tokens
+from docqa.text import TermCounter, TermIds, hash_tokens
 from docqa.types import TopK
 
 # Names of the arrays in ``to_arrays`` / ``from_arrays`` and their dtypes.
@@ -130,8 +130,9 @@ class BM25Index:
         for name, value in (("batch_size", batch_size), ("n_threads", n_threads)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be an int >= 1, got {value!r}")
-        hashed = _hashed_batches(iter(texts), config, batch_size, prefetch=n_threads > 1)
-        return cls(config, _build(hashed))
+        counter = TermCounter(stop_words=stop_words, fold_plurals=fold_plurals)
+        batches = _term_batches(iter(texts), counter, batch_size, prefetch=n_threads > 1)
+        return cls(config, _build(batches, counter))
 
     @classmethod
     def from_arrays(
@@ -227,21 +228,19 @@ def _batches(texts: Iterator[str], batch_size: int) -> Iterator[list[str]]:
         yield batch
 
 
-def _hashed_batches(
-    texts: Iterator[str], config: BM25Config, batch_size: int, *, prefetch: bool
-) -> Iterator[TokenHashes]:
-    """Token hashes batch by batch; with ``prefetch`` the next batch is hashed in a thread
-    (the native tokenizer releases the GIL) while the caller counts the current one."""
-    hash_batch = functools.partial(
-        hash_tokens, stop_words=config.stop_words, fold_plurals=config.fold_plurals
-    )
+def _term_batches(
+    texts: Iterator[str], counter: TermCounter, batch_size: int, *, prefetch: bool
+) -> Iterator[TermIds]:
+    """Term ids batch by batch; with ``prefetch`` the next batch is tokenized in a thread (the
+    native tokenizer releases the GIL) while the caller counts the current one. Only that one
+    thread ever calls ``counter.add``, so term ids are assigned in text order either way."""
     if not prefetch:
-        yield from map(hash_batch, _batches(texts, batch_size))
+        yield from map(counter.add, _batches(texts, batch_size))
         return
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending: Future[TokenHashes] | None = None
+        pending: Future[TermIds] | None = None
         for batch in _batches(texts, batch_size):
-            submitted = pool.submit(hash_batch, batch)
+            submitted = pool.submit(counter.add, batch)
             if pending is not None:
                 yield pending.result()
             pending = submitted
@@ -249,21 +248,19 @@ def _hashed_batches(
             yield pending.result()
 
 
-def _build(hashed: Iterable[TokenHashes]) -> dict[str, np.ndarray]:
-    """Count every batch's postings (one intern table throughout); return the CSR arrays."""
-    keys = np.zeros(1024, dtype=np.uint64)
-    vals = np.full(1024, kernels.EMPTY, dtype=np.int64)
-    n_terms = 0
+def _build(batches: Iterable[TermIds], counter: TermCounter) -> dict[str, np.ndarray]:
+    """Count every batch's postings; return the CSR arrays, terms in ascending hash order."""
+    scratch = np.zeros(1024, dtype=np.int32)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    for th in hashed:
-        *part, keys, vals, n_terms = kernels.count_batch(th.hashes, th.offsets, keys, vals, n_terms)
-        parts.append(tuple(part))  # type: ignore[arg-type]
+    for batch in batches:
+        if batch.ids.size and batch.ids.max() >= scratch.size:
+            scratch = np.zeros(2 * int(batch.ids.max()) + 1, dtype=np.int32)
+        parts.append(kernels.count_batch(batch.ids, batch.offsets, scratch))
     if not parts:
         raise InputError("no texts to index; give at least one text")
     terms, tf, n_unique, lengths = (np.concatenate(p) for p in zip(*parts, strict=True))
-    hashes_by_id = np.empty(n_terms, dtype=np.uint64)
-    used = vals != kernels.EMPTY
-    hashes_by_id[vals[used]] = keys[used]
+    hashes_by_id = counter.keys()
+    n_terms = hashes_by_id.size
     order = np.argsort(hashes_by_id)
     rank = np.empty(n_terms, dtype=np.int32)
     rank[order] = np.arange(n_terms, dtype=np.int32)

@@ -2,8 +2,8 @@
 
 Building (serial, streamed one batch of texts at a time):
 
-- ``count_batch`` turns one batch of token hashes into per-document postings (term id, tf),
-  interning each distinct hash in an open-addressing table that persists across batches;
+- ``count_batch`` turns one batch of term ids (the native ``TermCounter`` interns tokens while
+  scanning, one table for the whole build) into per-document postings (term id, tf);
 - ``build_csr`` lays the postings out as CSR, term-major, rows ascending within a term.
 
 Searching (``search_batch``): ``prange`` over blocks of queries; each block owns its scratch
@@ -18,78 +18,39 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-EMPTY = -1  # value of a free slot in the intern table
-
-
-@njit(cache=True)
-def _grow(keys: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The intern table at twice the capacity, every entry re-inserted."""
-    cap = keys.size * 2
-    new_keys = np.zeros(cap, dtype=np.uint64)
-    new_vals = np.full(cap, EMPTY, dtype=np.int64)
-    mask = np.uint64(cap - 1)
-    for i in range(keys.size):
-        if vals[i] != EMPTY:
-            slot = keys[i] & mask
-            while new_vals[slot] != EMPTY:
-                slot = (slot + np.uint64(1)) & mask
-            new_keys[slot] = keys[i]
-            new_vals[slot] = vals[i]
-    return new_keys, new_vals
-
-
-@njit(cache=True)
-def _intern(keys: np.ndarray, vals: np.ndarray, h: np.uint64, n_terms: int) -> tuple[int, bool]:
-    """Term id of hash ``h`` (a new id ``n_terms`` if unseen) and whether it was new."""
-    mask = np.uint64(keys.size - 1)
-    slot = h & mask
-    while vals[slot] != EMPTY:
-        if keys[slot] == h:
-            return vals[slot], False
-        slot = (slot + np.uint64(1)) & mask
-    keys[slot] = h
-    vals[slot] = n_terms
-    return n_terms, True
-
 
 @njit(cache=True, nogil=True)
 def count_batch(
-    hashes: np.ndarray, offsets: np.ndarray, keys: np.ndarray, vals: np.ndarray, n_terms: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    ids: np.ndarray, offsets: np.ndarray, scratch: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Postings of one batch of documents.
 
-    ``hashes`` uint64 and ``offsets`` int64 (n + 1) are ``docqa.text.hash_tokens`` output;
-    ``keys`` uint64 / ``vals`` int64 is the intern table (power-of-two size, ``vals == -1``
-    free) holding ``n_terms`` terms. Returns ``(terms int32, tf int32, n_unique int64 (n,),
-    lengths int32 (n,), keys, vals, n_terms)``: document ``i``'s postings are the next
-    ``n_unique[i]`` entries of ``terms``/``tf`` (hash-ascending order); ``lengths`` counts
-    tokens. The table may come back reallocated.
+    ``ids`` int64 term ids and ``offsets`` int64 (n + 1) are ``docqa.text.TermCounter.add``
+    output; ``scratch`` is an int32 array of zeros longer than the largest id (left zeroed).
+    Returns ``(terms int32, tf int32, n_unique int64 (n,), lengths int32 (n,))``: document
+    ``i``'s postings are the next ``n_unique[i]`` entries of ``terms``/``tf`` (in first-seen
+    order); ``lengths`` counts tokens.
     """
     n = offsets.size - 1
-    terms = np.empty(hashes.size, dtype=np.int32)
-    tf = np.empty(hashes.size, dtype=np.int32)
+    terms = np.empty(ids.size, dtype=np.int32)
+    tf = np.empty(ids.size, dtype=np.int32)
     n_unique = np.zeros(n, dtype=np.int64)
     lengths = np.empty(n, dtype=np.int32)
     out = 0
     for d in range(n):
-        doc = np.sort(hashes[offsets[d] : offsets[d + 1]])
-        lengths[d] = doc.size
-        i = 0
-        while i < doc.size:
-            j = i + 1
-            while j < doc.size and doc[j] == doc[i]:
-                j += 1
-            if 2 * (n_terms + 1) > keys.size:
-                keys, vals = _grow(keys, vals)
-            term, new = _intern(keys, vals, doc[i], n_terms)
-            if new:
-                n_terms += 1
-            terms[out] = term
-            tf[out] = j - i
-            out += 1
-            n_unique[d] += 1
-            i = j
-    return terms[:out].copy(), tf[:out].copy(), n_unique, lengths, keys, vals, n_terms
+        start = out
+        lengths[d] = offsets[d + 1] - offsets[d]
+        for p in range(offsets[d], offsets[d + 1]):
+            t = ids[p]
+            if scratch[t] == 0:
+                terms[out] = t
+                out += 1
+            scratch[t] += 1
+        for q in range(start, out):
+            tf[q] = scratch[terms[q]]
+            scratch[terms[q]] = 0
+        n_unique[d] = out - start
+    return terms[:out].copy(), tf[:out].copy(), n_unique, lengths
 
 
 @njit(cache=True)

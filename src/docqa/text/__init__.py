@@ -11,7 +11,14 @@ from docqa.text.sections import (
     section_ids,
     slugify,
 )
-from docqa.text.tokenize import TokenHashes, hash_tokens, tokenize, tokenize_batch
+from docqa.text.tokenize import (
+    TermCounter,
+    TermIds,
+    TokenHashes,
+    hash_tokens,
+    tokenize,
+    tokenize_batch,
+)
 
 __all__ = [
     "Block",
@@ -22,6 +29,8 @@ __all__ = [
     "Section",
     "SkippedFile",
     "SkippedFileWarning",
+    "TermCounter",
+    "TermIds",
     "TokenHashes",
     "chunk_document",
     "chunk_words",

@@ -89,3 +89,58 @@ def hash_tokens(
     return TokenHashes(
         hashes=np.frombuffer(hashes, dtype=np.uint64), offsets=np.frombuffer(offsets, np.int64)
     )
+
+
+@dataclass(frozen=True)
+class TermIds:
+    """Tokens of a batch as term ids (int64): text ``i`` owns ``ids[offsets[i]:offsets[i + 1]]``."""
+
+    ids: np.ndarray
+    offsets: np.ndarray
+
+
+class TermCounter:
+    """A vocabulary grown while tokenizing: each token becomes a dense term id (0, 1, 2, ...
+    in first-seen order, across calls), and every term keeps its word and document frequency.
+
+    One native pass per batch, no Python object per token; only ``words()`` builds a str per
+    distinct term. Terms are keyed by ``tokenize_reference.hash64``: two words with the same
+    64-bit hash (odds about V**2 / 2**65) would share an id and the first one's word.
+    """
+
+    def __init__(
+        self, *, stop_words: bool | Iterable[str] = False, fold_plurals: bool = False
+    ) -> None:
+        self._stops = _stops(stop_words)
+        self._fold = bool(fold_plurals)
+        self._terms = _tokenize.Terms()
+
+    def add(self, texts: Sequence[str]) -> TermIds:
+        """The term ids of ``texts``' tokens; the texts count as the next documents for
+        ``df``."""
+        ids, offsets = self._terms.add(_batch(texts), self._stops, self._fold)
+        return TermIds(
+            ids=np.frombuffer(ids, dtype=np.int64), offsets=np.frombuffer(offsets, np.int64)
+        )
+
+    @property
+    def n_terms(self) -> int:
+        """Distinct terms seen so far."""
+        return int(self._terms.n_terms)
+
+    @property
+    def n_docs(self) -> int:
+        """Texts added so far."""
+        return int(self._terms.n_docs)
+
+    def words(self) -> list[str]:
+        """Each term's word, by term id."""
+        return list(self._terms.words())
+
+    def keys(self) -> np.ndarray:
+        """Each term's hash64 (uint64), by term id."""
+        return np.frombuffer(self._terms.keys(), dtype=np.uint64)
+
+    def df(self) -> np.ndarray:
+        """Each term's document frequency (int64), by term id."""
+        return np.frombuffer(self._terms.df(), dtype=np.int64)
