@@ -6,13 +6,16 @@ words, plurals, punctuation-joined terms and non-ASCII so the tokenizer settings
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa.errors import IndexCorrupt, InputError
-from docqa.keyword import BM25Config, BM25Index
+from docqa.keyword import BM25Config, BM25Index, bm25
 from docqa.keyword.reference import ReferenceBM25
 
 WORDS = ["cat", "cats", "dog", "the", "a", "policies", "policy", "pg_dump", "Fc", "40001", "naïve"]
@@ -55,17 +58,33 @@ def cases(draw: st.DrawFn) -> dict:
     }
 
 
+# Every query scored by the row-tracking, pruning path (0), the default split, or densely.
+PATHS = pytest.mark.parametrize("dense_share", [0, bm25.DENSE_SHARE, 1 << 40])
+
+
+@contextmanager
+def scoring_path(dense_share: int) -> Iterator[None]:
+    before = bm25.DENSE_SHARE
+    bm25.DENSE_SHARE = dense_share
+    try:
+        yield
+    finally:
+        bm25.DENSE_SHARE = before
+
+
 def assert_same(got: tuple, want: tuple) -> None:
     np.testing.assert_array_equal(got[1], want[1])
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
     assert got[0].dtype == np.float32 and got[1].dtype == np.int64
 
 
-@given(cases())
-def test_search_equals_reference(case: dict) -> None:
+@PATHS
+@given(case=cases())
+def test_search_equals_reference(case: dict, dense_share: int) -> None:
     index = BM25Index.from_texts(case["corpus"], batch_size=3, **case["params"])
     ref = ReferenceBM25(case["corpus"], **case["params"])
-    got = index.search(case["queries"], case["k"], mask=case["mask"])
+    with scoring_path(dense_share):
+        got = index.search(case["queries"], case["k"], mask=case["mask"])
     assert got.scores.shape == (len(case["queries"]), case["k"])
     assert_same(got, ref.search(case["queries"], case["k"], allowed=case["allowed"]))
 
@@ -92,9 +111,12 @@ def test_max_scores_equal_reference_and_bound_scores(case: dict) -> None:
     assert np.all(best < np.float32(bounds) * (1 + 1e-6))
 
 
+@PATHS
 @settings(max_examples=25)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 3, 10]))
-def test_pruned_search_equals_reference_on_skewed_corpora(seed: int, k: int) -> None:
+@given(seed=st.integers(0, 2**32 - 1), k=st.sampled_from([1, 3, 10]))
+def test_pruned_search_equals_reference_on_skewed_corpora(
+    seed: int, k: int, dense_share: int
+) -> None:
     # Zipf-like word frequencies: a rare query term usually settles the top k early, so the
     # kernel stops taking new rows and adds the common terms to the surviving rows only
     # (by binary search or by a filtered scan); scores must not change.
@@ -109,12 +131,15 @@ def test_pruned_search_equals_reference_on_skewed_corpora(seed: int, k: int) -> 
     mask = rng.random(150) < 0.7
     ref = ReferenceBM25(corpus)
     index = BM25Index.from_texts(corpus)
-    assert_same(index.search(queries, k), ref.search(queries, k))
-    assert_same(
-        index.search(queries, k, mask=mask), ref.search(queries, k, allowed=np.flatnonzero(mask))
-    )
+    with scoring_path(dense_share):
+        assert_same(index.search(queries, k), ref.search(queries, k))
+        assert_same(
+            index.search(queries, k, mask=mask),
+            ref.search(queries, k, allowed=np.flatnonzero(mask)),
+        )
 
 
+@scoring_path(0)  # the pruning needs the row-tracking path
 def test_pruning_paths_by_construction() -> None:
     # "rare" alone outscores anything "common" can add: after it, no new row can enter.
     few = ["rare common", "rare", *["common filler"] * 100]  # 2 survivors: binary search

@@ -218,6 +218,43 @@ def _bound32(partial: float, rest: float) -> np.float32:
 
 
 @njit(cache=True)
+def _dense_query(
+    index: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], terms: np.ndarray, nt: int,
+    mask: np.ndarray, use_mask: bool, acc: np.ndarray, hs: np.ndarray, hi: np.ndarray,
+    k: int, out_s: np.ndarray, out_i: np.ndarray,
+) -> None:  # fmt: skip
+    """``_one_query`` for queries whose postings cover a good part of the rows: every term
+    added to the dense ``acc`` (same terms, same order, so the same sums), then one pass over
+    all rows selects the hits (``acc > 0``: every weight is positive) and zeroes ``acc``."""
+    indptr, rows, weights, _ = index
+    for i in range(nt):
+        t = terms[i]
+        if use_mask:
+            for p in range(indptr[t], indptr[t + 1]):
+                if mask[rows[p]]:
+                    acc[rows[p]] += weights[p]
+        else:
+            for p in range(indptr[t], indptr[t + 1]):
+                acc[rows[p]] += weights[p]
+    # One pass selects and zeroes. The test a >= lo is a float64 compare against a bound that
+    # only changes when the heap does (no float32 rounding per row): lo admits every hit
+    # (a > 0) until the heap is full, then every a that could round to the heap's worst
+    # score or above (rounding to float32 moves a normal number by < 2**-24 of itself).
+    size = 0
+    lo = 5e-324
+    for r in range(acc.size):
+        a = acc[r]
+        if a >= lo:
+            s = np.float32(a)
+            if size < k or _worse(hs[0], hi[0], s, np.int64(r)):
+                size = _push(hs, hi, size, k, s, np.int64(r))
+                if size == k and hs[0] > np.float32(1e-30):
+                    lo = np.float64(hs[0]) * (1.0 - 2.0**-20)
+    acc[:] = 0.0
+    _drain(hs, hi, size, out_s, out_i)
+
+
+@njit(cache=True)
 def _one_query(
     index: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], terms: np.ndarray, nt: int,
     mask: np.ndarray, use_mask: bool, scratch: tuple[np.ndarray, ...], k: int,
@@ -268,14 +305,16 @@ def _one_query(
 def search_batch(
     index: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], n_docs: int,
     q_terms: np.ndarray, q_offsets: np.ndarray, k: int, mask: np.ndarray, use_mask: bool,
-    n_blocks: int,
+    n_blocks: int, dense_share: int,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Top k of every query (``k >= 1``).
 
     ``index`` is the CSR ``(indptr int64, rows int32, weights float64, max_w float64)``:
     each posting's BM25 term score and each term's largest; ``q_terms`` int64 term ids
     (``-1`` unknown), query ``i`` owns ``q_terms[q_offsets[i]:q_offsets[i + 1]]``; ``mask``
-    bool (n_docs,) read only when ``use_mask``. Returns ``scores (n, k) float32`` and
+    bool (n_docs,) read only when ``use_mask``. A query whose postings number at least
+    ``n_docs / dense_share`` is scored densely (``_dense_query``), any other by
+    ``_one_query``; both give the same result. Returns ``scores (n, k) float32`` and
     ``ids (n, k) int64`` in canonical order, padded with ``-inf`` / ``-1``; rows without any
     query term are never returned.
     """
@@ -296,5 +335,23 @@ def search_batch(
         )
         for qi in range(block * n // n_blocks, (block + 1) * n // n_blocks):
             nt = _sorted_terms(q_terms, q_offsets[qi], q_offsets[qi + 1], index[0], terms)
-            _one_query(index, terms, nt, mask, use_mask, scratch, k, scores[qi], ids[qi])
+            postings = 0
+            for j in range(nt):
+                postings += index[0][terms[j] + 1] - index[0][terms[j]]
+            if postings * dense_share >= n_docs:
+                _dense_query(
+                    index,
+                    terms,
+                    nt,
+                    mask,
+                    use_mask,
+                    scratch[0],
+                    scratch[5],
+                    scratch[6],
+                    k,
+                    scores[qi],
+                    ids[qi],
+                )
+            else:
+                _one_query(index, terms, nt, mask, use_mask, scratch, k, scores[qi], ids[qi])
     return scores, ids
