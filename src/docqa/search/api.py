@@ -16,17 +16,18 @@ the bound itself, and add ``(d + 1) 2**-149`` for float32 underflow. A row is sk
 ``sgemm < floor - bound - 2**-50 |floor|`` where ``floor`` is a proven lower bound on the
 query's final k-th canonical score (the last term absorbs the float64 rounding of the
 subtraction): then ``canonical <= sgemm + bound < floor`` and it could not have entered. The
-floor is the current k-th canonical score, or before k rows are selected, the k-th largest
-sgemm score of a block minus that block's bound. Every other row (NaN and inf included) is
-rescored canonically, so batch results are identical to one-by-one results.
+floor is the current k-th canonical score (``-inf`` until k rows are selected: the first k
+rows are rescored unfiltered). Every other row (NaN and inf included) is rescored
+canonically, so batch results are identical to one-by-one results.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
 from typing import Any
@@ -82,8 +83,7 @@ def topk(
         return TopK(sel_s, sel_i)
     with _thread_limit(threads):
         if qs.shape[0] >= BATCH_MIN:
-            with _blas_limit(threads):
-                _search_batch(mat, qs, rows, blocks, sel_s, sel_i, numba.get_num_threads())
+            _search_batch(mat, qs, rows, blocks, sel_s, sel_i, numba.get_num_threads())
         else:
             for qi in range(qs.shape[0]):
                 _search_one(mat, qs[qi], rows, blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])
@@ -122,38 +122,58 @@ def _search_batch(
     sel_i: np.ndarray,
     n_threads: int,
 ) -> None:
-    """sgemm per block as a filter, canonical rescoring of the survivors (see module doc)."""
+    """sgemm per block as a filter, canonical rescoring of the survivors (see module doc).
+
+    Each of ``n_threads`` workers owns a contiguous share of the queries and streams through
+    the row blocks on its own: single-threaded sgemm, then filter and rescore while the
+    block's scores are still in cache. No barrier per block and no hand-off between BLAS's
+    threads and ours (measured here: 1.4x faster than one multi-threaded sgemm per block
+    followed by a threaded filter). Queries are independent, so the split changes nothing.
+    """
     d = mat.shape[1]
     step = block_rows or max(64, BATCH_BLOCK_BYTES // (4 * max(d, 1)))
     q64 = qs.astype(np.float64)
     gamma = d * _U / (1.0 - d * _U) if d * _U < 0.5 else math.inf
     scale = 2.0 * gamma * (1.0 + 2.0**-30) * np.sqrt(np.einsum("ij,ij->i", q64, q64))
+    n = mat.shape[0] if rows is None else rows.shape[0]
+    ids = rows if rows is not None else _NO_ROWS
+    norms = np.empty(-(-n // step), dtype=np.float64)
     tiny = (d + 1) * 2.0**-149
-    floor = np.full(qs.shape[0], -np.inf)
     workers = max(1, min(n_threads, qs.shape[0]))
-    cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int)
-    spans = list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        _filter_blocks(mat, qs, rows, step, spans, pool, q64, scale, tiny, floor, sel_s, sel_i)
+    with _blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
+        # Every worker's bound needs every block's largest row norm: computed once, shared.
+        cuts = np.linspace(0, norms.size, workers + 1).astype(int).tolist()
+        norm_args = (mat, ids, rows is not None, n, step)
+        _wait(pool.submit(kernels.block_max_norms, *norm_args, lo, hi, norms)
+              for lo, hi in itertools.pairwise(cuts))  # fmt: skip
+        with np.errstate(invalid="ignore", over="ignore"):
+            slack = scale[None, :] * norms[:, None] + tiny  # (blocks, queries)
+        cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int).tolist()
+        _wait(pool.submit(_filter_blocks, mat, rows, step, qs[lo:hi], q64[lo:hi],
+                          slack[:, lo:hi], sel_s[lo:hi], sel_i[lo:hi])
+              for lo, hi in itertools.pairwise(cuts))  # fmt: skip
+
+
+def _wait(futures: Iterable[Future[None]]) -> None:
+    """Wait for every future (all submitted first), raising the first error."""
+    for future in list(futures):
+        future.result()
 
 
 def _filter_blocks(
     mat: np.ndarray,
-    qs: np.ndarray,
     rows: np.ndarray | None,
     step: int,
-    spans: list[tuple[int, int]],
-    pool: ThreadPoolExecutor,
+    qs: np.ndarray,
     q64: np.ndarray,
-    scale: np.ndarray,
-    tiny: float,
-    floor: np.ndarray,
+    slack: np.ndarray,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
 ) -> None:
-    """The block loop of ``_search_batch``: sgemm, raise the floors, filter and rescore."""
+    """One worker's block loop over all rows for its queries (selections filled in place):
+    sgemm, then filter and rescore. ``slack`` is ``(blocks, queries)``."""
     n = mat.shape[0] if rows is None else rows.shape[0]
-    for start in range(0, n, step):
+    for b, start in enumerate(range(0, n, step)):
         stop = min(n, start + step)
         if rows is None:
             block, ids = mat[start:stop], np.arange(start, stop, dtype=np.int64)
@@ -161,33 +181,7 @@ def _filter_blocks(
             ids = rows[start:stop]
             block = mat[ids]
         approx = np.matmul(qs, block.T)
-        with np.errstate(invalid="ignore", over="ignore"):
-            slack = scale * kernels.max_row_norm(block) + tiny
-            floor = _raise_floor(floor, approx, slack, sel_s, sel_i)
-        args = (approx, block, ids, q64, slack, floor, sel_s, sel_i)
-        parts = [pool.submit(kernels.filter_rescore, *args, lo, hi) for lo, hi in spans]
-        for part in parts:
-            part.result()
-
-
-def _raise_floor(
-    floor: np.ndarray, approx: np.ndarray, slack: np.ndarray, sel_s: np.ndarray, sel_i: np.ndarray
-) -> np.ndarray:
-    """Raise each query's proven lower bound ``(n,) float64`` on its final k-th canonical score.
-
-    The current k-th canonical score is one (it only rises). Before the selections fill up,
-    the block's k-th largest sgemm score minus ``slack`` is another: at least k rows have
-    canonical scores above it (not used for a query whose block scores include NaN, which
-    ``np.partition`` ranks highest; a NaN floor keeps every row).
-    """
-    k = sel_s.shape[1]
-    full = sel_i[:, -1] >= 0
-    floor = np.maximum(floor, np.where(full, sel_s[:, -1].astype(np.float64), -np.inf))
-    if not full.all() and approx.shape[1] >= k:
-        kth_approx = np.partition(approx, approx.shape[1] - k, axis=1)[:, approx.shape[1] - k]
-        bound = np.where(np.isnan(approx).any(axis=1), -np.inf, kth_approx - slack)
-        floor = np.fmax(floor, bound)
-    return floor
+        kernels.filter_rescore(approx, block, ids, q64, slack[b], sel_s, sel_i)
 
 
 def _as_matrix(matrix: Any) -> np.ndarray:
@@ -254,11 +248,8 @@ def _thread_limit(n_threads: int | None) -> Iterator[None]:
 
 
 @contextmanager
-def _blas_limit(n_threads: int | None) -> Iterator[None]:
+def _blas_limit(n_threads: int) -> Iterator[None]:
     """Limit the BLAS thread pool (sgemm of the batch path) to ``n_threads``, then restore it."""
-    if n_threads is None:
-        yield
-        return
     with _threadpools().limit(limits=n_threads, user_api="blas"):
         yield
 

@@ -112,29 +112,62 @@ def merge_parts(
 
 
 @njit(inline="always")
+def _below32(t: float) -> np.float32:
+    """The largest float32 <= ``t`` (NaN stays NaN)."""
+    f = np.float32(t)
+    if np.float64(f) > t:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return f
+
+
+@njit(inline="never")
+def _next_candidate(approx: np.ndarray, j: int, t32: np.float32) -> int:
+    """The first position ``>= j`` whose score is not below ``t32`` (NaN scores and a NaN
+    ``t32`` count as candidates), or ``approx.shape[0]``. A tight loop of its own, 16 scores
+    per step, so the compiler vectorises it (inside the rescoring loop it stayed scalar and
+    ran 2-3x slower)."""
+    b = approx.shape[0]
+    while j + 16 <= b:
+        hits = 0
+        for x in range(16):
+            hits += not approx[j + x] < t32
+        if hits:
+            break
+        j += 16
+    while j < b and approx[j] < t32:
+        j += 1
+    return j
+
+
+@njit(inline="always")
 def _filter_query(
     approx: np.ndarray,
     block: np.ndarray,
     block_ids: np.ndarray,
     q64: np.ndarray,
     slack: float,
-    floor: float,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
 ) -> None:
     """One query's pass over a block: rows whose sgemm score ``approx[j]`` could still reach
-    the selection are rescored canonically and admitted; the floor rises as the selection
-    fills (see ``docqa.search.api`` for the bound)."""
+    the selection are rescored canonically and admitted. The floor is the selection's k-th
+    canonical score once it is full, ``-inf`` before (so the first k rows are all rescored),
+    and rises as rows enter (see ``docqa.search.api`` for the bound). ``t32 <= threshold``
+    makes the float32 scan a conservative prefilter; the float64 test decides."""
     k = sel_s.shape[0]
     d = block.shape[1]
+    floor = np.float64(sel_s[k - 1]) if sel_i[k - 1] >= 0 else -np.inf
     threshold = floor - slack - abs(floor) * 2.0**-50
-    for j in range(approx.shape[0]):
-        if np.float64(approx[j]) < threshold:
-            continue
-        _admit(sel_s, sel_i, canonical_dot(block[j], q64, d), block_ids[j])
-        if sel_i[k - 1] >= 0 and np.float64(sel_s[k - 1]) > floor:
-            floor = np.float64(sel_s[k - 1])
-            threshold = floor - slack - abs(floor) * 2.0**-50
+    t32 = _below32(threshold)
+    j = _next_candidate(approx, 0, t32)
+    while j < approx.shape[0]:
+        if not np.float64(approx[j]) < threshold:
+            _admit(sel_s, sel_i, canonical_dot(block[j], q64, d), block_ids[j])
+            if sel_i[k - 1] >= 0 and np.float64(sel_s[k - 1]) > floor:
+                floor = np.float64(sel_s[k - 1])
+                threshold = floor - slack - abs(floor) * 2.0**-50
+                t32 = _below32(threshold)
+        j = _next_candidate(approx, j + 1, t32)
 
 
 @njit(cache=True, nogil=True)
@@ -144,51 +177,63 @@ def filter_rescore(
     block_ids: np.ndarray,
     queries64: np.ndarray,
     slack: np.ndarray,
-    floor: np.ndarray,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
-    q_lo: int,
-    q_hi: int,
 ) -> None:
     """Filter one block's sgemm scores ``approx`` ``(n, b) float32`` and rescore the survivors
-    canonically into the selections ``sel_s`` / ``sel_i`` ``(n, k)`` of queries
-    ``q_lo:q_hi`` (in place).
+    canonically into the selections ``sel_s`` / ``sel_i`` ``(n, k)`` (in place).
 
-    ``block`` is ``(b, d) float32`` with row ids ``block_ids``; ``slack`` and ``floor`` are
-    ``(n,) float64`` per query. Requires ``k >= 1``. Serial and GIL-free: the caller splits
-    the queries across its own threads, so no OpenMP pool spins while BLAS runs the next
-    block's sgemm (a spinning pool halved sgemm's speed here).
+    ``block`` is ``(b, d) float32`` with row ids ``block_ids``; ``slack`` is ``(n,) float64``,
+    each query's bound for this block. Requires ``k >= 1``. Serial and GIL-free: the caller splits
+    the queries across its own threads (no OpenMP pool, whose spinning workers halved
+    sgemm's speed here).
     """
-    for qi in range(q_lo, q_hi):
-        _filter_query(
-            approx[qi], block, block_ids, queries64[qi], slack[qi], floor[qi], sel_s[qi], sel_i[qi]
-        )
+    for qi in range(approx.shape[0]):
+        _filter_query(approx[qi], block, block_ids, queries64[qi], slack[qi], sel_s[qi], sel_i[qi])
 
 
-@njit(cache=True)
-def max_row_norm(block: np.ndarray) -> float:
-    """Largest Euclidean norm of the rows of a ``(b, d) float32`` block (float64; NaN if any)."""
-    best = 0.0
-    d = block.shape[1]
-    for j in range(block.shape[0]):
-        # Four running sums for instruction-level parallelism; the order does not matter to
-        # the filter bound (float32 squares are exact in float64; 256 additions err < 2**-44
-        # relative, far inside the bound's 1 + 2**-30 inflation).
-        a0 = a1 = a2 = a3 = 0.0
-        for i in range(0, d - 3, 4):
-            x0 = np.float64(block[j, i])
-            x1 = np.float64(block[j, i + 1])
-            x2 = np.float64(block[j, i + 2])
-            x3 = np.float64(block[j, i + 3])
-            a0 += x0 * x0
-            a1 += x1 * x1
-            a2 += x2 * x2
-            a3 += x3 * x3
-        for i in range(d - d % 4, d):
-            x0 = np.float64(block[j, i])
-            a0 += x0 * x0
-        norm = math.sqrt((a0 + a1) + (a2 + a3))
-        if math.isnan(norm):
-            return norm
-        best = max(best, norm)
-    return best
+@njit(inline="always")
+def _row_norm(row: np.ndarray) -> float:
+    """Euclidean norm of a float32 row, in float64."""
+    # Four running sums for instruction-level parallelism; the order does not matter to the
+    # filter bound (float32 squares are exact in float64; 256 additions err < 2**-44
+    # relative, far inside the bound's 1 + 2**-30 inflation).
+    d = row.shape[0]
+    a0 = a1 = a2 = a3 = 0.0
+    for i in range(0, d - 3, 4):
+        x0 = np.float64(row[i])
+        x1 = np.float64(row[i + 1])
+        x2 = np.float64(row[i + 2])
+        x3 = np.float64(row[i + 3])
+        a0 += x0 * x0
+        a1 += x1 * x1
+        a2 += x2 * x2
+        a3 += x3 * x3
+    for i in range(d - d % 4, d):
+        x0 = np.float64(row[i])
+        a0 += x0 * x0
+    return math.sqrt((a0 + a1) + (a2 + a3))
+
+
+@njit(cache=True, nogil=True)
+def block_max_norms(
+    matrix: np.ndarray,
+    rows: np.ndarray,
+    use_rows: bool,
+    n: int,
+    step: int,
+    b_lo: int,
+    b_hi: int,
+    out: np.ndarray,
+) -> None:
+    """``out[b]`` = the largest row norm (float64; NaN if any) of block ``b`` (positions
+    ``b * step`` up to ``n``, as in :func:`single_query`), for blocks ``b_lo:b_hi``."""
+    for b in range(b_lo, b_hi):
+        best = 0.0
+        for p in range(b * step, min(n, (b + 1) * step)):
+            norm = _row_norm(matrix[rows[p] if use_rows else p])
+            if math.isnan(norm):
+                best = norm
+                break
+            best = max(best, norm)
+        out[b] = best
