@@ -15,26 +15,28 @@ from docqa.search.lanes import LANES
 
 
 def spec_score(row: np.ndarray, q: np.ndarray) -> np.float32:
-    """The order written out: 16 float64 lanes over zero-padded chunks, then the lane tree."""
+    """The order written out, one float32 scalar operation at a time: 16 lanes over
+    zero-padded chunks, then the lane tree."""
     d = row.shape[0]
-    acc = [0.0] * LANES
+    zero = np.float32(0.0)
+    acc = [zero] * LANES
     for t in range(-(-d // LANES)):
         for lane in range(LANES):
             i = t * LANES + lane
-            acc[lane] += float(row[i]) * float(q[i]) if i < d else 0.0
+            acc[lane] = acc[lane] + (np.float32(row[i]) * np.float32(q[i]) if i < d else zero)
     w = LANES
     while w > 1:
         w //= 2
         for i in range(w):
-            acc[i] += acc[i + w]
-    return np.float32(acc[0])
+            acc[i] = acc[i] + acc[i + w]
+    return acc[0]
 
 
 @njit
-def kernel_scores(matrix: np.ndarray, q64: np.ndarray) -> np.ndarray:
+def kernel_scores(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
     out = np.empty(matrix.shape[0], dtype=np.float32)
     for r in range(matrix.shape[0]):
-        out[r] = canonical_dot(matrix[r], q64, matrix.shape[1])
+        out[r] = canonical_dot(matrix[r], q, matrix.shape[1])
     return out
 
 
@@ -54,7 +56,7 @@ def test_kernel_reference_and_spec_agree_bit_for_bit(d: int, seed: int, kind: st
     m[0] = -0.0
     q = m[1] * np.float32(-0.5)
     want = canonical_scores(m, q)
-    np.testing.assert_array_equal(bits(kernel_scores(m, q.astype(np.float64))), bits(want))
+    np.testing.assert_array_equal(bits(kernel_scores(m, q)), bits(want))
     np.testing.assert_array_equal(bits([spec_score(r, q) for r in m]), bits(want))
 
 
@@ -70,6 +72,6 @@ def test_order_is_lanes_not_left_to_right(d: int) -> None:
         q[LANES] = -1e20
     got = canonical_scores(row[None, :], q)[0]
     assert got == spec_score(row, q)
-    assert bits(kernel_scores(row[None, :], q.astype(np.float64)))[0] == bits([got])[0]
+    assert bits(kernel_scores(row[None, :], q))[0] == bits([got])[0]
     if d > LANES:
         assert got == np.float32(d - 2)

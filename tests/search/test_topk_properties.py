@@ -67,8 +67,14 @@ def assert_same(a, b) -> None:
 
 def fast(p: dict):
     """The fast path on a drawn problem, with its thread count and block size."""
-    return topk(p["m"], p["qs"], p["k"], mask=p["mask"], n_threads=p["n_threads"],
-                block_rows=p["block_rows"])
+    return topk(
+        p["m"],
+        p["qs"],
+        p["k"],
+        mask=p["mask"],
+        n_threads=p["n_threads"],
+        block_rows=p["block_rows"],
+    )
 
 
 @settings(max_examples=150)
@@ -106,8 +112,9 @@ def test_large_batch_near_ties_across_many_blocks() -> None:
 @settings(max_examples=50)
 @given(st.integers(1, 300), st.integers(0, 2**32 - 1))
 def test_canonical_scores_are_accurate(d: int, seed: int) -> None:
-    """Canonical scores: within 1e-6 of the exact dot product of unit vectors, and of sgemm
-    within the bound the batch filter relies on."""
+    """Canonical scores: within 1e-6 of the exact dot product of unit vectors and within the
+    rounding bound of their float32 lanes (each product passes through at most
+    ceil(d / 16) + 5 roundings), and of sgemm within the bound the batch filter relies on."""
     rng = np.random.default_rng(seed)
     m = rng.standard_normal((50, d))
     m = (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
@@ -115,7 +122,11 @@ def test_canonical_scores_are_accurate(d: int, seed: int) -> None:
     exact = m.astype(np.float64) @ q.astype(np.float64)
     canon = canonical_scores(m, q)
     assert np.abs(canon - exact).max() <= 1e-6
+    magnitude = np.abs(m.astype(np.float64)) @ np.abs(q.astype(np.float64))
+    steps = -(-d // 16) + 5
+    lanes_bound = steps * 2.0**-24 / (1 - steps * 2.0**-24) * magnitude
+    assert np.all(np.abs(canon - exact) <= lanes_bound)
     gamma = d * 2.0**-24 / (1 - d * 2.0**-24)
-    bound = 2 * gamma * (np.abs(m.astype(np.float64)) @ np.abs(q.astype(np.float64)))
+    bound = 2 * gamma * magnitude
     assert np.all(np.abs(canon.astype(np.float64) - (m @ q)) <= bound)
     assert np.abs(canon - m @ q).max() <= 1e-6

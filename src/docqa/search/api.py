@@ -102,14 +102,13 @@ def _search_one(
     n = mat.shape[0] if rows is None else rows.shape[0]
     use_rows = rows is not None
     ids = rows if rows is not None else _NO_ROWS
-    q64 = q.astype(np.float64)
     if n <= block_rows:
-        kernels.scan_serial(mat, q64, ids, use_rows, n, out_s, out_i)
+        kernels.scan_serial(mat, q, ids, use_rows, n, out_s, out_i)
         return
     n_blocks = -(-n // block_rows)
     part_s = np.full((n_blocks, out_s.shape[0]), -np.inf, dtype=np.float32)
     part_i = np.full((n_blocks, out_s.shape[0]), -1, dtype=np.int64)
-    kernels.single_query(mat, q64, ids, use_rows, n, block_rows, part_s, part_i)
+    kernels.single_query(mat, q, ids, use_rows, n, block_rows, part_s, part_i)
     kernels.merge_parts(part_s, part_i, out_s, out_i)
 
 
@@ -149,7 +148,7 @@ def _search_batch(
         with np.errstate(invalid="ignore", over="ignore"):
             slack = scale[None, :] * norms[:, None] + tiny  # (blocks, queries)
         cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int).tolist()
-        _wait(pool.submit(_filter_blocks, mat, rows, step, qs[lo:hi], q64[lo:hi],
+        _wait(pool.submit(_filter_blocks, mat, rows, step, qs[lo:hi],
                           slack[:, lo:hi], sel_s[lo:hi], sel_i[lo:hi])
               for lo, hi in itertools.pairwise(cuts))  # fmt: skip
 
@@ -165,7 +164,6 @@ def _filter_blocks(
     rows: np.ndarray | None,
     step: int,
     qs: np.ndarray,
-    q64: np.ndarray,
     slack: np.ndarray,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
@@ -181,7 +179,7 @@ def _filter_blocks(
             ids = rows[start:stop]
             block = mat[ids]
         approx = np.matmul(qs, block.T)
-        kernels.filter_rescore(approx, block, ids, q64, slack[b], sel_s, sel_i)
+        kernels.filter_rescore(approx, block, ids, qs, slack[b], sel_s, sel_i)
 
 
 def _as_matrix(matrix: Any) -> np.ndarray:

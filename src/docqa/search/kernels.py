@@ -2,11 +2,10 @@
 
 The canonical score
 -------------------
-``canonical_dot(row, q64, d)`` is *the* score of a row: exact float64 products accumulated in
-16 independent float64 lanes (lane ``l`` adds elements ``l, l+16, l+32, ...`` in order, the
-last chunk zero-padded), the lanes summed by a fixed pairwise tree (``w = 8, 4, 2, 1``), the
-result rounded once to float32 (the exact order is in :mod:`docqa.search.lanes`, which emits
-it as SIMD code). Nothing is reassociated (no ``fastmath``), so a row has the same score in
+``canonical_dot(row, q, d)`` is *the* score of a row: float32 products accumulated in 16
+independent float32 lanes (lane ``l`` adds elements ``l, l+16, l+32, ...`` in order, the last
+chunk zero-padded), the lanes summed by a fixed pairwise tree (``w = 8, 4, 2, 1``); the exact
+order is in :mod:`docqa.search.lanes`, which emits it as SIMD code. Nothing is reassociated (no ``fastmath``), so a row has the same score in
 every kernel, batch, block and thread. :func:`docqa.search.reference.canonical_scores` is
 the NumPy twin of exactly this order.
 
@@ -28,10 +27,10 @@ from docqa.search.lanes import lane_dot
 
 
 @njit(inline="always")
-def canonical_dot(row: np.ndarray, q64: np.ndarray, d: int) -> np.float32:
-    """Canonical score (float32) of a C-contiguous float32 row against a float64 copy of a
-    float32 query (both of length d): :func:`docqa.search.lanes.lane_dot`, rounded once."""
-    return np.float32(lane_dot(row, q64, d))
+def canonical_dot(row: np.ndarray, q: np.ndarray, d: int) -> np.float32:
+    """Canonical score (float32) of a C-contiguous float32 row against a C-contiguous float32
+    query (both of length d): :func:`docqa.search.lanes.lane_dot`."""
+    return np.float32(lane_dot(row, q, d))
 
 
 @njit(inline="always")
@@ -58,7 +57,7 @@ def _admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> 
 @njit(parallel=True, cache=True)
 def single_query(
     matrix: np.ndarray,
-    q64: np.ndarray,
+    q: np.ndarray,
     rows: np.ndarray,
     use_rows: bool,
     n: int,
@@ -79,13 +78,13 @@ def single_query(
         hi = min(n, (b + 1) * block_rows)
         for p in range(b * block_rows, hi):
             r = rows[p] if use_rows else np.int64(p)
-            _admit(sel_s, sel_i, canonical_dot(matrix[r], q64, d), r)
+            _admit(sel_s, sel_i, canonical_dot(matrix[r], q, d), r)
 
 
 @njit(cache=True)
 def scan_serial(
     matrix: np.ndarray,
-    q64: np.ndarray,
+    q: np.ndarray,
     rows: np.ndarray,
     use_rows: bool,
     n: int,
@@ -96,7 +95,7 @@ def scan_serial(
     d = matrix.shape[1]
     for p in range(n):
         r = rows[p] if use_rows else np.int64(p)
-        _admit(sel_s, sel_i, canonical_dot(matrix[r], q64, d), r)
+        _admit(sel_s, sel_i, canonical_dot(matrix[r], q, d), r)
 
 
 @njit(cache=True)
@@ -144,7 +143,7 @@ def _filter_query(
     approx: np.ndarray,
     block: np.ndarray,
     block_ids: np.ndarray,
-    q64: np.ndarray,
+    q: np.ndarray,
     slack: float,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
@@ -162,7 +161,7 @@ def _filter_query(
     j = _next_candidate(approx, 0, t32)
     while j < approx.shape[0]:
         if not np.float64(approx[j]) < threshold:
-            _admit(sel_s, sel_i, canonical_dot(block[j], q64, d), block_ids[j])
+            _admit(sel_s, sel_i, canonical_dot(block[j], q, d), block_ids[j])
             if sel_i[k - 1] >= 0 and np.float64(sel_s[k - 1]) > floor:
                 floor = np.float64(sel_s[k - 1])
                 threshold = floor - slack - abs(floor) * 2.0**-50
@@ -175,7 +174,7 @@ def filter_rescore(
     approx: np.ndarray,
     block: np.ndarray,
     block_ids: np.ndarray,
-    queries64: np.ndarray,
+    queries: np.ndarray,
     slack: np.ndarray,
     sel_s: np.ndarray,
     sel_i: np.ndarray,
@@ -189,7 +188,7 @@ def filter_rescore(
     sgemm's speed here).
     """
     for qi in range(approx.shape[0]):
-        _filter_query(approx[qi], block, block_ids, queries64[qi], slack[qi], sel_s[qi], sel_i[qi])
+        _filter_query(approx[qi], block, block_ids, queries[qi], slack[qi], sel_s[qi], sel_i[qi])
 
 
 @njit(inline="always")

@@ -14,26 +14,27 @@ from docqa.types import TopK
 def canonical_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Canonical scores ``(N,) float32`` of a float32 ``(N, d)`` matrix against a ``(d,)`` query.
 
-    Same order as :func:`docqa.search.lanes.lane_dot`: exact float64 products, zero-padded to
-    ``T = ceil(d / 16)`` chunks of ``LANES = 16``; 16 lanes start at +0.0 and add the chunks
-    one after another (``acc += prods[:, t]``); then ``acc[:, :w] += acc[:, w:2w]`` for
-    ``w = 8, 4, 2, 1``; ``acc[:, 0]`` rounded once to float32.
+    Same order as :func:`docqa.search.lanes.lane_dot`, every step a float32 NumPy operation
+    (each correctly rounded, none fused): products, zero-padded to ``T = ceil(d / 16)``
+    chunks of ``LANES = 16``; 16 lanes start at +0.0 and add the chunks one after another
+    (``acc += prods[:, t]``); then ``acc[:, :w] += acc[:, w:2w]`` for ``w = 8, 4, 2, 1``;
+    the score is ``acc[:, 0]``.
     """
     m = np.asarray(matrix, dtype=np.float32)
-    q = np.asarray(query, dtype=np.float32).astype(np.float64)
+    q = np.asarray(query, dtype=np.float32)
     n, d = m.shape
     chunks = -(-d // LANES)
-    prods = np.zeros((n, chunks * LANES), dtype=np.float64)
-    prods[:, :d] = m.astype(np.float64) * q
+    prods = np.zeros((n, chunks * LANES), dtype=np.float32)
+    np.multiply(m, q, out=prods[:, :d])
     prods = prods.reshape(n, chunks, LANES)
-    acc = np.zeros((n, LANES), dtype=np.float64)
+    acc = np.zeros((n, LANES), dtype=np.float32)
     for t in range(chunks):
         acc += prods[:, t]
     w = LANES
     while w > 1:
         w //= 2
         acc[:, :w] += acc[:, w : 2 * w]
-    return acc[:, 0].astype(np.float32)
+    return acc[:, 0].copy()
 
 
 def topk_from_scores(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> TopK:
