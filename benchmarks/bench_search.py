@@ -31,6 +31,7 @@ K = 10
 CACHE = Path(os.environ.get("DOCQA_BENCH_DIR", "/tmp/docqa-bench"))
 FULL = os.environ.get("DOCQA_BENCH_FULL") == "1"
 ROWS: list[dict[str, object]] = []
+PAIRED: list[str] = []  # lines for the table: interleaved, paired ratios
 
 CASES = [
     ("unit", 100_000, 256, 1, 1),
@@ -198,12 +199,68 @@ def _measure(benchmark, m: np.ndarray, qs: np.ndarray, threads: int) -> dict[str
     return row
 
 
+def _paired(theirs: Callable[[], object], ours: Callable[[], object], rounds: int) -> list[float]:
+    """``rounds`` back-to-back pairs, the order alternating; each pair's time of ``theirs``
+    over ``ours``. Both halves see about the same machine load, so the median of these ratios
+    is steadier on a shared machine than a ratio of medians taken minutes apart."""
+    out = []
+    for i in range(rounds):
+        times = {}
+        pair = (("t", theirs), ("o", ours)) if i % 2 == 0 else (("o", ours), ("t", theirs))
+        for name, fn in pair:
+            start = time.perf_counter()
+            fn()
+            times[name] = time.perf_counter() - start
+        out.append(times["t"] / times["o"])
+    return out
+
+
+def _paired_line(what: str, ratios: list[float]) -> str:
+    return (
+        f"paired, interleaved: {what}: {statistics.median(ratios):.2f} "
+        f"(median of {len(ratios)} pairs, range {min(ratios):.2f}-{max(ratios):.2f})"
+    )
+
+
+def test_paired_one_query_vs_floor() -> None:
+    m = _matrix("unit", 1_000_000, 256)
+    q = _queries("unit", m, 1)
+    topk(m, q, K, n_threads=2)
+    before = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        _one_pass(m)
+        ratios = _paired(lambda: topk(m, q, K, n_threads=2), lambda: _one_pass(m), 9)
+    finally:
+        numba.set_num_threads(before)
+    PAIRED.append(_paired_line("one query 1M x 256, 2 threads, docqa time / floor", ratios))
+
+
+@pytest.mark.parametrize("n", [100_000, 1_000_000] if FULL else [100_000])
+def test_paired_batch_vs_faiss(n: int) -> None:
+    m = _matrix("unit", n, 256)
+    qs = _queries("unit", m, 1000)
+    want = topk(m, qs, K, n_threads=2)
+    faiss.omp_set_num_threads(2)
+    index = faiss.IndexFlatIP(m.shape[1])
+    index.add(m)
+    index.search(qs[:50], K)
+
+    def ours() -> None:
+        assert np.array_equal(topk(m, qs, K, n_threads=2).ids, want.ids)
+
+    ratios = _paired(lambda: index.search(qs, K), ours, 5 if n <= 100_000 else 3)
+    PAIRED.append(
+        _paired_line(f"batch 1000 x {n // 1000}k x 256, 2 threads, FAISS time / docqa", ratios)
+    )
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _print_table(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
-    if not ROWS:
+    if not ROWS and not PAIRED:
         return
-    lines = _table()
+    lines = _table() + PAIRED
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "bench_search.txt").write_text("\n".join(lines) + "\n")
     capture = request.config.pluginmanager.getplugin("capturemanager")
