@@ -6,6 +6,7 @@
 cdef uint32_t CRC_TABLE[256]
 cdef uint8_t ASCII_LOWER[128]
 cdef uint8_t ASCII_ALNUM[128]
+cdef uint8_t ASCII_TOKEN[128]  # the lowered byte of an alphanumeric, 0 for any other byte
 
 
 cdef void _init_tables() noexcept:
@@ -22,20 +23,26 @@ cdef void _init_tables() noexcept:
     for i in range(128):
         ASCII_LOWER[i] = <uint8_t>(i + 32 if 65 <= i <= 90 else i)
         ASCII_ALNUM[i] = 1 if (48 <= i <= 57 or 65 <= i <= 90 or 97 <= i <= 122) else 0
+        ASCII_TOKEN[i] = ASCII_LOWER[i] if ASCII_ALNUM[i] else 0
 
 
 _init_tables()
 
 
-cdef inline uint32_t _crc32(const uint8_t* s, Py_ssize_t n) noexcept nogil:
-    # CRC-32 with zlib's polynomial, byte at a time. Written here rather than linking zlib:
-    # tokens average ~6 bytes, where a 256-entry table is as fast as zlib's wide variants,
-    # and it keeps the build free of system headers.
-    cdef uint32_t c = 0xFFFFFFFFU
+cdef inline uint32_t _crc32_update(uint32_t c, const uint8_t* s, Py_ssize_t n) noexcept nogil:
+    # The CRC-32 register (zlib's polynomial, reflected, not yet inverted) after ``n`` more
+    # bytes, byte at a time. Written here rather than linking zlib: tokens average ~6 bytes,
+    # where a 256-entry table is as fast as zlib's wide variants, the register can be carried
+    # across a token's head and tail (see _emit), and the build needs no system headers.
     cdef Py_ssize_t i
     for i in range(n):
         c = CRC_TABLE[(c ^ s[i]) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFFU
+    return c
+
+
+cdef inline uint32_t _crc32(const uint8_t* s, Py_ssize_t n) noexcept nogil:
+    # CRC-32 of ``s[:n]`` (equal to ``zlib.crc32``).
+    return _crc32_update(0xFFFFFFFFU, s, n) ^ 0xFFFFFFFFU
 
 
 cdef inline uint64_t _hash64(const uint8_t* s, Py_ssize_t n) noexcept nogil:

@@ -30,6 +30,7 @@ cdef struct Sink:
     int64_t* touched
     Py_ssize_t n_touched
     Py_ssize_t dim
+    Py_ssize_t dim_mask   # dim - 1 when dim is a power of two (bucket by mask), else -1
     bint failed
 
 
@@ -65,9 +66,21 @@ cdef inline Py_ssize_t _fold(uint8_t* t, Py_ssize_t n, Py_ssize_t nchars) noexce
     return n
 
 
+cdef inline void _count(Sink* k, uint32_t crc) noexcept nogil:
+    """MODE_BUCKET: count a kept token whose CRC-32 is ``crc`` into its bucket."""
+    cdef uint32_t b
+    if k.dim_mask >= 0:
+        b = crc & <uint32_t>k.dim_mask
+    else:
+        b = crc % <uint32_t>k.dim
+    if k.counts[b] == 0:
+        k.touched[k.n_touched] = b
+        k.n_touched += 1
+    k.counts[b] += 1
+
+
 cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
     cdef uint8_t* t = k.tok
-    cdef uint32_t b
     cdef uint64_t h = 0
     cdef bint have = False
     cdef bint by_crc = k.mode == MODE_BUCKET
@@ -83,13 +96,7 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
             have = False
             n = folded
     if k.mode == MODE_BUCKET:
-        if not have:
-            h = _crc32(t, n)
-        b = <uint32_t>h % <uint32_t>k.dim
-        if k.counts[b] == 0:
-            k.touched[k.n_touched] = b
-            k.n_touched += 1
-        k.counts[b] += 1
+        _count(k, <uint32_t>(h if have else _crc32(t, n)))
     elif k.mode == MODE_HASH:
         if not _grow(<void**>&k.hashes, &k.cap, k.count + 1, sizeof(uint64_t)):
             k.failed = True
@@ -127,8 +134,12 @@ cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
 
 
 cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    # One pass: each character is classified and, inside a token, copied lower-cased.
+    # One pass: each character is classified and, inside a token, copied lower-cased. The token
+    # buffer and its capacity live in locals: a byte store may alias anything (char aliasing),
+    # so reading them through ``k`` would reload both after every byte.
     cdef Py_ssize_t i = 0, nb
+    cdef Py_ssize_t cap = k.tok_cap
+    cdef uint8_t* tok = k.tok
     cdef uint8_t c
     while i < n:
         c = s[i]
@@ -137,9 +148,12 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
             continue
         nb = 0
         while True:
-            if nb == k.tok_cap and not _room(k, nb + 1):
-                return
-            k.tok[nb] = ASCII_LOWER[c]
+            if nb == cap:
+                if not _room(k, nb + 1):
+                    return
+                tok = k.tok
+                cap = k.tok_cap
+            tok[nb] = ASCII_LOWER[c]
             nb += 1
             if i == n:
                 break
@@ -150,6 +164,55 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
         _emit(k, nb, nb)
         if k.failed:
             return
+
+
+cdef void _scan_ascii_bucket(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # _scan_ascii fused with MODE_BUCKET's _emit (the hashing embedder's hot path): one table
+    # lookup per byte (ASCII_TOKEN: the lowered byte, or 0 outside tokens), the CRC-32
+    # register advanced as each byte is copied, pointers rather than indexes, and few live
+    # values, so the loop stays in registers; the token buffer is grown once to the segment's
+    # length, so no byte checks for room. A plural that folds (a minority of tokens) is hashed
+    # again after folding.
+    cdef const uint8_t* p = s
+    cdef const uint8_t* end = s + n
+    cdef Py_ssize_t nb
+    cdef uint8_t* tok
+    cdef uint8_t low
+    cdef uint32_t r
+    if not _room(k, n + 1):
+        return
+    tok = k.tok
+    while p < end:
+        low = ASCII_TOKEN[p[0]]
+        p += 1
+        if low == 0:
+            continue
+        nb = 0
+        r = 0xFFFFFFFFU
+        while True:
+            tok[nb] = low
+            nb += 1
+            r = CRC_TABLE[(r ^ low) & 0xFF] ^ (r >> 8)
+            if p == end:
+                break
+            low = ASCII_TOKEN[p[0]]
+            p += 1
+            if low == 0:
+                break
+        _bucket_token(k, tok, nb, r ^ 0xFFFFFFFFU)
+
+
+cdef void _bucket_token(Sink* k, uint8_t* tok, Py_ssize_t n, uint32_t crc) noexcept nogil:
+    """MODE_BUCKET for one token of ``n`` ASCII bytes whose CRC-32 is ``crc``: drop stop
+    words, fold plurals, count."""
+    cdef Py_ssize_t folded
+    if k.stops != NULL and n <= k.stops.max_len and _is_stop(k.stops, tok, n, crc, True):
+        return
+    if k.fold:
+        folded = _fold(tok, n, n)
+        if folded != n:
+            crc = _crc32(tok, folded)
+    _count(k, crc)
 
 
 cdef inline Py_ssize_t _put_utf8(uint8_t* out, uint32_t ch) noexcept nogil:
@@ -195,8 +258,11 @@ cdef inline uint32_t _lower(uint32_t ch) noexcept nogil:
 
 cdef void _scan_kind(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
     # A PEP 393 string of any kind, in one pass: lower each character once, copy the runs of
-    # alphanumerics into the token buffer as UTF-8.
+    # alphanumerics into the token buffer as UTF-8 (buffer and capacity in locals, see
+    # _scan_ascii).
     cdef Py_ssize_t i = 0, nb, nchars
+    cdef Py_ssize_t cap = k.tok_cap
+    cdef uint8_t* tok = k.tok
     cdef uint32_t ch
     while i < n:
         ch = _lower(s[i])
@@ -206,13 +272,16 @@ cdef void _scan_kind(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
         nb = 0
         nchars = 0
         while True:
-            if nb + 4 > k.tok_cap and not _room(k, nb + 4):
-                return
+            if nb + 4 > cap:
+                if not _room(k, nb + 4):
+                    return
+                tok = k.tok
+                cap = k.tok_cap
             if ch < 128:
-                k.tok[nb] = <uint8_t>ch
+                tok[nb] = <uint8_t>ch
                 nb += 1
             else:
-                nb += _put_utf8(k.tok + nb, ch)
+                nb += _put_utf8(tok + nb, ch)
             nchars += 1
             if i == n:
                 break

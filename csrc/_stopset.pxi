@@ -86,6 +86,15 @@ cdef class Vocab:
         return (Vocab, (sorted(self.words),))
 
 
+cdef inline bint _same(const uint8_t* a, const uint8_t* b, Py_ssize_t n) noexcept nogil:
+    # Stop words are a few bytes long: an inline loop beats a call to memcmp.
+    cdef Py_ssize_t i
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
 cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n,
                           uint64_t h, bint by_crc) noexcept nogil:
     """Whether ``tok`` is a stop word; ``h`` is its CRC-32 (``by_crc``) or its hash64."""
@@ -97,7 +106,7 @@ cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n,
     while keys[slot] != 0:
         if keys[slot] == key:
             w = word[slot]
-            if s.lengths[w] == n and memcmp(s.blob + s.starts[w], tok, n) == 0:
+            if s.lengths[w] == n and _same(s.blob + s.starts[w], tok, n):
                 return True
         slot = (slot + 1) & s.mask
     return False

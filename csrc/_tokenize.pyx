@@ -133,7 +133,10 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
         if k.failed:
             return
         if kinds[s] == 0:
-            _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
+            if k.mode == MODE_BUCKET:
+                _scan_ascii_bucket(<const uint8_t*>ptrs[s], lens[s], k)
+            else:
+                _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 1:
             _scan_kind(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 2:
@@ -251,6 +254,7 @@ def embed_hashing_rows(Batch batch not None, Py_ssize_t start, Py_ssize_t stop, 
     k.stops = _stops_of(stops)
     k.fold = fold
     k.dim = dim
+    k.dim_mask = dim - 1 if (dim & (dim - 1)) == 0 else -1
     k.counts = <int64_t*>malloc(dim * sizeof(int64_t))
     k.touched = <int64_t*>malloc(dim * sizeof(int64_t))
     if k.counts == NULL or k.touched == NULL:
