@@ -94,34 +94,49 @@ cdef class Batch:
 
     def __cinit__(self, texts):
         import array
-        cdef Py_ssize_t i
-        self._keep = []
-        self._ptrs = array.array("Q")
-        self._lens = array.array("q")
-        self._kinds = array.array("b")
-        self._starts = array.array("q", [0])
-        for i, t in enumerate(texts):
+        cdef Py_ssize_t i, j, n = len(texts), used = 0
+        cdef int kind
+        # Two passes: check every text and split the rare ones holding U+0130 or U+03A3, then
+        # fill exactly sized typed arrays through memoryviews (an array append per field and
+        # text cost more than the rest of building a batch).
+        cdef list keep = [None] * n
+        special = {}
+        for i in range(n):
+            t = texts[i]
             if type(t) is not str:
                 if not isinstance(t, str):
                     raise TypeError(
                         f"texts[{i}] is {type(t).__name__}, expected str; "
                         "decode bytes first (e.g. data.decode('utf-8'))")
                 t = PyUnicode_FromObject(t)  # the value, never an overridden __str__
+            keep[i] = t
             if not PyUnicode_IS_ASCII(t) and ("\u0130" in t or "\u03a3" in t):
-                for part, start, end in _special_segments(t):
-                    self._add(part, start, end)
+                special[i] = _special_segments(t)
+        total = n + sum(len(parts) - 1 for parts in special.values())
+        self._keep = keep
+        self._ptrs = array.array("Q", bytes(8 * total))
+        self._lens = array.array("q", bytes(8 * total))
+        self._kinds = array.array("b", bytes(total))
+        self._starts = array.array("q", bytes(8 * (n + 1)))
+        cdef uint64_t[::1] ptrs = self._ptrs
+        cdef int64_t[::1] lens = self._lens
+        cdef signed char[::1] kinds = self._kinds
+        cdef int64_t[::1] starts = self._starts
+        for i in range(n):
+            starts[i] = used
+            parts = special.get(i) if special else None
+            if parts is None:
+                parts = ((keep[i], 0, PyUnicode_GET_LENGTH(keep[i])),)
             else:
-                self._add(t, 0, PyUnicode_GET_LENGTH(t))
-            self._starts.append(len(self._lens))
-        self.n = len(self._starts) - 1
-
-    def _add(self, str t, Py_ssize_t start, Py_ssize_t end):
-        cdef int kind = PyUnicode_KIND(t)
-        self._keep.append(t)
-        self._ptrs.append(<uint64_t>PyUnicode_DATA(t) + <uint64_t>(start * kind))
-        self._lens.append(end - start)
-        # kind 0 marks the ASCII fast path
-        self._kinds.append(0 if PyUnicode_IS_ASCII(t) else kind)
+                keep[i] = [part for part, _, _ in parts]  # the lowered words stay alive
+            for part, start, end in parts:
+                kind = PyUnicode_KIND(part)
+                ptrs[used] = <uint64_t>PyUnicode_DATA(part) + <uint64_t>(start * kind)
+                lens[used] = end - start
+                kinds[used] = 0 if PyUnicode_IS_ASCII(part) else kind  # 0: the ASCII path
+                used += 1
+        starts[n] = used
+        self.n = n
 
 
 cdef inline void _scan_one(Py_ssize_t i, Sink* k,
