@@ -52,9 +52,13 @@ def parse_prices(table: Mapping[str, Any], source: str = "prices") -> dict[str, 
 
 def _rate(value: object, model: str, side: str, source: str) -> float:
     """One price as a float; InputError unless a finite number >= 0."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if math.isfinite(value) and value >= 0:
-            return float(value)
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    ):
+        return float(value)
     raise InputError(
         f"{source}: {model!r} {side} price must be a number >= 0 (per million tokens), "
         f"got {value!r}"

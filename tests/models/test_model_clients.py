@@ -113,7 +113,7 @@ def test_connection_dropped_mid_stream_is_a_broken_stream(
     received: list[str] = []
     with pytest.raises(ModelStreamBroken, match="not an answer"):
         for piece in backend.make(server.url, policy).stream(PROMPT):
-            received.append(piece)
+            received.append(piece)  # noqa: PERF402 (collects until the stream breaks)
     assert received == ["Books may ", "be kept "]
     assert len(server.requests) == 1  # text went out, so no retry that would repeat it
 
@@ -149,7 +149,7 @@ def test_unreachable_server_is_a_model_error_after_retries(
 ) -> None:
     with socket.socket() as sock:  # a port that was free a moment ago and has no listener
         sock.bind(("127.0.0.1", 0))
-        url = "http://127.0.0.1:%d" % sock.getsockname()[1]
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     with pytest.raises(ModelError, match="connection"):
         list(backend.make(url, policy).stream(PROMPT))
     assert len(sleeps) == 2
