@@ -94,7 +94,7 @@ cdef class Batch:
 
     def __cinit__(self, texts):
         import array
-        cdef Py_ssize_t i, j, n = len(texts), used = 0
+        cdef Py_ssize_t i, n = len(texts), used = 0
         cdef int kind
         # Two passes: check every text and split the rare ones holding U+0130 or U+03A3, then
         # fill exactly sized typed arrays through memoryviews (an array append per field and
@@ -124,16 +124,20 @@ cdef class Batch:
         cdef int64_t[::1] starts = self._starts
         for i in range(n):
             starts[i] = used
-            parts = special.get(i) if special else None
-            if parts is None:
-                parts = ((keep[i], 0, PyUnicode_GET_LENGTH(keep[i])),)
-            else:
-                keep[i] = [part for part, _, _ in parts]  # the lowered words stay alive
+            if not special or i not in special:
+                t = keep[i]
+                ptrs[used] = <uint64_t>PyUnicode_DATA(t)
+                lens[used] = PyUnicode_GET_LENGTH(t)
+                kinds[used] = 0 if PyUnicode_IS_ASCII(t) else PyUnicode_KIND(t)  # 0: ASCII path
+                used += 1
+                continue
+            parts = special[i]
+            keep[i] = [part for part, _, _ in parts]  # the lowered words stay alive
             for part, start, end in parts:
                 kind = PyUnicode_KIND(part)
                 ptrs[used] = <uint64_t>PyUnicode_DATA(part) + <uint64_t>(start * kind)
                 lens[used] = end - start
-                kinds[used] = 0 if PyUnicode_IS_ASCII(part) else kind  # 0: the ASCII path
+                kinds[used] = 0 if PyUnicode_IS_ASCII(part) else kind
                 used += 1
         starts[n] = used
         self.n = n
