@@ -45,18 +45,32 @@ cdef inline uint32_t _crc32(const uint8_t* s, Py_ssize_t n) noexcept nogil:
     return _crc32_update(0xFFFFFFFFU, s, n) ^ 0xFFFFFFFFU
 
 
-cdef inline uint64_t _hash64(const uint8_t* s, Py_ssize_t n) noexcept nogil:
-    # FNV-1a over the UTF-8 bytes, then murmur3's fmix64 finaliser to spread the bits.
-    cdef uint64_t h = 0xCBF29CE484222325ULL
-    cdef Py_ssize_t i
-    for i in range(n):
-        h = (h ^ s[i]) * 0x100000001B3ULL
+cdef extern from *:
+    """
+    #define DOCQA_FNV_OFFSET 0xCBF29CE484222325ULL
+    #define DOCQA_FNV_PRIME 0x100000001B3ULL
+    """
+    const uint64_t FNV_OFFSET "DOCQA_FNV_OFFSET"  # FNV-1a's 64-bit offset basis and prime
+    const uint64_t FNV_PRIME "DOCQA_FNV_PRIME"
+
+
+cdef inline uint64_t _fmix64(uint64_t h) noexcept nogil:
+    # murmur3's fmix64 finaliser: spreads FNV-1a's bits.
     h ^= h >> 33
     h *= 0xFF51AFD7ED558CCDULL
     h ^= h >> 33
     h *= 0xC4CEB9FE1A85EC53ULL
     h ^= h >> 33
     return h
+
+
+cdef inline uint64_t _hash64(const uint8_t* s, Py_ssize_t n) noexcept nogil:
+    # FNV-1a over the UTF-8 bytes, then the fmix64 finaliser.
+    cdef uint64_t h = FNV_OFFSET
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ s[i]) * FNV_PRIME
+    return _fmix64(h)
 
 
 def crc32(bytes data):

@@ -79,6 +79,24 @@ cdef inline void _count(Sink* k, uint32_t crc) noexcept nogil:
     k.counts[b] += 1
 
 
+cdef inline void _put_hashed(Sink* k, const uint8_t* t, Py_ssize_t n, uint64_t h) noexcept nogil:
+    """MODE_HASH / MODE_TERMS: append a kept token's hash64 ``h``, or its term id."""
+    if k.mode == MODE_HASH:
+        if not _grow(<void**>&k.hashes, &k.cap, k.count + 1, sizeof(uint64_t)):
+            k.failed = True
+            return
+        k.hashes[k.count] = h
+    else:
+        if not _grow(<void**>&k.ids, &k.cap, k.count + 1, sizeof(int64_t)):
+            k.failed = True
+            return
+        k.ids[k.count] = _term_id(k.terms, h, t, n)
+        if k.ids[k.count] < 0:
+            k.failed = True
+            return
+    k.count += 1
+
+
 cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
     cdef uint8_t* t = k.tok
     cdef uint64_t h = 0
@@ -97,21 +115,8 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
             n = folded
     if k.mode == MODE_BUCKET:
         _count(k, <uint32_t>(h if have else _crc32(t, n)))
-    elif k.mode == MODE_HASH:
-        if not _grow(<void**>&k.hashes, &k.cap, k.count + 1, sizeof(uint64_t)):
-            k.failed = True
-            return
-        k.hashes[k.count] = h if have else _hash64(t, n)
-        k.count += 1
-    elif k.mode == MODE_TERMS:
-        if not _grow(<void**>&k.ids, &k.cap, k.count + 1, sizeof(int64_t)):
-            k.failed = True
-            return
-        k.ids[k.count] = _term_id(k.terms, h if have else _hash64(t, n), t, n)
-        if k.ids[k.count] < 0:
-            k.failed = True
-            return
-        k.count += 1
+    elif k.mode == MODE_HASH or k.mode == MODE_TERMS:
+        _put_hashed(k, t, n, h if have else _hash64(t, n))
     else:
         if not _grow(<void**>&k.blob, &k.blob_cap, k.blob_len + n, 1) or \
                 not _grow(<void**>&k.ends, &k.cap, k.count + 1, sizeof(int64_t)):
@@ -200,6 +205,48 @@ cdef void _scan_ascii_bucket(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept n
             if low == 0:
                 break
         _bucket_token(k, tok, nb, r ^ 0xFFFFFFFFU)
+
+
+cdef void _scan_ascii_hash(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # _scan_ascii_bucket for MODE_HASH and MODE_TERMS: FNV-1a advanced as each lowered byte
+    # is copied (the finaliser runs once per token); a folded plural is hashed again.
+    cdef const uint8_t* p = s
+    cdef const uint8_t* end = s + n
+    cdef Py_ssize_t nb, folded
+    cdef uint8_t* tok
+    cdef uint8_t low
+    cdef uint64_t h
+    if not _room(k, n + 1):
+        return
+    tok = k.tok
+    while p < end:
+        low = ASCII_TOKEN[p[0]]
+        p += 1
+        if low == 0:
+            continue
+        nb = 0
+        h = FNV_OFFSET
+        while True:
+            tok[nb] = low
+            nb += 1
+            h = (h ^ low) * FNV_PRIME
+            if p == end:
+                break
+            low = ASCII_TOKEN[p[0]]
+            p += 1
+            if low == 0:
+                break
+        h = _fmix64(h)
+        if k.stops != NULL and nb <= k.stops.max_len and _is_stop(k.stops, tok, nb, h, False):
+            continue
+        if k.fold:
+            folded = _fold(tok, nb, nb)
+            if folded != nb:
+                nb = folded
+                h = _hash64(tok, nb)
+        _put_hashed(k, tok, nb, h)
+        if k.failed:
+            return
 
 
 cdef void _bucket_token(Sink* k, uint8_t* tok, Py_ssize_t n, uint32_t crc) noexcept nogil:

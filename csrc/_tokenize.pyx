@@ -154,8 +154,10 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
         if kinds[s] == 0:
             if k.mode == MODE_BUCKET:
                 _scan_ascii_bucket(<const uint8_t*>ptrs[s], lens[s], k)
-            else:
+            elif k.mode == MODE_COLLECT:
                 _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
+            else:
+                _scan_ascii_hash(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 1:
             _scan_kind(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 2:
