@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pytest
 from corpus import corpus
+from paired import paired_line, paired_ratios
 
 from docqa.embed import HashingEmbedder, SparseRows, TfidfEmbedder
 from docqa.embed.reference import hashing_embed
@@ -152,49 +153,27 @@ def test_tfidf_embedder(chunks: tuple[list[str], float]) -> None:
     _measure("TfidfEmbedder fit_embed_sparse", mb, fit_embed, check, ROUNDS)
 
 
-def _paired(theirs: Callable[[], Any], ours: Callable[[], Any], rounds: int) -> list[float]:
-    """``rounds`` back-to-back pairs, the order alternating; each pair's time of ``theirs``
-    over ``ours`` (both halves see about the same machine load)."""
-    out = []
-    for i in range(rounds):
-        times = {}
-        pair = (("t", theirs), ("o", ours)) if i % 2 == 0 else (("o", ours), ("t", theirs))
-        for name, fn in pair:
-            start = time.perf_counter()
-            fn()
-            times[name] = time.perf_counter() - start
-        out.append(times["t"] / times["o"])
-    return out
-
-
-def _paired_line(what: str, ratios: list[float]) -> str:
-    return (
-        f"paired, interleaved: {what}: {statistics.median(ratios):.2f}x "
-        f"(median of {len(ratios)} pairs, range {min(ratios):.2f}-{max(ratios):.2f})"
-    )
-
-
 def test_paired(chunks: tuple[list[str], float], expected: np.ndarray) -> None:
     texts, _ = chunks
     vec = sklearn_text.HashingVectorizer(n_features=256, alternate_sign=False, norm="l2")
     one, two = HashingEmbedder(256, n_threads=1), HashingEmbedder(256, n_threads=2)
     check = _check_rows(expected)
     PAIRED.append(
-        _paired_line(
+        paired_line(
             "HashingEmbedder 1 thread vs HashingVectorizer",
-            _paired(lambda: vec.transform(texts), lambda: check(one.embed(texts)), 5),
+            paired_ratios(lambda: vec.transform(texts), lambda: check(one.embed(texts)), 5),
         )
     )
     PAIRED.append(
-        _paired_line(
+        paired_line(
             "HashingEmbedder 2 threads vs 1 thread",
-            _paired(lambda: check(one.embed(texts)), lambda: check(two.embed(texts)), 9),
+            paired_ratios(lambda: check(one.embed(texts)), lambda: check(two.embed(texts)), 9),
         )
     )
     PAIRED.append(
-        _paired_line(
+        paired_line(
             "TfidfEmbedder fit+embed vs TfidfVectorizer",
-            _paired(
+            paired_ratios(
                 lambda: sklearn_text.TfidfVectorizer().fit_transform(texts),
                 lambda: TfidfEmbedder().fit_embed_sparse(texts),
                 3,

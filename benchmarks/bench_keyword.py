@@ -24,6 +24,7 @@ bm25s = pytest.importorskip("bm25s")
 rank_bm25 = pytest.importorskip("rank_bm25")
 
 from corpus import corpus
+from paired import paired_line, paired_ratios
 
 from docqa.keyword import BM25Index
 from docqa.keyword.reference import ReferenceBM25
@@ -35,23 +36,6 @@ ROUNDS = 3
 PAIRED_ROUNDS = 9
 RESULTS: dict[str, dict[str, float]] = {}
 PAIRED: dict[str, list[float]] = {}  # what -> per-pair speed-ups of docqa over bm25s
-
-
-def paired_speedups(theirs: Callable[[], Any], ours: Callable[[], Any], rounds: int) -> list[float]:
-    """``rounds`` back-to-back pairs, the order alternating: each pair's time of ``theirs``
-    over ``ours``. Both halves of a pair see about the same machine load, so the median of
-    these ratios is far steadier on a shared machine than a ratio of separate medians."""
-    out = []
-    for i in range(rounds):
-        times = {}
-        for name, fn in (
-            (("t", theirs), ("o", ours)) if i % 2 == 0 else (("o", ours), ("t", theirs))
-        ):
-            start = time.perf_counter()
-            fn()
-            times[name] = time.perf_counter() - start
-        out.append(times["t"] / times["o"])
-    return out
 
 
 def median_seconds(fn: Callable[[], Any], rounds: int = ROUNDS) -> tuple[float, Any]:
@@ -95,10 +79,7 @@ def table(request: pytest.FixtureRequest) -> Iterator[None]:
             ratio = ours["mbps"] / RESULTS["bm25s (1 thread)"]["mbps"]
             lines.append(f"indexing docqa ({threads} thread)/bm25s: {ratio:.1f}x")
     for what, ratios in PAIRED.items():
-        lines.append(
-            f"paired, interleaved: {what}: docqa {np.median(ratios):.2f}x bm25s "
-            f"(median of {len(ratios)} pairs, range {min(ratios):.2f}-{max(ratios):.2f})"
-        )
+        lines.append(paired_line(f"{what}, docqa over bm25s", ratios))
     capture = request.config.pluginmanager.getplugin("capturemanager")
     with capture.global_and_fixture_disabled():
         print("\n".join(lines))
@@ -209,7 +190,7 @@ def test_paired_retrieval(
         assert np.array_equal(got.ids, expected.ids)
 
     theirs()  # warm-up
-    PAIRED[f"retrieval, {threads} thread"] = paired_speedups(theirs, ours, PAIRED_ROUNDS)
+    PAIRED[f"retrieval, {threads} thread"] = paired_ratios(theirs, ours, PAIRED_ROUNDS)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -218,6 +199,6 @@ def test_paired_indexing(data: dict[str, Any], docqa_index: BM25Index, threads: 
         index = BM25Index.from_texts(data["chunks"], n_threads=threads)
         assert np.array_equal(index.indptr, docqa_index.indptr)
 
-    PAIRED[f"indexing, docqa {threads} thread"] = paired_speedups(
+    PAIRED[f"indexing, docqa {threads} thread"] = paired_ratios(
         lambda: bm25s_index(data["chunks"]), ours, 5
     )

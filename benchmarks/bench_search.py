@@ -21,6 +21,7 @@ import numba
 import numpy as np
 import pytest
 from numba import njit, prange
+from paired import paired_line, paired_ratios
 
 from docqa.search import canonical_scores, topk
 from docqa.search.reference import topk_from_scores
@@ -199,29 +200,6 @@ def _measure(benchmark, m: np.ndarray, qs: np.ndarray, threads: int) -> dict[str
     return row
 
 
-def _paired(theirs: Callable[[], object], ours: Callable[[], object], rounds: int) -> list[float]:
-    """``rounds`` back-to-back pairs, the order alternating; each pair's time of ``theirs``
-    over ``ours``. Both halves see about the same machine load, so the median of these ratios
-    is steadier on a shared machine than a ratio of medians taken minutes apart."""
-    out = []
-    for i in range(rounds):
-        times = {}
-        pair = (("t", theirs), ("o", ours)) if i % 2 == 0 else (("o", ours), ("t", theirs))
-        for name, fn in pair:
-            start = time.perf_counter()
-            fn()
-            times[name] = time.perf_counter() - start
-        out.append(times["t"] / times["o"])
-    return out
-
-
-def _paired_line(what: str, ratios: list[float]) -> str:
-    return (
-        f"paired, interleaved: {what}: {statistics.median(ratios):.2f} "
-        f"(median of {len(ratios)} pairs, range {min(ratios):.2f}-{max(ratios):.2f})"
-    )
-
-
 def test_paired_one_query_vs_floor() -> None:
     m = _matrix("unit", 1_000_000, 256)
     q = _queries("unit", m, 1)
@@ -230,10 +208,10 @@ def test_paired_one_query_vs_floor() -> None:
     numba.set_num_threads(2)
     try:
         _one_pass(m)
-        ratios = _paired(lambda: topk(m, q, K, n_threads=2), lambda: _one_pass(m), 9)
+        ratios = paired_ratios(lambda: topk(m, q, K, n_threads=2), lambda: _one_pass(m), 9)
     finally:
         numba.set_num_threads(before)
-    PAIRED.append(_paired_line("one query 1M x 256, 2 threads, docqa time / floor", ratios))
+    PAIRED.append(paired_line("one query 1M x 256, 2 threads, docqa time over the floor", ratios))
 
 
 @pytest.mark.parametrize("n", [100_000, 1_000_000] if FULL else [100_000])
@@ -249,9 +227,9 @@ def test_paired_batch_vs_faiss(n: int) -> None:
     def ours() -> None:
         assert np.array_equal(topk(m, qs, K, n_threads=2).ids, want.ids)
 
-    ratios = _paired(lambda: index.search(qs, K), ours, 5 if n <= 100_000 else 3)
+    ratios = paired_ratios(lambda: index.search(qs, K), ours, 5 if n <= 100_000 else 3)
     PAIRED.append(
-        _paired_line(f"batch 1000 x {n // 1000}k x 256, 2 threads, FAISS time / docqa", ratios)
+        paired_line(f"batch 1000 x {n // 1000}k x 256, 2 threads, FAISS time over docqa", ratios)
     )
 
 

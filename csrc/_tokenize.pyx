@@ -215,6 +215,33 @@ def tokenize_batch(Batch batch not None, Vocab stops, bint fold):
     return out
 
 
+cdef object _scan_counted(Batch batch, Sink* k, int64_t first_doc):
+    """Scan every text of ``batch`` into ``k`` with the GIL released; returns the int64
+    ``array.array`` offsets (text i owns items ``offsets[i]:offsets[i + 1]`` of ``k``'s
+    output). With a term table in ``k``, text i counts as document ``first_doc + i``.
+    MemoryError if the scan ran out of memory; the caller frees ``k``."""
+    import array
+    offsets = array.array("q", bytes(8 * (batch.n + 1)))
+    cdef int64_t[::1] off = offsets
+    cdef const uint64_t[::1] ptrs = batch._ptrs
+    cdef const int64_t[::1] lens = batch._lens
+    cdef const signed char[::1] kinds = batch._kinds
+    cdef const int64_t[::1] starts = batch._starts
+    cdef Py_ssize_t i
+    if batch.n:
+        with nogil:
+            for i in range(batch.n):
+                if k.terms != NULL:
+                    k.terms.doc = first_doc + i
+                _scan_one(i, k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
+                if k.failed:
+                    break
+                off[i + 1] = k.count
+    if k.failed:
+        raise MemoryError("tokenizer ran out of memory")
+    return offsets
+
+
 def hash_batch(Batch batch not None, Vocab stops, bint fold):
     """``(hashes uint64 array.array, offsets int64 array.array)``: text i owns
     ``hashes[offsets[i]:offsets[i + 1]]``. No Python object is made per token."""
@@ -224,23 +251,8 @@ def hash_batch(Batch batch not None, Vocab stops, bint fold):
     k.mode = MODE_HASH
     k.stops = _stops_of(stops)
     k.fold = fold
-    offsets = array.array("q", bytes(8 * (batch.n + 1)))
-    cdef int64_t[::1] off = offsets
-    cdef const uint64_t[::1] ptrs = batch._ptrs
-    cdef const int64_t[::1] lens = batch._lens
-    cdef const signed char[::1] kinds = batch._kinds
-    cdef const int64_t[::1] starts = batch._starts
-    cdef Py_ssize_t i
     try:
-        if batch.n:
-            with nogil:
-                for i in range(batch.n):
-                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
-                    if k.failed:
-                        break
-                    off[i + 1] = k.count
-        if k.failed:
-            raise MemoryError("tokenizer ran out of memory")
+        offsets = _scan_counted(batch, &k, 0)
         hashes = array.array("Q", bytes(8 * k.count))
         if k.count:
             _copy_u64(hashes, k.hashes, k.count)
@@ -348,24 +360,8 @@ cdef class Terms:
         k.stops = _stops_of(stops)
         k.fold = fold
         k.terms = &self.m
-        offsets = array.array("q", bytes(8 * (batch.n + 1)))
-        cdef int64_t[::1] off = offsets
-        cdef const uint64_t[::1] ptrs = batch._ptrs
-        cdef const int64_t[::1] lens = batch._lens
-        cdef const signed char[::1] kinds = batch._kinds
-        cdef const int64_t[::1] starts = batch._starts
-        cdef Py_ssize_t i
         try:
-            if batch.n:
-                with nogil:
-                    for i in range(batch.n):
-                        self.m.doc = self.n_docs + i
-                        _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
-                        if k.failed:
-                            break
-                        off[i + 1] = k.count
-            if k.failed:
-                raise MemoryError("tokenizer ran out of memory")
+            offsets = _scan_counted(batch, &k, self.n_docs)
             self.n_docs += batch.n
             ids = array.array("q", bytes(8 * k.count))
             if k.count:
