@@ -5,9 +5,10 @@ The canonical score
 ``canonical_dot(row, q, d)`` is *the* score of a row: float32 products accumulated in 16
 independent float32 lanes (lane ``l`` adds elements ``l, l+16, l+32, ...`` in order, the last
 chunk zero-padded), the lanes summed by a fixed pairwise tree (``w = 8, 4, 2, 1``); the exact
-order is in :mod:`docqa.search.lanes`, which emits it as SIMD code. Nothing is reassociated (no ``fastmath``), so a row has the same score in
-every kernel, batch, block and thread. :func:`docqa.search.reference.canonical_scores` is
-the NumPy twin of exactly this order.
+order is in :mod:`docqa.search.lanes`, which emits it as SIMD code. Nothing is reassociated
+or fused (no ``fastmath``), so a row has the same score in every kernel, batch, block and
+thread. :func:`docqa.search.reference.canonical_scores` is the NumPy twin of exactly this
+order.
 
 The selection
 -------------
