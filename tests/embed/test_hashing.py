@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docqa.embed import HashingEmbedder
+from docqa.embed import HashingEmbedder, hashing
 from docqa.embed.reference import hashing_embed
 
 WORDS = ["Cats", "policies", "the", "Müller", "naïve", "東京", "class", "and", "x1", "ΣΊΣΥΦΟΣ"]
@@ -114,6 +114,20 @@ def test_every_thread_count_gives_the_same_bytes() -> None:
     assert base.any()
     for n in (2, 3, 8):
         assert HashingEmbedder(128, n_threads=n).embed(texts).tobytes() == base.tobytes()
+
+
+def test_threads_split_by_characters_and_still_give_the_same_bytes() -> None:
+    # A few long texts among many short ones: the split balances characters, so some thread
+    # gets far fewer texts than another; every row must still be the one-thread row.
+    texts = ["tiny note"] * 600 + ["a long report about library fines " * 400] * 6 + [""] * 50
+    base = HashingEmbedder(64).embed(texts, n_threads=1)
+    for n in (2, 3):
+        assert HashingEmbedder(64).embed(texts, n_threads=n).tobytes() == base.tobytes()
+    ranges = hashing._row_ranges([len(t) for t in texts], 2)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(texts)
+    assert all(a < b for a, b in ranges) and len(ranges) == 2
+    sizes = [sum(len(t) for t in texts[a:b]) for a, b in ranges]
+    assert max(sizes) < 0.7 * sum(sizes)  # by count the first half would hold 1%
 
 
 def test_pickle_round_trip_embeds_identically() -> None:

@@ -90,7 +90,7 @@ class HashingEmbedder:
         batch = check_texts(texts)
         out = np.zeros((batch.n, self._dim), dtype=np.float32)
         stops, fold = self._tokens.compiled(), self._tokens.fold_plurals
-        ranges = _row_ranges(batch.n, threads)
+        ranges = _row_ranges([len(t) for t in texts], threads)
         if len(ranges) == 1:
             _tokenize.embed_hashing_rows(batch, 0, batch.n, stops, fold, out)
             return out
@@ -113,8 +113,15 @@ class HashingEmbedder:
         return hash(self.name)
 
 
-def _row_ranges(n: int, n_threads: int) -> list[tuple[int, int]]:
-    """Contiguous ``(start, stop)`` row ranges, one per thread actually worth starting."""
+def _row_ranges(lengths: list[int], n_threads: int) -> list[tuple[int, int]]:
+    """Contiguous ``(start, stop)`` row ranges, one per thread actually worth starting, cut
+    so that each holds about the same number of characters (the scan's work), not the same
+    number of texts: real documents vary in length."""
+    n = len(lengths)
     parts = max(1, min(n_threads, n // MIN_ROWS_PER_THREAD))
-    bounds = [n * i // parts for i in range(parts + 1)]
-    return list(itertools.pairwise(bounds))
+    if parts == 1:
+        return [(0, n)]
+    ends = np.cumsum(lengths, dtype=np.int64)
+    cuts = np.searchsorted(ends, ends[-1] * np.arange(1, parts) / parts, side="right")
+    bounds = [0, *(int(c) for c in cuts), n]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
