@@ -97,15 +97,19 @@ cdef inline void _put_hashed(Sink* k, const uint8_t* t, Py_ssize_t n, uint64_t h
     k.count += 1
 
 
-cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
-    cdef uint8_t* t = k.tok
-    cdef uint64_t h = 0
-    cdef bint have = False
+cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars, uint64_t h,
+                       bint have) noexcept nogil:
+    """The one step after a token is scanned, for every scanner: drop it if it is a stop
+    word, fold a plural, hand it to the mode's sink. ``h`` is the token's hash in the mode's
+    function (CRC-32 for MODE_BUCKET, hash64 otherwise) when ``have``; the fused scanners
+    compute it while copying, the others leave it to this function, which hashes only when
+    it needs to."""
     cdef bint by_crc = k.mode == MODE_BUCKET
     cdef Py_ssize_t i, folded
     if k.stops != NULL and n <= k.stops.max_len:
-        h = _crc32(t, n) if by_crc else _hash64(t, n)
-        have = True
+        if not have:
+            h = _crc32(t, n) if by_crc else _hash64(t, n)
+            have = True
         if _is_stop(k.stops, t, n, h, by_crc):
             return
     if k.fold:
@@ -127,6 +131,11 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
         k.blob_len += n
         k.ends[k.count] = k.blob_len
         k.count += 1
+
+
+cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
+    """``_keep`` for the token in ``k.tok`` (scanners that do not hash while copying)."""
+    _keep(k, k.tok, n, nchars, 0, False)
 
 
 cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
@@ -171,50 +180,20 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
             return
 
 
-cdef void _scan_ascii_bucket(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    # _scan_ascii fused with MODE_BUCKET's _emit (the hashing embedder's hot path): one table
-    # lookup per byte (ASCII_TOKEN: the lowered byte, or 0 outside tokens), the CRC-32
-    # register advanced as each byte is copied, pointers rather than indexes, and few live
-    # values, so the loop stays in registers; the token buffer is grown once to the segment's
-    # length, so no byte checks for room. A plural that folds (a minority of tokens) is hashed
-    # again after folding.
+cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
+                                     bint by_crc) noexcept nogil:
+    # _scan_ascii fused with the hash the mode needs (the hot path of the hashing embedder,
+    # hash_tokens and TermCounter): one table lookup per byte (ASCII_TOKEN: the lowered byte,
+    # or 0 outside tokens), the CRC-32 register or FNV-1a state advanced as each byte is
+    # copied, pointers rather than indexes, few live values, and the token buffer grown once
+    # to the segment's length, so no byte checks for room. ``by_crc`` is a constant at each
+    # call site, so the compiler emits one loop per hash.
     cdef const uint8_t* p = s
     cdef const uint8_t* end = s + n
     cdef Py_ssize_t nb
     cdef uint8_t* tok
     cdef uint8_t low
     cdef uint32_t r
-    if not _room(k, n + 1):
-        return
-    tok = k.tok
-    while p < end:
-        low = ASCII_TOKEN[p[0]]
-        p += 1
-        if low == 0:
-            continue
-        nb = 0
-        r = 0xFFFFFFFFU
-        while True:
-            tok[nb] = low
-            nb += 1
-            r = CRC_TABLE[(r ^ low) & 0xFF] ^ (r >> 8)
-            if p == end:
-                break
-            low = ASCII_TOKEN[p[0]]
-            p += 1
-            if low == 0:
-                break
-        _bucket_token(k, tok, nb, r ^ 0xFFFFFFFFU)
-
-
-cdef void _scan_ascii_hash(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    # _scan_ascii_bucket for MODE_HASH and MODE_TERMS: FNV-1a advanced as each lowered byte
-    # is copied (the finaliser runs once per token); a folded plural is hashed again.
-    cdef const uint8_t* p = s
-    cdef const uint8_t* end = s + n
-    cdef Py_ssize_t nb, folded
-    cdef uint8_t* tok
-    cdef uint8_t low
     cdef uint64_t h
     if not _room(k, n + 1):
         return
@@ -225,41 +204,24 @@ cdef void _scan_ascii_hash(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nog
         if low == 0:
             continue
         nb = 0
+        r = 0xFFFFFFFFU
         h = FNV_OFFSET
         while True:
             tok[nb] = low
             nb += 1
-            h = (h ^ low) * FNV_PRIME
+            if by_crc:
+                r = CRC_TABLE[(r ^ low) & 0xFF] ^ (r >> 8)
+            else:
+                h = (h ^ low) * FNV_PRIME
             if p == end:
                 break
             low = ASCII_TOKEN[p[0]]
             p += 1
             if low == 0:
                 break
-        h = _fmix64(h)
-        if k.stops != NULL and nb <= k.stops.max_len and _is_stop(k.stops, tok, nb, h, False):
-            continue
-        if k.fold:
-            folded = _fold(tok, nb, nb)
-            if folded != nb:
-                nb = folded
-                h = _hash64(tok, nb)
-        _put_hashed(k, tok, nb, h)
+        _keep(k, tok, nb, nb, (r ^ 0xFFFFFFFFU) if by_crc else _fmix64(h), True)
         if k.failed:
             return
-
-
-cdef void _bucket_token(Sink* k, uint8_t* tok, Py_ssize_t n, uint32_t crc) noexcept nogil:
-    """MODE_BUCKET for one token of ``n`` ASCII bytes whose CRC-32 is ``crc``: drop stop
-    words, fold plurals, count."""
-    cdef Py_ssize_t folded
-    if k.stops != NULL and n <= k.stops.max_len and _is_stop(k.stops, tok, n, crc, True):
-        return
-    if k.fold:
-        folded = _fold(tok, n, n)
-        if folded != n:
-            crc = _crc32(tok, folded)
-    _count(k, crc)
 
 
 cdef inline Py_ssize_t _put_utf8(uint8_t* out, uint32_t ch) noexcept nogil:

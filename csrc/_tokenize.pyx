@@ -153,11 +153,11 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
             return
         if kinds[s] == 0:
             if k.mode == MODE_BUCKET:
-                _scan_ascii_bucket(<const uint8_t*>ptrs[s], lens[s], k)
+                _scan_ascii_hashing(<const uint8_t*>ptrs[s], lens[s], k, True)
             elif k.mode == MODE_COLLECT:
                 _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
             else:
-                _scan_ascii_hash(<const uint8_t*>ptrs[s], lens[s], k)
+                _scan_ascii_hashing(<const uint8_t*>ptrs[s], lens[s], k, False)
         elif kinds[s] == 1:
             _scan_kind(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 2:

@@ -117,7 +117,8 @@ class TermCounter:
 
     def add(self, texts: Sequence[str]) -> TermIds:
         """The term ids of ``texts``' tokens; the texts count as the next documents for
-        ``df``."""
+        ``df``. TypeError (naming the index) for a non-str item, before anything is counted;
+        after a MemoryError the counter may hold part of the batch: discard it."""
         ids, offsets = self._terms.add(_batch(texts), self._stops, self._fold)
         return TermIds(
             ids=np.frombuffer(ids, dtype=np.int64), offsets=np.frombuffer(offsets, np.int64)
