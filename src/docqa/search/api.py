@@ -179,6 +179,8 @@ def _filter_blocks(
         if rows is None:
             block, ids = mat[start:stop], np.arange(start, stop, dtype=np.int64)
         else:
+            # Each worker gathers the allowed rows itself: the copy is memory-bound and small
+            # next to the sgemm, and sharing it would put a barrier back between the workers.
             ids = rows[start:stop]
             block = mat[ids]
         approx = np.matmul(qs, block.T)
