@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import threading
 import zlib
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docqa import _tokenize
 from docqa.embed import HashingEmbedder, hashing
 from docqa.embed.reference import hashing_embed
 
@@ -116,18 +118,68 @@ def test_every_thread_count_gives_the_same_bytes() -> None:
         assert HashingEmbedder(128, n_threads=n).embed(texts).tobytes() == base.tobytes()
 
 
-def test_threads_split_by_characters_and_still_give_the_same_bytes() -> None:
-    # A few long texts among many short ones: the split balances characters, so some thread
-    # gets far fewer texts than another; every row must still be the one-thread row.
+def test_uneven_texts_give_the_same_bytes_on_every_thread_count() -> None:
+    # A few long texts among many short ones: whichever thread claims a long text does far
+    # more work per grain; every row must still be the one-thread row.
     texts = ["tiny note"] * 600 + ["a long report about library fines " * 400] * 6 + [""] * 50
     base = HashingEmbedder(64).embed(texts, n_threads=1)
-    for n in (2, 3):
+    assert base[:606].any(axis=1).all() and not base[606:].any()
+    for n in (2, 3, 5):
         assert HashingEmbedder(64).embed(texts, n_threads=n).tobytes() == base.tobytes()
-    ranges = hashing._row_ranges([len(t) for t in texts], 2)
-    assert ranges[0][0] == 0 and ranges[-1][1] == len(texts)
-    assert all(a < b for a, b in ranges) and len(ranges) == 2
-    sizes = [sum(len(t) for t in texts[a:b]) for a, b in ranges]
-    assert max(sizes) < 0.7 * sum(sizes)  # by count the first half would hold 1%
+
+
+def test_grain_covers_a_few_texts_and_whole_cache_lines() -> None:
+    assert hashing._grain(256) == hashing.GRAIN_ROWS
+    for dim in (1, 2, 3, 100, 2**16):
+        g = hashing._grain(dim)
+        assert g >= hashing.GRAIN_ROWS and g * 4 * dim >= hashing.GRAIN_BYTES
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "grain"), [(0, 100, 7), (5, 6, 10), (3, 3, 1), (0, 64, 16)]
+)
+def test_rows_hand_out_every_row_once_across_threads(start: int, stop: int, grain: int) -> None:
+    rows = _tokenize.Rows(start, stop, grain)
+    claims: list[list[tuple[int, int]]] = [[] for _ in range(4)]
+
+    def drain(mine: list[tuple[int, int]]) -> None:
+        while (got := rows.claim()) is not None:
+            mine.append(got)
+
+    threads = [threading.Thread(target=drain, args=(c,)) for c in claims]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    got = sorted(c for mine in claims for c in mine)
+    assert [i for a, b in got for i in range(a, b)] == list(range(start, stop))
+    assert all(0 < b - a <= grain for a, b in got)
+    assert rows.claim() is None  # an exhausted Rows stays exhausted
+
+
+def test_embed_rows_fills_only_the_rows_claimed() -> None:
+    texts = ["cats and dogs", "library fines", "overdue books", "renewals"]
+    out = np.zeros((4, 32), dtype=np.float32)
+    rows = _tokenize.Rows(1, 3, 1)
+    _tokenize.embed_hashing_rows(_tokenize.Batch(texts), rows, None, True, out)
+    want = hashing_embed(texts, 32, stop_words=False)
+    assert out[1:3].tobytes() == want[1:3].tobytes() and out[1:3].any()
+    assert not out[0].any() and not out[3].any()
+    assert rows.claim() is None
+
+
+@pytest.mark.parametrize(("start", "stop", "grain"), [(-1, 3, 1), (4, 3, 1), (0, 3, 0)])
+def test_rows_reject_bad_ranges(start: int, stop: int, grain: int) -> None:
+    with pytest.raises(ValueError, match="row range|grain"):
+        _tokenize.Rows(start, stop, grain)
+
+
+def test_embed_rows_rejects_rows_beyond_the_batch() -> None:
+    out = np.zeros((2, 8), dtype=np.float32)
+    with pytest.raises(ValueError, match="bad row range 0:3"):
+        _tokenize.embed_hashing_rows(
+            _tokenize.Batch(["a", "b"]), _tokenize.Rows(0, 3, 1), None, True, out
+        )
 
 
 def test_pickle_round_trip_embeds_identically() -> None:
