@@ -184,16 +184,16 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
                                      bint by_crc) noexcept nogil:
     # _scan_ascii fused with the hash the mode needs (the hot path of the hashing embedder,
     # hash_tokens and TermCounter): one table lookup per byte (ASCII_TOKEN: the lowered byte,
-    # or 0 outside tokens), the CRC-32 register or FNV-1a state advanced as each byte is
-    # copied, pointers rather than indexes, few live values, and the token buffer grown once
-    # to the segment's length, so no byte checks for room. ``by_crc`` is a constant at each
-    # call site, so the compiler emits one loop per hash.
+    # or 0 outside tokens), pointers rather than indexes, few live values, and the token
+    # buffer grown once to the segment's length, so no byte checks for room. The FNV-1a state
+    # is advanced as each byte is copied; CRC-32 is taken after the copy, four bytes a step
+    # (see _crc32). ``by_crc`` is a constant at each call site, so the compiler emits one
+    # loop per hash.
     cdef const uint8_t* p = s
     cdef const uint8_t* end = s + n
     cdef Py_ssize_t nb
     cdef uint8_t* tok
     cdef uint8_t low
-    cdef uint32_t r
     cdef uint64_t h
     if not _room(k, n + 1):
         return
@@ -204,14 +204,11 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
         if low == 0:
             continue
         nb = 0
-        r = 0xFFFFFFFFU
         h = FNV_OFFSET
         while True:
             tok[nb] = low
             nb += 1
-            if by_crc:
-                r = CRC_TABLE[(r ^ low) & 0xFF] ^ (r >> 8)
-            else:
+            if not by_crc:
                 h = (h ^ low) * FNV_PRIME
             if p == end:
                 break
@@ -219,7 +216,7 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
             p += 1
             if low == 0:
                 break
-        _keep(k, tok, nb, nb, (r ^ 0xFFFFFFFFU) if by_crc else _fmix64(h), True)
+        _keep(k, tok, nb, nb, _crc32(tok, nb) if by_crc else _fmix64(h), True)
         if k.failed:
             return
 
