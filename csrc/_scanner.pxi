@@ -186,8 +186,8 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
     # hash_tokens and TermCounter): one table lookup per byte (ASCII_TOKEN: the lowered byte,
     # or 0 outside tokens), pointers rather than indexes, few live values, and the token
     # buffer grown once to the segment's length, so no byte checks for room. The FNV-1a state
-    # is advanced as each byte is copied; CRC-32 is taken after the copy, four bytes a step
-    # (see _crc32). ``by_crc`` is a constant at each call site, so the compiler emits one
+    # is advanced as each byte is copied; CRC-32 is taken after the copy, eight bytes a step
+    # (see _crc32_head). ``by_crc`` is a constant at each call site, so the compiler emits one
     # loop per hash.
     cdef const uint8_t* p = s
     cdef const uint8_t* end = s + n
@@ -195,7 +195,7 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
     cdef uint8_t* tok
     cdef uint8_t low
     cdef uint64_t h
-    if not _room(k, n + 1):
+    if not _room(k, n + 8):  # + 8: _crc32_padded reads 8 bytes from the token's start
         return
     tok = k.tok
     while p < end:
@@ -216,7 +216,7 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
             p += 1
             if low == 0:
                 break
-        _keep(k, tok, nb, nb, _crc32(tok, nb) if by_crc else _fmix64(h), True)
+        _keep(k, tok, nb, nb, _crc32_padded(tok, nb) if by_crc else _fmix64(h), True)
         if k.failed:
             return
 

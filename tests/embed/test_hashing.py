@@ -118,6 +118,24 @@ def test_every_thread_count_gives_the_same_bytes() -> None:
         assert HashingEmbedder(128, n_threads=n).embed(texts).tobytes() == base.tobytes()
 
 
+def test_every_token_length_buckets_like_zlib() -> None:
+    # The ASCII scanner hashes a token of up to 8 bytes in one padded step and longer ones 8
+    # bytes at a time after a 1-8 byte head: cover every head length and several blocks.
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    tokens = [
+        "".join(alphabet[(i * 7 + j) % 36] for j in range(n))
+        for n in range(1, 41)
+        for i in range(3)
+    ]
+    texts = [" ".join(tokens), *tokens]
+    got = HashingEmbedder(2**16, stop_words=[], fold_plurals=False).embed(texts)
+    assert (
+        got.tobytes() == hashing_embed(texts, 2**16, stop_words=False, fold_plurals=False).tobytes()
+    )
+    for tok, row in zip(tokens, got[1:], strict=True):
+        assert row.nonzero()[0].tolist() == [zlib.crc32(tok.encode()) % 2**16]
+
+
 def test_uneven_texts_give_the_same_bytes_on_every_thread_count() -> None:
     # A few long texts among many short ones: whichever thread claims a long text does far
     # more work per grain; every row must still be the one-thread row.
