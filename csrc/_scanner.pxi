@@ -17,6 +17,9 @@ cdef struct Sink:
     # scratch for the token being built
     uint8_t* tok
     Py_ssize_t tok_cap
+    # scratch for an ASCII segment, copied with zero bytes after it (see _scan_ascii_hashing)
+    uint8_t* seg
+    Py_ssize_t seg_cap
     # MODE_COLLECT: blob + ends ; MODE_HASH: hashes ; MODE_TERMS: terms + ids
     uint8_t* blob
     Py_ssize_t blob_len, blob_cap
@@ -180,44 +183,91 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
             return
 
 
+cdef extern from *:
+    """
+    #define DOCQA_CTZ64(x) ((Py_ssize_t)__builtin_ctzll(x))
+    """
+    # Trailing zero bits of a non-zero word (GCC/Clang builtin, as the build's compilers).
+    Py_ssize_t _ctz64 "DOCQA_CTZ64"(uint64_t x) noexcept nogil
+
+
+cdef inline uint64_t _alnum8(uint64_t x, uint64_t u) noexcept nogil:
+    # SWAR over 8 ASCII bytes ``x`` (each < 0x80) with ``u = x | 0x20`` per byte: the high bit
+    # of each byte that is [0-9A-Za-z], the same set as ASCII_ALNUM. For a byte v < 0x80,
+    # v + (0x80 - lo) has its high bit set iff v >= lo and v + (0x7F - hi) iff v > hi, and
+    # neither sum carries into the next byte. OR-ing 0x20 maps A-Z onto a-z; no other byte
+    # lands in a-z, and digits already have that bit.
+    cdef uint64_t lo_a = u + 0x1F1F1F1F1F1F1F1FULL    # 0x80 - 0x61
+    cdef uint64_t hi_z = u + 0x0505050505050505ULL    # 0x7F - 0x7A
+    cdef uint64_t lo_0 = x + 0x5050505050505050ULL    # 0x80 - 0x30
+    cdef uint64_t hi_9 = x + 0x4646464646464646ULL    # 0x7F - 0x39
+    return ((lo_a & ~hi_z) | (lo_0 & ~hi_9)) & 0x8080808080808080ULL
+
+
+cdef inline void _store8(uint8_t* p, uint64_t x) noexcept nogil:
+    # Eight bytes, little-endian on any host (one store where the host is little-endian).
+    cdef int i
+    for i in range(8):
+        p[i] = <uint8_t>(x >> (8 * i))
+
+
 cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
                                      bint by_crc) noexcept nogil:
-    # _scan_ascii fused with the hash the mode needs (the hot path of the hashing embedder,
-    # hash_tokens and TermCounter): one table lookup per byte (ASCII_TOKEN: the lowered byte,
-    # or 0 outside tokens), pointers rather than indexes, few live values, and the token
-    # buffer grown once to the segment's length, so no byte checks for room. The FNV-1a state
-    # is advanced as each byte is copied; CRC-32 is taken after the copy, eight bytes a step
-    # (see _crc32_head). ``by_crc`` is a constant at each call site, so the compiler emits one
-    # loop per hash.
-    cdef const uint8_t* p = s
-    cdef const uint8_t* end = s + n
-    cdef Py_ssize_t nb
+    # The hot path of the hashing embedder, hash_tokens and TermCounter: an ASCII segment,
+    # eight bytes at a time. The segment is copied into scratch with 8 zero bytes after it
+    # (a memcpy, ~1% of the scan), so every 8-byte load is in bounds and a zero byte ends a
+    # token at the segment's end. Per step, _alnum8 marks the token bytes and the lowered
+    # bytes are stored whole; a token's length is a count of trailing ones, so the loop
+    # branches once per 8 bytes, not once per byte (a token's variable length was a branch
+    # the CPU mispredicted once per token). Then the token is hashed after the copy: CRC-32
+    # eight bytes a step (_crc32_padded; the token buffer keeps 8 bytes of slack for it), or
+    # hash64. ``by_crc`` is a constant at each call site, so the compiler emits one loop per
+    # hash. Equal to _scan_ascii + the hash, which the twin tests check for every mode.
+    cdef const uint8_t* p
+    cdef const uint8_t* end
+    cdef Py_ssize_t nb, run
     cdef uint8_t* tok
-    cdef uint8_t low
-    cdef uint64_t h
-    if not _room(k, n + 8):  # + 8: _crc32_padded reads 8 bytes from the token's start
+    cdef uint64_t x, u, m
+    if n <= 0:
         return
+    if not _room(k, n + 16):  # the token, 8 bytes of over-store and 8 of hash over-read
+        return
+    if not _grow(<void**>&k.seg, &k.seg_cap, n + 8, 1):
+        k.failed = True
+        return
+    memcpy(k.seg, s, n)
+    memset(k.seg + n, 0, 8)
     tok = k.tok
-    while p < end:
-        low = ASCII_TOKEN[p[0]]
-        p += 1
-        if low == 0:
-            continue
-        nb = 0
-        h = FNV_OFFSET
+    p = k.seg
+    end = k.seg + n
+    while True:
+        # Find the next token's first byte (p < end here, so p[0:8] is in the scratch).
         while True:
-            tok[nb] = low
-            nb += 1
-            if not by_crc:
-                h = (h ^ low) * FNV_PRIME
-            if p == end:
+            x = _load8(p)
+            m = _alnum8(x, x | 0x2020202020202020ULL)
+            if m != 0:
                 break
-            low = ASCII_TOKEN[p[0]]
-            p += 1
-            if low == 0:
+            p += 8
+            if p >= end:
+                return
+        p += _ctz64(m) >> 3  # in the segment: the padding holds no token byte
+        nb = 0
+        while True:
+            x = _load8(p)
+            u = x | 0x2020202020202020ULL
+            _store8(tok + nb, u)
+            m = ~_alnum8(x, u) & 0x8080808080808080ULL
+            run = 8 if m == 0 else _ctz64(m) >> 3
+            nb += run
+            p += run
+            if run < 8:
                 break
-        _keep(k, tok, nb, nb, _crc32_padded(tok, nb) if by_crc else _fmix64(h), True)
+        # p is at the byte that ended the token: not a token byte, or the padding.
+        _keep(k, tok, nb, nb, _crc32_padded(tok, nb) if by_crc else _hash64(tok, nb), True)
         if k.failed:
+            return
+        p += 1
+        if p >= end:
             return
 
 

@@ -168,6 +168,7 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
 
 cdef void _free_sink(Sink* k) noexcept nogil:
     free(k.tok)
+    free(k.seg)
     free(k.blob)
     free(k.ends)
     free(k.hashes)
