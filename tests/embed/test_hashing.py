@@ -136,6 +136,18 @@ def test_every_token_length_buckets_like_zlib() -> None:
         assert row.nonzero()[0].tolist() == [zlib.crc32(tok.encode()) % 2**16]
 
 
+def test_every_ascii_byte_in_every_position_of_an_8_byte_step_matches_the_reference() -> None:
+    texts = [
+        f"{'q' * lead}{chr(c)}Ab{chr(c)}{chr(c)}s Zz09{chr(c)}the"
+        for c in range(128)
+        for lead in range(9)
+    ]
+    for stop_words, fold in ((True, True), (False, False)):
+        got = HashingEmbedder(1024, stop_words=stop_words, fold_plurals=fold)
+        want = hashing_embed(texts, 1024, stop_words=stop_words, fold_plurals=fold)
+        assert got.embed(texts).tobytes() == want.tobytes()
+
+
 def test_uneven_texts_give_the_same_bytes_on_every_thread_count() -> None:
     # A few long texts among many short ones: whichever thread claims a long text does far
     # more work per grain; every row must still be the one-thread row.

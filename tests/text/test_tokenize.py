@@ -345,6 +345,25 @@ def test_every_code_point_alone_and_in_a_word_matches_the_reference() -> None:
     assert native == expected
 
 
+def test_every_ascii_byte_in_every_position_of_an_8_byte_step_hashes_like_the_reference() -> None:
+    """The ASCII hashing scanner classifies and lowers 8 bytes at a time: each of the 128
+    ASCII characters, at each offset of a step, inside, before and after tokens (hash_tokens
+    is the scanner's FNV mode; the hashing embedder's CRC mode has the same test)."""
+    texts = [
+        f"{'q' * lead}{chr(c)}Ab{chr(c)}{chr(c)}s Zz09{chr(c)}"
+        for c in range(128)
+        for lead in range(9)
+    ]
+    for stop_words, fold in OPTIONS:
+        got = hash_tokens(texts, stop_words=stop_words, fold_plurals=fold)
+        want = [
+            ref.hash64(w)
+            for t in texts
+            for w in ref.tokenize(t, stop_words=stop_words, fold_plurals=fold)
+        ]
+        assert got.hashes.tolist() == want
+
+
 def test_a_single_str_as_stop_words_is_refused() -> None:
     with pytest.raises(TypeError, match=r"wrap it in a list: \['the'\]"):
         tokenize("the t h e", stop_words="the")
