@@ -76,9 +76,11 @@ cdef inline void _count(Sink* k, uint32_t crc) noexcept nogil:
         b = crc & <uint32_t>k.dim_mask
     else:
         b = crc % <uint32_t>k.dim
-    if k.counts[b] == 0:
-        k.touched[k.n_touched] = b
-        k.n_touched += 1
+    # Branch-free: whether a bucket is new to the row is a coin toss the CPU would mispredict,
+    # so the bucket is always written to the next ``touched`` slot (``touched`` has dim + 1
+    # slots: n_touched never passes dim) and the slot is kept only if the bucket was empty.
+    k.touched[k.n_touched] = b
+    k.n_touched += k.counts[b] == 0
     k.counts[b] += 1
 
 

@@ -338,7 +338,7 @@ def embed_hashing_rows(Batch batch not None, Rows rows not None, Vocab stops, bi
     k.dim = dim
     k.dim_mask = dim - 1 if (dim & (dim - 1)) == 0 else -1
     k.counts = <int64_t*>malloc(dim * sizeof(int64_t))
-    k.touched = <int64_t*>malloc(dim * sizeof(int64_t))
+    k.touched = <int64_t*>malloc((dim + 1) * sizeof(int64_t))  # + 1: see _count
     if k.counts == NULL or k.touched == NULL:
         _free_sink(&k)
         raise MemoryError("cannot allocate hashing buckets")
