@@ -148,6 +148,19 @@ def test_every_ascii_byte_in_every_position_of_an_8_byte_step_matches_the_refere
         assert got.embed(texts).tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("wide", ["é", "\u00a0", "\u2019", "東", "🎉"])
+def test_non_ascii_characters_among_ascii_words_match_the_reference(wide: str) -> None:
+    w = wide
+    texts = [
+        f"{w}Cafes and books",
+        f"The caf{w}s sat, {w}{w} near{w}by x{w} {w}y; classes.{w}",
+        f"Ab{w}Cd ef  {w}  GH-ij{w}{w}kl the mno{w}",
+        f"{w}q{w} {'wordy ' * 30}{w}tail",
+    ]
+    want = hashing_embed(texts, 1024)
+    assert HashingEmbedder(1024).embed(texts).tobytes() == want.tobytes()
+
+
 def test_uneven_texts_give_the_same_bytes_on_every_thread_count() -> None:
     # A few long texts among many short ones: whichever thread claims a long text does far
     # more work per grain; every row must still be the one-thread row.

@@ -8,6 +8,7 @@ plural endings and stop words in every case.
 
 from __future__ import annotations
 
+import itertools
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -362,6 +363,29 @@ def test_every_ascii_byte_in_every_position_of_an_8_byte_step_hashes_like_the_re
             for w in ref.tokenize(t, stop_words=stop_words, fold_plurals=fold)
         ]
         assert got.hashes.tolist() == want
+
+
+@pytest.mark.parametrize("wide", ["é", "Ä", "\u00a0", "\u2019", "東", "Ω", "🎉", "\u0301"])
+def test_non_ascii_characters_among_ascii_words_hash_like_the_reference(wide: str) -> None:
+    """Non-ASCII characters at a string's start and end, inside, before and after words,
+    alone and in runs, in 1-, 2- and 4-byte strings (a text holding any takes the general
+    scanner, whose hashing modes this checks)."""
+    w = wide
+    texts = [
+        f"{w}",
+        f"{w}Cafes and books",
+        f"Policies of the{w}",
+        f"The caf{w}s sat, {w}{w} near{w}by x{w} {w}y; classes.{w}",
+        f"Ab{w}Cd ef  {w}  GH-ij{w}{w}kl the mno{w}",
+        f"{w}q{w} {'wordy ' * 30}{w}tail",
+    ]
+    for stop_words, fold in OPTIONS:
+        got = hash_tokens(texts, stop_words=stop_words, fold_plurals=fold)
+        want = [
+            [ref.hash64(t) for t in ref.tokenize(text, stop_words=stop_words, fold_plurals=fold)]
+            for text in texts
+        ]
+        assert [got.hashes[a:b].tolist() for a, b in itertools.pairwise(got.offsets)] == want
 
 
 def test_a_single_str_as_stop_words_is_refused() -> None:
