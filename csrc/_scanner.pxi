@@ -108,12 +108,12 @@ cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars, uin
     word, fold a plural, hand it to the mode's sink. ``h`` is the token's hash in the mode's
     function (CRC-32 for MODE_BUCKET, hash64 otherwise) when ``have``; the fused scanners
     compute it while copying, the others leave it to this function, which hashes only when
-    it needs to."""
+    it needs to. ``t`` is the token buffer (8 bytes from its start readable, see _room)."""
     cdef bint by_crc = k.mode == MODE_BUCKET
     cdef Py_ssize_t i, folded
     if k.stops != NULL and n <= k.stops.max_len:
         if not have:
-            h = _crc32(t, n) if by_crc else _hash64(t, n)
+            h = _crc32_padded(t, n) if by_crc else _hash64(t, n)
             have = True
         if _is_stop(k.stops, t, n, h, by_crc):
             return
@@ -123,7 +123,7 @@ cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars, uin
             have = False
             n = folded
     if k.mode == MODE_BUCKET:
-        _count(k, <uint32_t>(h if have else _crc32(t, n)))
+        _count(k, <uint32_t>(h if have else _crc32_padded(t, n)))
     elif k.mode == MODE_HASH or k.mode == MODE_TERMS:
         _put_hashed(k, t, n, h if have else _hash64(t, n))
     else:
@@ -144,6 +144,8 @@ cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
 
 
 cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
+    # The token buffer starts at 64 bytes (_grow), so 8 bytes from its start are readable
+    # whatever the token's length: _crc32_padded and the stop-word test rely on that.
     if need <= k.tok_cap:
         return True
     if _grow(<void**>&k.tok, &k.tok_cap, need, 1):

@@ -14,6 +14,7 @@ cdef struct StopSet:
     int64_t* h64_word
     int64_t* starts       # word -> its bytes in blob
     int64_t* lengths
+    uint64_t* heads       # word -> its first 8 bytes, little-endian, zero-padded
     uint8_t* blob
     uint64_t mask
     Py_ssize_t max_len
@@ -36,7 +37,7 @@ cdef class Vocab:
     """Stop words compiled for the native scanner (build once, reuse for every call)."""
     cdef StopSet s
     cdef bytes _blob
-    cdef object _crc_keys, _crc_word, _h64_keys, _h64_word, _starts, _lengths
+    cdef object _crc_keys, _crc_word, _h64_keys, _h64_word, _starts, _lengths, _heads
     cdef readonly frozenset words
 
     def __cinit__(self, words):
@@ -46,7 +47,7 @@ cdef class Vocab:
             if not isinstance(w, str) or not w:
                 raise TypeError(f"stop words must be non-empty str, got {w!r}")
         encoded = sorted(w.encode("utf-8") for w in self.words)
-        cdef Py_ssize_t size = 16, i
+        cdef Py_ssize_t size = 16, i, j
         while size < 4 * len(encoded):
             size *= 2
         cdef uint64_t mask = <uint64_t>(size - 1)
@@ -57,7 +58,9 @@ cdef class Vocab:
         self._h64_word = array.array("q", bytes(8 * size))
         self._starts = array.array("q", bytes(8 * max(1, len(encoded))))
         self._lengths = array.array("q", bytes(8 * max(1, len(encoded))))
+        self._heads = array.array("Q", bytes(8 * max(1, len(encoded))))
         cdef int64_t[::1] starts = self._starts
+        cdef uint64_t[::1] heads = self._heads
         cdef int64_t[::1] lengths = self._lengths
         cdef Py_ssize_t pos = 0, max_len = 0
         for i, w in enumerate(encoded):
@@ -68,6 +71,8 @@ cdef class Vocab:
                    _hash64(<const uint8_t*>(<bytes>w), n) | 1, i, mask)
             starts[i] = pos
             lengths[i] = n
+            for j in range(min(n, 8)):
+                heads[i] |= <uint64_t>(<uint8_t>w[j]) << (8 * j)
             pos += n
             max_len = max(max_len, n)
         cdef uint64_t[::1] ck = self._crc_keys, hk = self._h64_keys
@@ -78,6 +83,7 @@ cdef class Vocab:
         self.s.h64_word = &hw[0]
         self.s.starts = &starts[0]
         self.s.lengths = &lengths[0]
+        self.s.heads = &heads[0]
         self.s.blob = <uint8_t*>(<const char*>self._blob)
         self.s.mask = mask
         self.s.max_len = max_len
@@ -86,27 +92,32 @@ cdef class Vocab:
         return (Vocab, (sorted(self.words),))
 
 
-cdef inline bint _same(const uint8_t* a, const uint8_t* b, Py_ssize_t n) noexcept nogil:
-    # Stop words are a few bytes long: an inline loop beats a call to memcmp.
-    cdef Py_ssize_t i
-    for i in range(n):
-        if a[i] != b[i]:
-            return False
-    return True
-
-
 cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n,
                           uint64_t h, bint by_crc) noexcept nogil:
-    """Whether ``tok`` is a stop word; ``h`` is its CRC-32 (``by_crc``) or its hash64."""
+    """Whether ``tok`` is a stop word; ``h`` is its CRC-32 (``by_crc``) or its hash64.
+    ``tok`` is the scanner's token buffer, 8 bytes of which are always readable (see
+    _room): a word is compared by length and first 8 bytes at once, not byte by byte (a
+    loop whose length the CPU mispredicts), and only a longer one byte by byte after that."""
     cdef const uint64_t* keys = s.crc_keys if by_crc else s.h64_keys
     cdef const int64_t* word = s.crc_word if by_crc else s.h64_word
     cdef uint64_t key = _crc_key(h) if by_crc else (h | 1)
     cdef uint64_t slot = key & s.mask
     cdef int64_t w
+    cdef Py_ssize_t i
+    cdef bint same
     while keys[slot] != 0:
         if keys[slot] == key:
             w = word[slot]
-            if s.lengths[w] == n and _same(s.blob + s.starts[w], tok, n):
+            same = (s.lengths[w] == n) & (s.heads[w] == _head_of(tok, n))
+            if same and n > 8:
+                for i in range(8, n):
+                    same &= s.blob[s.starts[w] + i] == tok[i]
+            if same:
                 return True
         slot = (slot + 1) & s.mask
     return False
+
+
+cdef inline uint64_t _head_of(const uint8_t* t, Py_ssize_t n) noexcept nogil:
+    # The first min(n, 8) bytes of ``t``, little-endian, zero-padded (8 bytes readable).
+    return _load8(t) & (~<uint64_t>0 >> (64 - 8 * (n if n < 8 else 8)))
