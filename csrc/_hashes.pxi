@@ -78,8 +78,8 @@ cdef inline uint32_t _crc32_head(uint64_t head, Py_ssize_t r, const uint8_t* s,
 
 
 cdef inline uint32_t _crc32_padded(const uint8_t* s, Py_ssize_t n) noexcept nogil:
-    # CRC-32 of ``s[:n]``, n >= 1, where ``s`` may be read 8 bytes past ``n`` (the scanner's
-    # token buffer keeps that slack): the head is one masked load.
+    # CRC-32 of ``s[:n]``, n >= 1, where 8 bytes from ``s`` are readable even if n < 8 (the
+    # scanner's token buffer is at least 64 bytes, see _room): the head is one masked load.
     cdef Py_ssize_t r = ((n - 1) & 7) + 1
     return _crc32_head(_load8(s) & (~<uint64_t>0 >> (64 - 8 * r)), r, s + r, n - r)
 

@@ -102,30 +102,21 @@ cdef inline void _put_hashed(Sink* k, const uint8_t* t, Py_ssize_t n, uint64_t h
     k.count += 1
 
 
-cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars, uint64_t h,
-                       bint have) noexcept nogil:
+cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
     """The one step after a token is scanned, for every scanner: drop it if it is a stop
-    word, fold a plural, hand it to the mode's sink. ``h`` is the token's hash in the mode's
-    function (CRC-32 for MODE_BUCKET, hash64 otherwise) when ``have``; the fused scanners
-    compute it while copying, the others leave it to this function, which hashes only when
-    it needs to. ``t`` is the token buffer (8 bytes from its start readable, see _room)."""
-    cdef bint by_crc = k.mode == MODE_BUCKET
-    cdef Py_ssize_t i, folded
-    if k.stops != NULL and n <= k.stops.max_len:
-        if not have:
-            h = _crc32_padded(t, n) if by_crc else _hash64(t, n)
-            have = True
-        if _is_stop(k.stops, t, n, h, by_crc):
-            return
+    word, fold a plural, then hash it once (in the mode's function: CRC-32 for MODE_BUCKET,
+    hash64 otherwise) and hand it to the mode's sink. ``t`` is the token buffer (8 bytes from
+    its start readable, see _room); stop words are found without hashing (_is_stop), so a
+    dropped token is never hashed and a folded one is hashed once."""
+    cdef Py_ssize_t i
+    if k.stops != NULL and n <= k.stops.max_len and _is_stop(k.stops, t, n):
+        return
     if k.fold:
-        folded = _fold(t, n, nchars)
-        if folded != n:  # every fold shortens the token, so the hash is stale
-            have = False
-            n = folded
+        n = _fold(t, n, nchars)
     if k.mode == MODE_BUCKET:
-        _count(k, <uint32_t>(h if have else _crc32_padded(t, n)))
+        _count(k, _crc32_padded(t, n))
     elif k.mode == MODE_HASH or k.mode == MODE_TERMS:
-        _put_hashed(k, t, n, h if have else _hash64(t, n))
+        _put_hashed(k, t, n, _hash64(t, n))
     else:
         if not _grow(<void**>&k.blob, &k.blob_cap, k.blob_len + n, 1) or \
                 not _grow(<void**>&k.ends, &k.cap, k.count + 1, sizeof(int64_t)):
@@ -139,8 +130,8 @@ cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars, uin
 
 
 cdef inline void _emit(Sink* k, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
-    """``_keep`` for the token in ``k.tok`` (scanners that do not hash while copying)."""
-    _keep(k, k.tok, n, nchars, 0, False)
+    """``_keep`` for the token in ``k.tok``."""
+    _keep(k, k.tok, n, nchars)
 
 
 cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
@@ -152,39 +143,6 @@ cdef inline bint _room(Sink* k, Py_ssize_t need) noexcept nogil:
         return True
     k.failed = True
     return False
-
-
-cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    # One pass: each character is classified and, inside a token, copied lower-cased. The token
-    # buffer and its capacity live in locals: a byte store may alias anything (char aliasing),
-    # so reading them through ``k`` would reload both after every byte.
-    cdef Py_ssize_t i = 0, nb
-    cdef Py_ssize_t cap = k.tok_cap
-    cdef uint8_t* tok = k.tok
-    cdef uint8_t c
-    while i < n:
-        c = s[i]
-        i += 1
-        if not ASCII_ALNUM[c]:
-            continue
-        nb = 0
-        while True:
-            if nb == cap:
-                if not _room(k, nb + 1):
-                    return
-                tok = k.tok
-                cap = k.tok_cap
-            tok[nb] = ASCII_LOWER[c]
-            nb += 1
-            if i == n:
-                break
-            c = s[i]
-            i += 1
-            if not ASCII_ALNUM[c]:
-                break
-        _emit(k, nb, nb)
-        if k.failed:
-            return
 
 
 cdef extern from *:
@@ -215,18 +173,13 @@ cdef inline void _store8(uint8_t* p, uint64_t x) noexcept nogil:
         p[i] = <uint8_t>(x >> (8 * i))
 
 
-cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
-                                     bint by_crc) noexcept nogil:
-    # The hot path of the hashing embedder, hash_tokens and TermCounter: an ASCII segment,
-    # eight bytes at a time. The segment is copied into scratch with 8 zero bytes after it
-    # (a memcpy, ~1% of the scan), so every 8-byte load is in bounds and a zero byte ends a
-    # token at the segment's end. Per step, _alnum8 marks the token bytes and the lowered
-    # bytes are stored whole; a token's length is a count of trailing ones, so the loop
-    # branches once per 8 bytes, not once per byte (a token's variable length was a branch
-    # the CPU mispredicted once per token). Then the token is hashed after the copy: CRC-32
-    # eight bytes a step (_crc32_padded; the token buffer keeps 8 bytes of slack for it), or
-    # hash64. ``by_crc`` is a constant at each call site, so the compiler emits one loop per
-    # hash. Equal to _scan_ascii + the hash, which the twin tests check for every mode.
+cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # An ASCII segment (every scanner's fast path), eight bytes at a time. The segment is
+    # copied into scratch with 8 zero bytes after it (a memcpy, ~1% of the scan), so every
+    # 8-byte load is in bounds and a zero byte ends a token at the segment's end. Per step,
+    # _alnum8 marks the token bytes and the lowered bytes are stored whole; a token's length
+    # is a count of trailing ones, so the loop branches once per 8 bytes, not once per byte
+    # (a token's variable length was a branch the CPU mispredicted once per token).
     cdef const uint8_t* p
     cdef const uint8_t* end
     cdef Py_ssize_t nb, run
@@ -234,7 +187,7 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
     cdef uint64_t x, u, m
     if n <= 0:
         return
-    if not _room(k, n + 16):  # the token, 8 bytes of over-store and 8 of hash over-read
+    if not _room(k, n + 8):  # the token and 8 bytes of over-store
         return
     if not _grow(<void**>&k.seg, &k.seg_cap, n + 8, 1):
         k.failed = True
@@ -267,7 +220,7 @@ cdef inline void _scan_ascii_hashing(const uint8_t* s, Py_ssize_t n, Sink* k,
             if run < 8:
                 break
         # p is at the byte that ended the token: not a token byte, or the padding.
-        _keep(k, tok, nb, nb, _crc32_padded(tok, nb) if by_crc else _hash64(tok, nb), True)
+        _keep(k, tok, nb, nb)
         if k.failed:
             return
         p += 1

@@ -152,12 +152,7 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
         if k.failed:
             return
         if kinds[s] == 0:
-            if k.mode == MODE_BUCKET:
-                _scan_ascii_hashing(<const uint8_t*>ptrs[s], lens[s], k, True)
-            elif k.mode == MODE_COLLECT:
-                _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
-            else:
-                _scan_ascii_hashing(<const uint8_t*>ptrs[s], lens[s], k, False)
+            _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 1:
             _scan_kind(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 2:
