@@ -17,7 +17,7 @@ cdef struct Sink:
     # scratch for the token being built
     uint8_t* tok
     Py_ssize_t tok_cap
-    # scratch for an ASCII segment, copied with zero bytes after it (see _scan_ascii_hashing)
+    # scratch for an ASCII segment, copied with zero bytes after it (see _scan_ascii)
     uint8_t* seg
     Py_ssize_t seg_cap
     # MODE_COLLECT: blob + ends ; MODE_HASH: hashes ; MODE_TERMS: terms + ids

@@ -19,7 +19,8 @@ cdef inline uint64_t _head_of(const uint8_t* t, Py_ssize_t n) noexcept nogil:
 
 
 cdef inline uint64_t _slot_of(uint64_t head, Py_ssize_t n, uint64_t mask) noexcept nogil:
-    # Fibonacci hashing of (head, length): one multiply, the top bits spread well.
+    # Multiplicative hashing of (head, length): one multiply; the product's upper half mixes
+    # every input bit.
     return (((head ^ (<uint64_t>n << 56)) * 0x9E3779B97F4A7C15ULL) >> 32) & mask
 
 
