@@ -123,6 +123,6 @@ class HashingEmbedder:
 
 def _grain(dim: int) -> int:
     """Rows per claim: at least ``GRAIN_ROWS`` texts (a claim is one atomic add, but a
-    grain should be worth it) and at least ``GRAIN_BYTES`` of output, so that two threads
-    never write into the same cache line of narrow rows."""
+    grain should be worth it) and at least ``GRAIN_BYTES`` of output, so that with narrow
+    rows two threads share a cache line only at the edges of a grain, not all along it."""
     return max(GRAIN_ROWS, -(-GRAIN_BYTES // (4 * dim)))
