@@ -37,6 +37,12 @@ cdef struct Sink:
     bint failed
 
 
+ctypedef fused ucs_t:   # a PEP 393 string's code unit: 1, 2 or 4 bytes
+    uint8_t
+    uint16_t
+    uint32_t
+
+
 cdef inline bint _grow(void** p, Py_ssize_t* cap, Py_ssize_t need, Py_ssize_t item) noexcept nogil:
     cdef Py_ssize_t new_cap
     cdef void* q
@@ -173,8 +179,9 @@ cdef inline void _store8(uint8_t* p, uint64_t x) noexcept nogil:
         p[i] = <uint8_t>(x >> (8 * i))
 
 
-cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
-    # An ASCII segment (every scanner's fast path), eight bytes at a time. The segment is
+cdef void _scan_ascii(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # An ASCII segment, or an ASCII stretch of a wider string (every code unit < 128; see
+    # _scan_wide), eight bytes at a time: every scanner's fast path. The segment is
     # copied into scratch with 8 zero bytes after it (a memcpy, ~1% of the scan), so every
     # 8-byte load is in bounds and a zero byte ends a token at the segment's end. Per step,
     # _alnum8 marks the token bytes and the lowered bytes are stored whole; a token's length
@@ -185,6 +192,7 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
     cdef Py_ssize_t nb, run
     cdef uint8_t* tok
     cdef uint64_t x, u, m
+    cdef Py_ssize_t i
     if n <= 0:
         return
     if not _room(k, n + 8):  # the token and 8 bytes of over-store
@@ -192,7 +200,11 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
     if not _grow(<void**>&k.seg, &k.seg_cap, n + 8, 1):
         k.failed = True
         return
-    memcpy(k.seg, s, n)
+    if ucs_t is uint8_t:
+        memcpy(k.seg, s, n)
+    else:  # narrowed while copied (a loop the compiler vectorises)
+        for i in range(n):
+            k.seg[i] = <uint8_t>s[i]
     memset(k.seg + n, 0, 8)
     tok = k.tok
     p = k.seg
@@ -228,6 +240,51 @@ cdef void _scan_ascii(const uint8_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
             return
 
 
+cdef inline Py_ssize_t _ascii_end(const ucs_t* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    # The first index >= i whose code unit is not ASCII, or n; eight units a step.
+    cdef uint32_t acc
+    while i + 8 <= n:
+        acc = s[i] | s[i + 1] | s[i + 2] | s[i + 3] | s[i + 4] | s[i + 5] | s[i + 6] | s[i + 7]
+        if acc >= 128:
+            break
+        i += 8
+    while i < n and s[i] < 128:
+        i += 1
+    return i
+
+
+cdef inline bint _cut(uint32_t ch) noexcept nogil:
+    # An ASCII character that is not alphanumeric: no token spans it, in any scanner.
+    return ch < 128 and not ASCII_ALNUM[ch]
+
+
+cdef void _scan_wide(const ucs_t* s, Py_ssize_t n, Sink* k) noexcept nogil:
+    # A string holding some non-ASCII characters: most documents hold a few (a curly quote, a
+    # dash, a name) in otherwise ASCII text. Around each non-ASCII character the stretch out
+    # to the nearest ASCII non-alphanumeric on either side goes to the general scanner
+    # (_scan_kind); the ASCII between such stretches goes to the fast one. No token crosses
+    # a cut, so the tokens are those of one _scan_kind over the whole string (the twin tests
+    # check every mode on mixed texts, and every code point in a word).
+    cdef Py_ssize_t i = 0, a, b, done = 0
+    while not k.failed:
+        i = _ascii_end(s, i, n)
+        if i == n:
+            break
+        a = i
+        while a > done and not _cut(s[a - 1]):
+            a -= 1
+        b = i + 1
+        while b < n and not _cut(s[b]):
+            b += 1
+        if a > done:
+            _scan_ascii(s + done, a - done, k)
+        if not k.failed:
+            _scan_kind(s + a, b - a, k)
+        done = i = b
+    if done < n and not k.failed:
+        _scan_ascii(s + done, n - done, k)
+
+
 cdef inline Py_ssize_t _put_utf8(uint8_t* out, uint32_t ch) noexcept nogil:
     if ch < 0x80:
         out[0] = <uint8_t>ch
@@ -252,12 +309,6 @@ cdef inline bint _alnum(uint32_t ch) noexcept nogil:
     if ch < 128:
         return ASCII_ALNUM[ch]
     return Py_UNICODE_ISALNUM(ch)
-
-
-ctypedef fused ucs_t:
-    uint8_t
-    uint16_t
-    uint32_t
 
 
 cdef inline uint32_t _lower(uint32_t ch) noexcept nogil:

@@ -154,11 +154,11 @@ cdef inline void _scan_one(Py_ssize_t i, Sink* k,
         if kinds[s] == 0:
             _scan_ascii(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 1:
-            _scan_kind(<const uint8_t*>ptrs[s], lens[s], k)
+            _scan_wide(<const uint8_t*>ptrs[s], lens[s], k)
         elif kinds[s] == 2:
-            _scan_kind(<const uint16_t*>ptrs[s], lens[s], k)
+            _scan_wide(<const uint16_t*>ptrs[s], lens[s], k)
         else:
-            _scan_kind(<const uint32_t*>ptrs[s], lens[s], k)
+            _scan_wide(<const uint32_t*>ptrs[s], lens[s], k)
 
 
 cdef void _free_sink(Sink* k) noexcept nogil:
