@@ -51,6 +51,21 @@ cdef inline uint64_t _load8(const uint8_t* p) noexcept nogil:
             | (<uint64_t>p[6] << 48) | (<uint64_t>p[7] << 56))
 
 
+cdef inline uint64_t _first_bytes(const uint8_t* s, Py_ssize_t r) noexcept nogil:
+    # The first ``r`` (1..8) bytes of ``s``, little-endian, zero-padded, reading only those.
+    cdef uint64_t x = 0
+    cdef Py_ssize_t i
+    for i in range(r):
+        x |= <uint64_t>s[i] << (8 * i)
+    return x
+
+
+cdef inline uint64_t _first_bytes_fast(const uint8_t* s, Py_ssize_t r) noexcept nogil:
+    # The same with one load and a mask (no loop to mispredict); 8 bytes from ``s`` must be
+    # readable (the scanner's token buffer is at least 64 bytes, see _room).
+    return _load8(s) & (~<uint64_t>0 >> (64 - 8 * r))
+
+
 cdef inline uint32_t _crc32_step8(uint32_t c, uint64_t x) noexcept nogil:
     # The CRC-32 register after eight more bytes ``x`` (slicing-by-8: eight independent
     # lookups, where a byte-at-a-time register is a chain of eight dependent ones).
@@ -79,7 +94,7 @@ cdef inline uint32_t _crc32_padded(const uint8_t* s, Py_ssize_t n) noexcept nogi
     # CRC-32 of ``s[:n]``, n >= 1, where 8 bytes from ``s`` are readable even if n < 8 (the
     # scanner's token buffer is at least 64 bytes, see _room): the head is one masked load.
     cdef Py_ssize_t r = ((n - 1) & 7) + 1
-    return _crc32_head(_load8(s) & (~<uint64_t>0 >> (64 - 8 * r)), r, s + r, n - r)
+    return _crc32_head(_first_bytes_fast(s, r), r, s + r, n - r)
 
 
 cdef inline uint32_t _crc32(const uint8_t* s, Py_ssize_t n) noexcept nogil:
@@ -89,14 +104,11 @@ cdef inline uint32_t _crc32(const uint8_t* s, Py_ssize_t n) noexcept nogil:
     # hashing embedder got ~1.35x faster on one thread from that alone. Written here rather
     # than linking zlib: tokens average ~6 bytes, far too short for zlib's wide variants,
     # and the build needs no system headers.
-    cdef Py_ssize_t r, i
-    cdef uint64_t head = 0
+    cdef Py_ssize_t r
     if n <= 0:
         return 0
     r = ((n - 1) & 7) + 1
-    for i in range(r):
-        head |= <uint64_t>s[i] << (8 * i)
-    return _crc32_head(head, r, s + r, n - r)
+    return _crc32_head(_first_bytes(s, r), r, s + r, n - r)
 
 
 cdef extern from *:

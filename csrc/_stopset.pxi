@@ -13,11 +13,6 @@ cdef struct StopSet:
     Py_ssize_t max_len
 
 
-cdef inline uint64_t _head_of(const uint8_t* t, Py_ssize_t n) noexcept nogil:
-    # The first min(n, 8) bytes of ``t``, little-endian, zero-padded (8 bytes readable).
-    return _load8(t) & (~<uint64_t>0 >> (64 - 8 * (n if n < 8 else 8)))
-
-
 cdef inline uint64_t _slot_of(uint64_t head, Py_ssize_t n, uint64_t mask) noexcept nogil:
     # Multiplicative hashing of (head, length): one multiply; the product's upper half mixes
     # every input bit.
@@ -38,7 +33,7 @@ cdef class Vocab:
             if not isinstance(w, str) or not w:
                 raise TypeError(f"stop words must be non-empty str, got {w!r}")
         encoded = sorted(w.encode("utf-8") for w in self.words)
-        cdef Py_ssize_t size = 16, i, j, n, pos = 0, max_len = 0
+        cdef Py_ssize_t size = 16, n, pos = 0, max_len = 0
         while size < 4 * len(encoded):
             size *= 2
         cdef uint64_t mask = <uint64_t>(size - 1), head, slot
@@ -51,9 +46,7 @@ cdef class Vocab:
         cdef int64_t[::1] starts = self._starts
         for w in encoded:
             n = len(w)
-            head = 0
-            for j in range(min(n, 8)):
-                head |= <uint64_t>(<uint8_t>w[j]) << (8 * j)
+            head = _first_bytes(<const uint8_t*>w, min(n, 8))
             slot = _slot_of(head, n, mask)
             while lengths[slot] != 0:
                 slot = (slot + 1) & mask
@@ -78,7 +71,7 @@ cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n) no
     which are always readable (see _room): a word is compared by length and first 8 bytes at
     once, not byte by byte (a loop whose length the CPU mispredicts), and only a longer one
     byte by byte after that. No hash of the token is needed."""
-    cdef uint64_t head = _head_of(tok, n)
+    cdef uint64_t head = _first_bytes_fast(tok, n if n < 8 else 8)
     cdef uint64_t slot = _slot_of(head, n, s.mask)
     cdef Py_ssize_t i
     cdef bint same

@@ -99,6 +99,23 @@ def test_custom_stop_words_equal_reference(text: str, words: set[str]) -> None:
         assert tokenize(text, stop_words=iter(sorted(words)), fold_plurals=fold) == expected
 
 
+def test_stop_words_sharing_first_8_bytes_and_length_are_told_apart() -> None:
+    """Stop words are looked up by (length, first 8 bytes), then compared byte by byte past
+    the 8th: tokens equal to a long stop word up to its last byte, or to its head only, or
+    of another length, must be kept, in every mode."""
+    stops = ["abcdefghij", "abcdefgh", "abcdefghijklmnopq", "kurz", "ab"]
+    text = (
+        "abcdefghij abcdefghik abcdefgh abcdefgi abcdefghi abcdefghijklmnopq "
+        "abcdefghijklmnopr abcdefghijklmnop kurz kurs ab abc a ABCDEFGHIJ"
+    )
+    for fold in (False, True):
+        want = ref.tokenize(text, stop_words=True, fold_plurals=fold, stop_list=set(stops))
+        assert "abcdefghik" in want and "abcdefghijklmnopr" in want and "abcdefghij" not in want
+        assert tokenize(text, stop_words=stops, fold_plurals=fold) == want
+        got = hash_tokens([text], stop_words=stops, fold_plurals=fold).hashes.tolist()
+        assert got == [ref.hash64(t) for t in want]
+
+
 # --- the object-free path: hashes and offsets ----------------------------------------------
 
 
