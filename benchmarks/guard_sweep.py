@@ -49,8 +49,9 @@ def main() -> None:
     parser.add_argument("--embedder", default="hashing", choices=("hashing", "tfidf"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        build_index([ROOT / "examples" / "library"], Path(tmp) / "ix",
-                    IndexSettings(embedder=args.embedder))
+        build_index(
+            [ROOT / "examples" / "library"], Path(tmp) / "ix", IndexSettings(embedder=args.embedder)
+        )
         collection = Collection.open(Path(tmp) / "ix")
         chosen = {}
         for mode, field in (("dense", "min_cosine"), ("keyword", "min_keyword")):
@@ -62,12 +63,16 @@ def main() -> None:
             top = max(r[1] for r in ok)
             plateau = [r[0] for r in ok if r[1] == top]
             pick = round((min(plateau) + max(plateau)) / 2, 2)  # the middle: a margin each way
-            print(f"  {field}: thresholds {min(plateau):.2f}..{max(plateau):.2f} refuse {top:.2f} "
-                  f"of unanswerable and no answerable question; middle {pick:.2f}")
+            print(
+                f"  {field}: thresholds {min(plateau):.2f}..{max(plateau):.2f} refuse {top:.2f} "
+                f"of unanswerable and no answerable question; middle {pick:.2f}"
+            )
             chosen[field] = pick
         for rule in ("any", "all"):
             una, ans = refusals(collection, "hybrid", GuardConfig(**chosen, rule=rule))
-            print(f"hybrid rule={rule} {chosen}: refused unanswerable {una:.2f}, answerable {ans:.2f}")
+            print(
+                f"hybrid rule={rule} {chosen}: refused unanswerable {una:.2f}, answerable {ans:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Paired, interleaved timing: the steadier ratio on a shared, noisy machine.
 
-Two functions run back to back, ``rounds`` times, the order alternating. Both halves of a
-pair see about the same machine load, so the median of the per-pair ratios moves far less
-between runs than a ratio of two medians taken minutes apart.
+Two (or more) functions run back to back, ``rounds`` times, the order alternating. Both
+halves of a pair see about the same machine load, so the median of the per-pair ratios moves
+far less between runs than a ratio of two medians taken minutes apart.
 """
 
 from __future__ import annotations
@@ -13,18 +13,24 @@ from collections.abc import Callable
 from typing import Any
 
 
-def paired_ratios(theirs: Callable[[], Any], ours: Callable[[], Any], rounds: int) -> list[float]:
-    """Each pair's time of ``theirs`` over ``ours`` (above 1: ``ours`` is faster)."""
+def interleaved_times(fns: dict[str, Callable[[], Any]], rounds: int) -> list[dict[str, float]]:
+    """Each round runs every function once, back to back (the order reversed every other
+    round), and records each one's wall time by name."""
     out = []
+    steps = list(fns.items())
     for i in range(rounds):
         times = {}
-        pair = (("t", theirs), ("o", ours)) if i % 2 == 0 else (("o", ours), ("t", theirs))
-        for name, fn in pair:
+        for name, fn in steps if i % 2 == 0 else steps[::-1]:
             start = time.perf_counter()
             fn()
             times[name] = time.perf_counter() - start
-        out.append(times["t"] / times["o"])
+        out.append(times)
     return out
+
+
+def paired_ratios(theirs: Callable[[], Any], ours: Callable[[], Any], rounds: int) -> list[float]:
+    """Each pair's time of ``theirs`` over ``ours`` (above 1: ``ours`` is faster)."""
+    return [t["t"] / t["o"] for t in interleaved_times({"t": theirs, "o": ours}, rounds)]
 
 
 def paired_line(what: str, ratios: list[float]) -> str:
