@@ -7,7 +7,7 @@ PIP    := $(BIN)/python -m pip
 BUILD_FLAGS := --no-build-isolation -Cbuild-dir=build/cmake
 BUILD_DEPS  := "scikit-build-core>=0.10" "cython>=3.0" "cython-cmake>=0.2"
 
-.PHONY: demo test bench install clean
+.PHONY: demo test check bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ test: $(BIN)/python
 	$(PIP) install --quiet $(BUILD_DEPS)
 	$(PIP) install --quiet $(BUILD_FLAGS) ".[test]"
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Style the code claims: ruff (lint + format) and mypy --strict over the package.
+check: $(BIN)/python
+	$(PIP) install --quiet $(BUILD_DEPS)
+	$(PIP) install --quiet $(BUILD_FLAGS) ".[dev]"
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy --strict src
 
 bench: $(BIN)/python
 	$(PIP) install --quiet $(BUILD_DEPS)

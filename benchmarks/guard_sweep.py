@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.eval import load_questions
-from docqa.indexing import IndexSettings, build_index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,11 +11,11 @@ Importing docqa loads no model, compiles nothing and touches no file.
 """
 
 from docqa.answer import answer, answer_stream
+from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.embed import Embedder, HashingEmbedder, TfidfEmbedder
 from docqa.errors import DocqaError
 from docqa.index import open_index, write_index
-from docqa.indexing import IndexSettings, build_index
 from docqa.keyword import BM25Index
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.prompt import REFUSAL, build_prompt

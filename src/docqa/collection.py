@@ -15,8 +15,8 @@ from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, IndexNotFound, InputError
 from docqa.index import open_index
+from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
-from docqa.indexing import TFIDF_PREFIX
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
@@ -44,7 +44,7 @@ class Collection:
         meta = index.manifest.meta
         record = index.manifest.embedder
         state = {
-            name[len(TFIDF_PREFIX):]: index.array(name)
+            name[len(TFIDF_PREFIX) :]: index.array(name)
             for name in index.manifest.arrays
             if name.startswith(TFIDF_PREFIX)
         }
@@ -55,8 +55,9 @@ class Collection:
         bm25 = BM25Index.from_arrays({name: index.array(name) for name in ARRAYS}, meta["bm25"])
         return cls(index=index, embedder=embedder, bm25=bm25)
 
-    def retriever(self, mode: str = "hybrid", *, guard: GuardConfig | None = None,
-                  guarded: bool = True) -> Retriever:
+    def retriever(
+        self, mode: str = "hybrid", *, guard: GuardConfig | None = None, guarded: bool = True
+    ) -> Retriever:
         """A retriever of ``mode`` over this collection, behind the guard when ``guarded``."""
         chunks = self.index.chunks
         dense = DenseRetriever(self.embedder, self.index.vectors, chunks)

@@ -77,9 +77,7 @@ class Hit:
 class Retriever(Protocol):
     """Anything that turns a question into ranked hits."""
 
-    def search(
-        self, question: str, k: int, *, mask: np.ndarray | None = None
-    ) -> list[Hit]: ...
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,13 @@ QUESTIONS = ROOT / "examples" / "questions.jsonl"
 def docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     return subprocess.run(
-        [sys.executable, "-m", "docqa", *args], check=False, cwd=cwd, env=env,
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "docqa", *args],
+        check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -86,8 +91,18 @@ def test_ask_refuses_without_a_model_call(workdir: Path) -> None:
 
 def test_ask_fake_backend_flags_unretrieved_citation_and_shows_prompt(workdir: Path) -> None:
     reply = "Three renewals [renewals#how-many-times-you-can-renew] or see [made#up]."
-    result = docqa("ask", "How many times can I renew a book?", "--backend", "fake",
-                   "--fake-reply", reply, "--show-prompt", "--mode", "keyword", cwd=workdir)
+    result = docqa(
+        "ask",
+        "How many times can I renew a book?",
+        "--backend",
+        "fake",
+        "--fake-reply",
+        reply,
+        "--show-prompt",
+        "--mode",
+        "keyword",
+        cwd=workdir,
+    )
     assert result.returncode == 0, result.stderr
     assert reply in result.stdout
     assert "NOT RETRIEVED made#up" in result.stdout
@@ -102,8 +117,15 @@ def test_eval_json_has_every_figure(workdir: Path) -> None:
     assert data["questions"] == 38
     assert set(data["modes"]) == {"dense", "keyword", "hybrid"}
     for figures in data["modes"].values():
-        for key in ("recall@1", "recall@3", "recall@5", "recall@10", "mrr@10",
-                    "refused_unanswerable", "refused_answerable"):
+        for key in (
+            "recall@1",
+            "recall@3",
+            "recall@5",
+            "recall@10",
+            "mrr@10",
+            "refused_unanswerable",
+            "refused_answerable",
+        ):
             assert 0.0 <= figures[key] <= 1.0
         assert set(figures["recall@5_by_kind"]) == {"lexical", "paraphrase", "identifier"}
     assert data["modes"]["keyword"]["recall@10"] > 0.5
@@ -116,8 +138,21 @@ def test_eval_table_and_answers(workdir: Path) -> None:
 
 
 def test_index_options_verify_and_a_corrupted_index(tmp_path: Path) -> None:
-    result = docqa("index", str(LIBRARY), "--index", "ix", "--embedder", "tfidf",
-                   "--max-words", "40", "--overlap", "5", "--no-headings", "--verify", cwd=tmp_path)
+    result = docqa(
+        "index",
+        str(LIBRARY),
+        "--index",
+        "ix",
+        "--embedder",
+        "tfidf",
+        "--max-words",
+        "40",
+        "--overlap",
+        "5",
+        "--no-headings",
+        "--verify",
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "embedder tfidf-" in result.stdout
     (tmp_path / "ix" / "vectors.npy").write_bytes(b"not an array")

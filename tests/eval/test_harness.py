@@ -13,8 +13,10 @@ class ScriptedRetriever:
 
     def search(self, question, k, *, mask=None):
         self.asked.append((question, k))
-        return [Hit(row=i, id=f"{s}-c", section=s, score=1.0 / (i + 1))
-                for i, s in enumerate(self.rankings.get(question, [])[:k])]
+        return [
+            Hit(row=i, id=f"{s}-c", section=s, score=1.0 / (i + 1))
+            for i, s in enumerate(self.rankings.get(question, [])[:k])
+        ]
 
 
 QUESTIONS = [

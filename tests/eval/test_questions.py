@@ -13,12 +13,22 @@ def write(tmp_path, lines):
 
 
 def test_loads_questions_with_optional_fields(tmp_path):
-    path = write(tmp_path, [
-        json.dumps({"id": "q1", "question": "How long?", "relevant": ["loans#loan-periods"],
-                    "kind": "lexical", "must_contain": ["21 days"]}),
-        "",
-        json.dumps({"id": "q2", "question": "Do you sell cars?", "relevant": []}),
-    ])
+    path = write(
+        tmp_path,
+        [
+            json.dumps(
+                {
+                    "id": "q1",
+                    "question": "How long?",
+                    "relevant": ["loans#loan-periods"],
+                    "kind": "lexical",
+                    "must_contain": ["21 days"],
+                }
+            ),
+            "",
+            json.dumps({"id": "q2", "question": "Do you sell cars?", "relevant": []}),
+        ],
+    )
     q1, q2 = load_questions(path)
     assert q1.relevant == ("loans#loan-periods",) and q1.kind == "lexical"
     assert q1.must_contain == ("21 days",) and q1.answerable

@@ -18,23 +18,41 @@ MODEL = "stand-in-model"
 
 def anthropic_ok(texts: list[str], usage: tuple[int, int] = (25, 7), stop: bool = True) -> Reply:
     message: dict[str, Any] = {
-        "id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": MODEL,
-        "stop_reason": None, "stop_sequence": None,
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": MODEL,
+        "stop_reason": None,
+        "stop_sequence": None,
         "usage": {"input_tokens": usage[0], "output_tokens": 1},
     }
     events: list[tuple[str | None, Any]] = [
         ("message_start", {"type": "message_start", "message": message}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
     ]
     for text in texts:
         delta = {"type": "text_delta", "text": text}
-        events.append(("content_block_delta",
-                       {"type": "content_block_delta", "index": 0, "delta": delta}))
+        events.append(
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        )
     events += [
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "usage": {"output_tokens": usage[1]},
-                           "delta": {"stop_reason": "end_turn", "stop_sequence": None}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "usage": {"output_tokens": usage[1]},
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            },
+        ),
     ]
     if stop:
         events.append(("message_stop", {"type": "message_stop"}))
@@ -44,14 +62,26 @@ def anthropic_ok(texts: list[str], usage: tuple[int, int] = (25, 7), stop: bool 
 def openai_ok(texts: list[str], usage: tuple[int, int] = (25, 7), stop: bool = True) -> Reply:
     def chunk(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> Any:
         choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-        return (None, {"id": "c1", "object": "chat.completion.chunk", "created": 1,
-                       "model": MODEL, "choices": choices, **extra})
+        return (
+            None,
+            {
+                "id": "c1",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": MODEL,
+                "choices": choices,
+                **extra,
+            },
+        )
 
     events = [chunk({"role": "assistant", "content": t}) for t in texts]
     if stop:
         events.append(chunk({}, "stop"))
-        counts = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                  "total_tokens": sum(usage)}
+        counts = {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": sum(usage),
+        }
         events += [chunk(None, usage=counts), (None, "[DONE]")]
     return Reply(headers={"content-type": "text/event-stream"}, pieces=sse(events))
 
@@ -62,15 +92,25 @@ def ollama_ok(texts: list[str], usage: tuple[int, int] = (25, 7), stop: bool = T
         for t in texts
     ]
     if stop:
-        lines.append({"model": MODEL, "message": {"role": "assistant", "content": ""},
-                      "done": True, "prompt_eval_count": usage[0], "eval_count": usage[1]})
+        lines.append(
+            {
+                "model": MODEL,
+                "message": {"role": "assistant", "content": ""},
+                "done": True,
+                "prompt_eval_count": usage[0],
+                "eval_count": usage[1],
+            }
+        )
     return Reply(headers={"content-type": "application/x-ndjson"}, pieces=ndjson(lines))
 
 
 def error_reply(status: int, headers: dict[str, str] | None = None) -> Reply:
     body = b'{"type": "error", "error": {"type": "x", "message": "stand-in says no"}}'
-    return Reply(status=status, headers={"content-type": "application/json", **(headers or {})},
-                 pieces=[body])
+    return Reply(
+        status=status,
+        headers={"content-type": "application/json", **(headers or {})},
+        pieces=[body],
+    )
 
 
 @dataclass

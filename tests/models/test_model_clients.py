@@ -30,8 +30,15 @@ pytestmark = pytest.mark.parametrize("backend", BACKENDS, ids=[b.name for b in B
 
 @pytest.fixture(autouse=True)
 def environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("DOCQA_MODEL", "DOCQA_MAX_TOKENS", "OLLAMA_HOST", "ANTHROPIC_AUTH_TOKEN",
-                 "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "DOCQA_PRICES"):
+    for name in (
+        "DOCQA_MODEL",
+        "DOCQA_MAX_TOKENS",
+        "OLLAMA_HOST",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_BASE_URL",
+        "DOCQA_PRICES",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

@@ -30,8 +30,15 @@ def hit(chunk_id: str, text: str, row: int = 0) -> Hit:
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("DOCQA_MODEL", "DOCQA_MAX_TOKENS", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
-                 "OLLAMA_HOST", "DOCQA_PRICES", "ANTHROPIC_AUTH_TOKEN"):
+    for name in (
+        "DOCQA_MODEL",
+        "DOCQA_MAX_TOKENS",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OLLAMA_HOST",
+        "DOCQA_PRICES",
+        "ANTHROPIC_AUTH_TOKEN",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -52,9 +59,7 @@ def test_missing_settings_fail_before_any_request(
 
 
 @pytest.mark.parametrize("client", [AnthropicModel, OpenAICompatibleModel])
-def test_settings_come_from_the_environment(
-    client: type, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_settings_come_from_the_environment(client: type, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCQA_MODEL", "env-model")
     monkeypatch.setenv("DOCQA_MAX_TOKENS", "321")
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)

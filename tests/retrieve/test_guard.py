@@ -94,8 +94,15 @@ def test_guarded_hybrid_consults_the_keyword_bound(
 
 
 def test_an_expected_component_with_no_hit_fails_under_rule_all() -> None:
-    dense_only = [Hit(row=0, id="c", section="s", score=0.9,
-                      components={"dense": Component(score=0.9, rank=1)})]
+    dense_only = [
+        Hit(
+            row=0,
+            id="c",
+            section="s",
+            score=0.9,
+            components={"dense": Component(score=0.9, rank=1)},
+        )
+    ]
     strict = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="all")
     verdict = judge(dense_only, strict, keyword_max=None, expect=("dense", "keyword"))
     assert not verdict.passed and "keyword: no hit" in verdict.reasons

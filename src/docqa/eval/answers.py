@@ -24,8 +24,11 @@ class AnswerCounts:
 
 
 def check_answers(
-    questions: Sequence[Question], retrievers: Mapping[str, Retriever], model: ModelClient,
-    *, k: int = 3,
+    questions: Sequence[Question],
+    retrievers: Mapping[str, Retriever],
+    model: ModelClient,
+    *,
+    k: int = 3,
 ) -> dict[str, dict[str, Any]]:
     """Answer every question with every retriever; count per mode how many answers contain
     all their ``must_contain`` strings (case-insensitive), how many cite an id that was not

@@ -58,7 +58,9 @@ def _figure(values: Sequence[float], rounds: int) -> Figure:
     return Figure(value=mean, low=low, high=high, n=len(values))
 
 
-def run_mode(retriever: Retriever, questions: Sequence[Question], depth: int) -> list[QuestionResult]:
+def run_mode(
+    retriever: Retriever, questions: Sequence[Question], depth: int
+) -> list[QuestionResult]:
     """Ask every question of ``retriever`` (``depth`` hits each) and keep the ranked sections."""
     results = []
     for q in questions:

@@ -29,6 +29,8 @@ VECTORS = "vectors.npy"
 OFFSETS = "chunks.offsets.npy"
 BLOB = "chunks.blob"
 ARRAYS_DIR = "arrays"
+# Extra arrays whose names start with this hold a fitted TF-IDF embedder's state.
+TFIDF_PREFIX = "tfidf_"
 _ARRAY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 REBUILD = "rebuild it with `docqa index`"
 

@@ -61,7 +61,6 @@ class AnthropicModel(RetryingClient):
     def __repr__(self) -> str:
         return f"AnthropicModel(model={self.name!r}, max_tokens={self.max_tokens})"
 
-
     @property
     def _what(self) -> str:
         return f"Anthropic model {self.name!r}"

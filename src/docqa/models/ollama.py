@@ -62,7 +62,6 @@ class OllamaModel(RetryingClient):
     def __repr__(self) -> str:
         return f"OllamaModel(model={self.name!r}, host={self.host!r})"
 
-
     @property
     def _what(self) -> str:
         return f"Ollama model {self.name!r} at {self.host}"

@@ -66,7 +66,6 @@ class OpenAICompatibleModel(RetryingClient):
     def __repr__(self) -> str:
         return f"OpenAICompatibleModel(model={self.name!r}, base_url={self.base_url!r})"
 
-
     @property
     def _what(self) -> str:
         return f"model {self.name!r} at {self.base_url}"

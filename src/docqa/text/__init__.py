@@ -1,6 +1,5 @@
 """Text in, tokens and chunks out: loaders, section and window chunkers, the tokenizer."""
 
-from docqa.text.chunking import chunk_words, pack_paragraphs
 from docqa.text.documents import Block, Document, Heading, Line, LoadReport, Section, SkippedFile
 from docqa.text.loaders import SkippedFileWarning, load_path, load_paths, parse_document
 from docqa.text.sections import (
@@ -19,6 +18,7 @@ from docqa.text.tokenize import (
     tokenize,
     tokenize_batch,
 )
+from docqa.text.windows import chunk_words, pack_paragraphs
 
 __all__ = [
     "Block",

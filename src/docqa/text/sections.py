@@ -25,9 +25,9 @@ from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
 from docqa.errors import InputError
-from docqa.text.chunking import check_window
 from docqa.text.documents import Document, LoadReport, Section
 from docqa.text.loaders import load_paths
+from docqa.text.windows import check_window
 from docqa.types import Chunk
 
 INTRO_SLUG = "intro"

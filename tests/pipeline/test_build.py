@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from docqa.build import IndexSettings, build_index, ensure_index
 from docqa.collection import Collection
 from docqa.errors import IndexNotFound, InputError
 from docqa.index import open_index
-from docqa.indexing import IndexSettings, build_index, ensure_index
 
 LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library"
 
@@ -51,7 +51,9 @@ def test_update_after_edit_add_and_delete_equals_full_rebuild(
     same_index(tmp_path / "ix", tmp_path / "fresh")
     assert rebuilt.reused == 0
     if embedder == "hashing":  # only the edited and the new page are embedded again
-        changed = sum(c.source in ("loans.md", "parking.md") for c in open_index(tmp_path / "ix").chunks)
+        changed = sum(
+            c.source in ("loans.md", "parking.md") for c in open_index(tmp_path / "ix").chunks
+        )
         assert changed == 7 and updated.embedded == changed, updated
         assert updated.reused == updated.chunks - changed
     else:  # a fitted embedder depends on every document: it is refitted and re-embeds all

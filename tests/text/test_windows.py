@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from docqa.errors import InputError
 from docqa.text import chunk_words, pack_paragraphs
-from docqa.text.chunking import window_starts
+from docqa.text.windows import window_starts
 
 
 def numbered(n: int) -> str:

@@ -47,19 +47,31 @@ def _non_negative(text: str) -> int:
 
 
 def _index_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--index", type=Path, default=None,
-                   help="index directory (default: .docqa/index under the current folder)")
+    p.add_argument(
+        "--index",
+        type=Path,
+        default=None,
+        help="index directory (default: .docqa/index under the current folder)",
+    )
 
 
 def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
     _index_options(p)
-    p.add_argument("--docs", type=Path, default=None,
-                   help="index this folder first (reused while nothing in it changed)")
+    p.add_argument(
+        "--docs",
+        type=Path,
+        default=None,
+        help="index this folder first (reused while nothing in it changed)",
+    )
     p.add_argument("-k", type=_positive, default=default_k, help="how many passages")
     p.add_argument("--mode", choices=("dense", "keyword", "hybrid"), default="hybrid")
-    p.add_argument("--min-score", type=float, default=None,
-                   help="guard threshold for the mode (cosine for dense, share of the best "
-                        "attainable BM25 score for keyword; both for hybrid)")
+    p.add_argument(
+        "--min-score",
+        type=float,
+        default=None,
+        help="guard threshold for the mode (cosine for dense, share of the best "
+        "attainable BM25 score for keyword; both for hybrid)",
+    )
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -74,8 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dim", type=_positive, default=256, help="hashing embedder dimension")
     p.add_argument("--max-words", type=_positive, default=120)
     p.add_argument("--overlap", type=_non_negative, default=0)
-    p.add_argument("--no-headings", action="store_true",
-                   help="embed chunk text without its heading path in front")
+    p.add_argument(
+        "--no-headings",
+        action="store_true",
+        help="embed chunk text without its heading path in front",
+    )
     p.add_argument("--verify", action="store_true", help="checksum every file after writing")
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
@@ -88,12 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="recall@k, MRR and guard figures on labelled questions")
     p.add_argument("questions", type=Path)
     _index_options(p)
-    p.add_argument("--mode", default="dense,keyword,hybrid",
-                   help="comma-separated modes to compare")
+    p.add_argument(
+        "--mode", default="dense,keyword,hybrid", help="comma-separated modes to compare"
+    )
     p.add_argument("-k", default="1,3,5,10", help="comma-separated cut-offs")
     p.add_argument("--no-guard", action="store_true")
-    p.add_argument("--answers", action="store_true",
-                   help="also answer every question and check must_contain and citations")
+    p.add_argument(
+        "--answers",
+        action="store_true",
+        help="also answer every question and check must_contain and citations",
+    )
     _model_options(p)
     p.add_argument("--json", action="store_true")
     return parser
@@ -102,16 +121,21 @@ def build_parser() -> argparse.ArgumentParser:
 def _model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=BACKENDS, default="extractive")
     p.add_argument("--model", default=None, help="model name (else DOCQA_MODEL)")
-    p.add_argument("--max-tokens", type=_positive, default=None,
-                   help="reply limit (else DOCQA_MAX_TOKENS)")
+    p.add_argument(
+        "--max-tokens", type=_positive, default=None, help="reply limit (else DOCQA_MAX_TOKENS)"
+    )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL")
-    p.add_argument("--fake-reply", action="append", default=None,
-                   help="scripted reply for --backend fake (repeat for several questions)")
+    p.add_argument(
+        "--fake-reply",
+        action="append",
+        default=None,
+        help="scripted reply for --backend fake (repeat for several questions)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
-    from docqa import commands
+    from docqa.cli import commands
     from docqa.text import SkippedFileWarning
 
     args = build_parser().parse_args(argv)

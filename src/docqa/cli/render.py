@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from docqa.build import BuildReport
 from docqa.eval import EvalReport
-from docqa.indexing import BuildReport
 from docqa.types import Answer, Hit, Prompt
 
 PREVIEW = 70
@@ -20,8 +20,13 @@ PREVIEW = 70
 @contextmanager
 def progress(console: Console) -> Iterator[Callable[[str, int, int], None]]:
     """A callback ``(stage, done, total)`` drawing one bar per stage on ``console``."""
-    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    console=console, transient=True)
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+    )
     tasks: dict[str, Any] = {}
 
     def update(stage: str, done: int, total: int) -> None:
@@ -63,7 +68,10 @@ def hits_table(hits: Sequence[Hit]) -> Table:
 def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
     chunk = hit.chunk
     return {
-        "rank": rank, "id": hit.id, "section": hit.section, "score": hit.score,
+        "rank": rank,
+        "id": hit.id,
+        "section": hit.section,
+        "score": hit.score,
         "source": chunk.source if chunk else None,
         "heading_path": list(chunk.heading_path) if chunk else [],
         "text": chunk.text if chunk else None,
@@ -81,11 +89,17 @@ def prompt_text(prompt: Prompt) -> str:
 
 def answer_json(a: Answer) -> dict[str, Any]:
     return {
-        "question": a.question, "answer": a.text, "refused": a.refused,
-        "cited": list(a.cited_ids), "not_retrieved": list(a.not_retrieved),
+        "question": a.question,
+        "answer": a.text,
+        "refused": a.refused,
+        "cited": list(a.cited_ids),
+        "not_retrieved": list(a.not_retrieved),
         "hits": [hit_json(i, h) for i, h in enumerate(a.hits, 1)],
-        "usage": None if a.usage is None else {
-            "input_tokens": a.usage.input_tokens, "output_tokens": a.usage.output_tokens,
+        "usage": None
+        if a.usage is None
+        else {
+            "input_tokens": a.usage.input_tokens,
+            "output_tokens": a.usage.output_tokens,
             "estimated": a.usage.estimated,
         },
         "cost": a.cost,
@@ -117,21 +131,33 @@ def _cell(value: float, low: float, high: float) -> str:
 
 def eval_table(report: EvalReport) -> Table:
     modes = list(report.modes.values())
-    table = Table("figure", *(m.mode for m in modes),
-                  title=f"{report.questions} questions (95% bootstrap intervals)")
+    table = Table(
+        "figure",
+        *(m.mode for m in modes),
+        title=f"{report.questions} questions (95% bootstrap intervals)",
+    )
     keys = list(modes[0].figures) if modes else []
     for key in keys:
-        table.add_row(key, *(_cell(f.value, f.low, f.high) for f in
-                             (m.figures[key] for m in modes)))
+        table.add_row(
+            key, *(_cell(f.value, f.low, f.high) for f in (m.figures[key] for m in modes))
+        )
     kinds = sorted({k for m in modes for k in m.recall5_by_kind})
     for kind in kinds:
-        table.add_row(f"recall@5 {kind}", *(
-            f"{m.recall5_by_kind[kind].value:.3f}" if kind in m.recall5_by_kind else "-"
-            for m in modes))
-    for label, attr in (("refused unanswerable", "refused_unanswerable"),
-                        ("refused answerable", "refused_answerable")):
-        table.add_row(label, *(
-            "-" if getattr(m, attr) is None else f"{getattr(m, attr).value:.3f}" for m in modes))
+        table.add_row(
+            f"recall@5 {kind}",
+            *(
+                f"{m.recall5_by_kind[kind].value:.3f}" if kind in m.recall5_by_kind else "-"
+                for m in modes
+            ),
+        )
+    for label, attr in (
+        ("refused unanswerable", "refused_unanswerable"),
+        ("refused answerable", "refused_answerable"),
+    ):
+        table.add_row(
+            label,
+            *("-" if getattr(m, attr) is None else f"{getattr(m, attr).value:.3f}" for m in modes),
+        )
     return table
 
 

@@ -25,15 +25,15 @@ from docqa.embed import HashingEmbedder, TfidfEmbedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
 from docqa.index import open_index, write_index
+from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.keyword import BM25Index
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
-from docqa.text.chunking import check_window
 from docqa.text.loaders import find_files
+from docqa.text.windows import check_window
 from docqa.types import Chunk
 
 EMBEDDERS = ("hashing", "tfidf")
-TFIDF_PREFIX = "tfidf_"
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -173,8 +173,7 @@ def build_index(
     stamp = fingerprint(paths, settings)
     documents, load_report = load_paths(paths)
     chunks_of = [
-        chunk_document(d, max_words=settings.max_words, overlap=settings.overlap)
-        for d in documents
+        chunk_document(d, max_words=settings.max_words, overlap=settings.overlap) for d in documents
     ]
     chunks = [c for group in chunks_of for c in group]
     if not chunks:
@@ -192,7 +191,9 @@ def build_index(
         files[doc.source] = {"sha256": doc.content_hash, "rows": [row, row + len(group)]}
         row += len(group)
     meta = {
-        "settings": asdict(settings), "files": files, "fingerprint": stamp,
+        "settings": asdict(settings),
+        "files": files,
+        "fingerprint": stamp,
         "bm25": bm25.config.to_dict(),
     }
     del previous  # release the old memory maps before the directory is replaced
@@ -200,9 +201,15 @@ def build_index(
     if verify:
         open_index(target).verify()
     return BuildReport(
-        path=target, documents=len(documents), chunks=len(chunks),
-        skipped=load_report.skipped, embedder=embedder.name, vocabulary=bm25.n_terms,
-        embedded=len(chunks) - reused, reused=reused, seconds=time.perf_counter() - started,
+        path=target,
+        documents=len(documents),
+        chunks=len(chunks),
+        skipped=load_report.skipped,
+        embedder=embedder.name,
+        vocabulary=bm25.n_terms,
+        embedded=len(chunks) - reused,
+        reused=reused,
+        seconds=time.perf_counter() - started,
     )
 
 

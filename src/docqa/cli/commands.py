@@ -11,12 +11,12 @@ from typing import Any
 
 from rich.console import Console
 
-from docqa import render
 from docqa.answer import answer_stream
+from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
+from docqa.cli import render
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
-from docqa.indexing import IndexSettings, build_index, default_index_dir, ensure_index
 from docqa.pricing import load_prices
 from docqa.retrieve.guard import GuardConfig
 from docqa.types import Answer, ModelClient, Prompt, Retriever
@@ -39,12 +39,16 @@ def _index_dir(args: argparse.Namespace) -> Path:
 
 def cmd_index(args: argparse.Namespace) -> int:
     settings = IndexSettings(
-        embedder=args.embedder, dim=args.dim, max_words=args.max_words,
-        overlap=args.overlap, headings=not args.no_headings,
+        embedder=args.embedder,
+        dim=args.dim,
+        max_words=args.max_words,
+        overlap=args.overlap,
+        headings=not args.no_headings,
     )
     with render.progress(_err()) as progress:
-        report = build_index(args.paths, _index_dir(args), settings,
-                             progress=progress, verify=args.verify)
+        report = build_index(
+            args.paths, _index_dir(args), settings, progress=progress, verify=args.verify
+        )
     print(render.build_summary(report))
     return EXIT_OK
 
