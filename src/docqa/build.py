@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from docqa._checks import positive
 from docqa.embed import HashingEmbedder, TfidfEmbedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
@@ -50,8 +51,7 @@ class IndexSettings:
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
             raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
-        if isinstance(self.dim, bool) or not isinstance(self.dim, int) or self.dim < 1:
-            raise InputError(f"dim must be an int >= 1, got {self.dim!r}")
+        positive(self.dim, "dim")
         check_window("max_words", self.max_words, "overlap", self.overlap)
 
     def make_embedder(self) -> HashingEmbedder | TfidfEmbedder:

@@ -4,6 +4,7 @@
 
     DocqaError
     ├── InputError (also ValueError)        bad file, bad argument, empty folder
+    │   ├── InputTypeError (also TypeError) an argument of the wrong type (``dim=1.5``)
     │   └── NotFitted (also AttributeError) a fitted embedder (TF-IDF) used before fit
     ├── DimensionMismatch (also ValueError) a query or matrix of the wrong width
     ├── IndexStoreError                     the index directory
@@ -30,6 +31,11 @@ class DocqaError(Exception):
 
 class InputError(DocqaError, ValueError):
     """A bad file or argument given by the user."""
+
+
+class InputTypeError(InputError, TypeError):
+    """An argument of the wrong type: both an ``InputError`` and a ``TypeError``, so either
+    ``except`` catches it (see ``docqa._checks``)."""
 
 
 class NotFitted(InputError, AttributeError):

@@ -95,7 +95,7 @@ def test_a_single_str_is_refused() -> None:
 
 @pytest.mark.parametrize("dim", [0, -3])
 def test_dim_below_one_is_a_value_error(dim: int) -> None:
-    with pytest.raises(ValueError, match="dim must be >= 1"):
+    with pytest.raises(ValueError, match="dim must be an int >= 1"):
         HashingEmbedder(dim)
 
 

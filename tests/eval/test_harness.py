@@ -50,7 +50,7 @@ def test_custom_ks_set_depth_and_validation():
     data = evaluate(QUESTIONS[:1], {"m": r}, ks=(1, 3), rounds=10).to_json()
     assert set(data["modes"]["m"]) >= {"recall@1", "recall@3", "mrr@3"}
     assert data["modes"]["m"]["refused_unanswerable"] is None
-    with pytest.raises(ValueError, match="k must be >= 1"):
+    with pytest.raises(ValueError, match="k must be an int >= 1"):
         evaluate(QUESTIONS, {"m": r}, ks=(0,))
     with pytest.raises(ValueError, match="no questions"):
         evaluate([], {"m": r})

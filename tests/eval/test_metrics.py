@@ -18,7 +18,7 @@ def test_recall_counts_distinct_relevant_sections():
 def test_recall_rejects_unanswerable_and_bad_k():
     with pytest.raises(ValueError, match="no relevant"):
         recall_at(["a"], [], 1)
-    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+    with pytest.raises(ValueError, match="k must be an int >= 1, got 0"):
         recall_at(["a"], ["a"], 0)
 
 

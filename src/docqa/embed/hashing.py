@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from docqa import _tokenize
+from docqa._checks import positive
 from docqa.embed.protocol import (
     TokenSettings,
-    check_positive_int,
     check_texts,
     check_version,
     register,
@@ -50,9 +50,9 @@ class HashingEmbedder:
         fold_plurals: bool = True,
         n_threads: int = 1,
     ) -> None:
-        self._dim = check_positive_int(dim, "dim")
+        self._dim = positive(dim, "dim")
         self._tokens = TokenSettings.make(stop_words, fold_plurals)
-        self.n_threads = check_positive_int(n_threads, "n_threads")
+        self.n_threads = positive(n_threads, "n_threads")
 
     @property
     def name(self) -> str:
@@ -88,9 +88,7 @@ class HashingEmbedder:
     ) -> np.ndarray:
         """``(len(texts), dim)`` float32 C-contiguous rows; ``query`` changes nothing (the
         embedding is symmetric); ``n_threads`` overrides the instance default."""
-        threads = (
-            self.n_threads if n_threads is None else check_positive_int(n_threads, "n_threads")
-        )
+        threads = self.n_threads if n_threads is None else positive(n_threads, "n_threads")
         batch = check_texts(texts)
         out = np.zeros((batch.n, self._dim), dtype=np.float32)
         stops, fold = self._tokens.compiled(), self._tokens.fold_plurals

@@ -103,15 +103,6 @@ def check_texts(texts: Sequence[str]) -> _tokenize.Batch:
     return _tokenize.Batch(texts)
 
 
-def check_positive_int(value: object, what: str) -> int:
-    """``value`` as an int >= 1, else InputError (a ValueError) / TypeError naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise InputError(f"{what} must be >= 1, got {value}")
-    return int(value)
-
-
 _E = TypeVar("_E")
 _REGISTRY: dict[str, Callable[..., Any]] = {}
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docqa._checks import positive
+from docqa.errors import InputError
 from docqa.eval.metrics import bootstrap_interval, recall_at, reciprocal_rank
 from docqa.eval.questions import Question
 from docqa.types import Retriever
@@ -125,9 +127,11 @@ def evaluate(
 ) -> EvalReport:
     """Every question through every retriever; ``depth`` is the largest k (MRR uses it too)."""
     if not questions:
-        raise ValueError("no questions to evaluate")
-    if not ks or min(ks) < 1:
-        raise ValueError(f"every k must be >= 1, got {list(ks)}")
+        raise InputError("no questions to evaluate; give a file with at least one question")
+    if not ks:
+        raise InputError("no cut-offs to evaluate; give at least one k")
+    for k in ks:
+        positive(k, "k")
     depth = max(ks)
     modes = {
         name: summarise(name, run_mode(r, questions, depth), ks=ks, depth=depth, rounds=rounds)

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from docqa._checks import positive
+
 
 def recall_at(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:
     """Share of the distinct ``relevant`` sections found among the first ``k`` of ``ranked``.
@@ -18,8 +20,7 @@ def recall_at(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:
     """
     if not relevant:
         raise ValueError("recall is undefined for a question with no relevant sections")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    positive(k, "k")
     wanted = set(relevant)
     return len(wanted.intersection(ranked[:k])) / len(wanted)
 

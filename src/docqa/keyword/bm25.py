@@ -19,9 +19,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
+from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
 from docqa.search.masks import mask_bools
@@ -133,9 +133,8 @@ class BM25Index:
         config = BM25Config(k1=k1, b=b, stop_words=stop_words, fold_plurals=fold_plurals)
         if isinstance(texts, str):
             raise InputError("texts must be an iterable of str, got one str; wrap it in a list")
-        for name, value in (("batch_size", batch_size), ("n_threads", n_threads)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be an int >= 1, got {value!r}")
+        positive(batch_size, "batch_size")
+        positive(n_threads, "n_threads")
         counter = TermCounter(stop_words=stop_words, fold_plurals=fold_plurals)
         batches = _term_batches(iter(texts), counter, batch_size, prefetch=n_threads > 1)
         return cls(config, _build(batches, counter))
@@ -189,25 +188,19 @@ class BM25Index:
         search to some rows, keeping their original ids: a bool array of shape (N,) or an array
         of allowed row ids. ``n_threads`` (default: Numba's current setting) is restored after.
         """
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise InputError(f"k must be an int >= 0, got {k!r}")
+        k = whole(k, "k")
         _, q_terms, q_offsets = self._query_terms(queries)
         allowed = mask_bools(mask, self.n_docs)
         n = q_offsets.size - 1
         if n == 0 or k == 0:
             return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
-        threads = _threads(n_threads)
-        old = numba.get_num_threads()
-        try:
-            numba.set_num_threads(threads)
+        with thread_limit(numba_threads(n_threads)) as threads:
             scores, ids = kernels.search_batch(
                 (self.indptr, self.rows, self.weights, self.max_weights), self.n_docs,
                 q_terms, q_offsets, int(k),
                 allowed if allowed is not None else np.ones(1, np.bool_), allowed is not None,
                 min(n, 4 * threads), DENSE_SHARE,
             )  # fmt: skip
-        finally:
-            numba.set_num_threads(old)
         return TopK(scores, ids)
 
     def max_scores(self, queries: Sequence[str]) -> np.ndarray:
@@ -304,13 +297,3 @@ def _checked(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     ):
         raise IndexCorrupt("BM25 arrays have inconsistent sizes or row ids; rebuild the index")
     return out
-
-
-def _threads(n_threads: int | None) -> int:
-    """Validated thread count (default: Numba's current setting)."""
-    if n_threads is None:
-        return int(numba.get_num_threads())
-    limit = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-    if isinstance(n_threads, bool) or not isinstance(n_threads, int) or not 1 <= n_threads <= limit:
-        raise InputError(f"n_threads must be an int in [1, {limit}], got {n_threads!r}")
-    return n_threads

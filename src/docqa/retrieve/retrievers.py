@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from docqa._checks import positive, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, InputError
 from docqa.keyword import BM25Index
@@ -28,8 +29,7 @@ def _check_request(question: str, k: int) -> None:
     """Raise ``InputError`` unless ``question`` is a str and ``k`` an int >= 0."""
     if not isinstance(question, str):
         raise InputError(f"question must be a str, got {type(question).__name__}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise InputError(f"k must be an int >= 0, got {k!r}")
+    whole(k, "k")
 
 
 def _check_chunks(chunks: Sequence[Chunk], n_rows: int, what: str) -> None:
@@ -131,8 +131,7 @@ class HybridRetriever:
         rrf_k: float = DEFAULT_RRF_K,
         weights: Mapping[str, float] | None = None,
     ) -> None:
-        if isinstance(over_fetch, bool) or not isinstance(over_fetch, int) or over_fetch < 1:
-            raise InputError(f"over_fetch must be an int >= 1, got {over_fetch!r}")
+        positive(over_fetch, "over_fetch")
         self.dense = dense
         self.keyword = keyword
         self.over_fetch = over_fetch

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -39,6 +38,7 @@ import numba
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import DimensionMismatch, InputError
 from docqa.search import kernels
 from docqa.search.masks import mask_rows
@@ -76,15 +76,15 @@ def topk(
     """
     mat = _as_matrix(matrix)
     qs = _as_queries(queries, mat.shape[1])
-    k = _check_count("k", k, minimum=0)
+    k = whole(k, "k")
     rows = mask_rows(mask, mat.shape[0])
-    threads = _check_threads(n_threads)
-    blocks = None if block_rows is None else _check_count("block_rows", block_rows, minimum=1)
+    threads = numba_threads(n_threads)
+    blocks = None if block_rows is None else positive(block_rows, "block_rows")
     sel_s = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
     sel_i = np.full((qs.shape[0], k), -1, dtype=np.int64)
     if k == 0 or qs.shape[0] == 0:
         return TopK(sel_s, sel_i)
-    with _thread_limit(threads):
+    with thread_limit(threads):
         if qs.shape[0] >= BATCH_MIN:
             _search_batch(mat, qs, rows, blocks, sel_s, sel_i, numba.get_num_threads())
         else:
@@ -212,42 +212,6 @@ def _as_queries(queries: Any, d: int) -> np.ndarray:
     if bad.size:
         raise InputError(f"query {int(bad[0])} contains NaN or inf; queries must be finite")
     return qs
-
-
-def _check_count(name: str, value: Any, *, minimum: int) -> int:
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be an integer, got {value!r}")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise InputError(f"{name} must be an integer, got {value!r}") from None
-    if v < minimum:
-        raise InputError(f"{name} must be >= {minimum}, got {v}")
-    return v
-
-
-def _check_threads(n_threads: int | None) -> int | None:
-    if n_threads is None:
-        return None
-    top = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-    n = _check_count("n_threads", n_threads, minimum=1)
-    if n > top:
-        raise InputError(f"n_threads must be at most {top} (NUMBA_NUM_THREADS), got {n}")
-    return n
-
-
-@contextmanager
-def _thread_limit(n_threads: int | None) -> Iterator[None]:
-    """Run with ``n_threads`` Numba threads; restore the previous setting afterwards."""
-    if n_threads is None:
-        yield
-        return
-    before = numba.get_num_threads()
-    numba.set_num_threads(n_threads)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 @contextmanager
