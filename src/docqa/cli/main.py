@@ -135,10 +135,10 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
+    args = build_parser().parse_args(argv)  # before any heavy import: --help stays fast
     from docqa.cli import commands
     from docqa.text import SkippedFileWarning
 
-    args = build_parser().parse_args(argv)
     try:
         with warnings.catch_warnings():
             # skipped files are listed, with their reasons, in the index summary line
