@@ -48,7 +48,34 @@ _EXPORTS: dict[str, str] = {
     "write_index": "docqa.index",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "Answer",
+    "BM25Index",
+    "Chunk",
+    "Collection",
+    "DenseRetriever",
+    "DocqaError",
+    "Embedder",
+    "ExtractiveModel",
+    "FakeModel",
+    "HashingEmbedder",
+    "Hit",
+    "HybridRetriever",
+    "IndexSettings",
+    "KeywordRetriever",
+    "Prompt",
+    "REFUSAL",
+    "TfidfEmbedder",
+    "TopK",
+    "__version__",
+    "answer",
+    "answer_stream",
+    "build_index",
+    "build_prompt",
+    "open_index",
+    "topk",
+    "write_index",
+]
 
 
 def __getattr__(name: str) -> Any:
