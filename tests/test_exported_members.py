@@ -12,7 +12,7 @@ import docqa
 
 
 def test_all_names_resolve_to_docqa_objects() -> None:
-    assert docqa.__all__ == sorted([*docqa._EXPORTS, "__version__"])
+    assert sorted(docqa.__all__) == sorted([*docqa._EXPORTS, "__version__"])
     for name in docqa.__all__:
         value = getattr(docqa, name)
         if name in ("__version__", "REFUSAL"):

@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "REFUSAL",
     "Answer",
     "BM25Index",
     "Chunk",
@@ -64,7 +65,6 @@ __all__ = [
     "IndexSettings",
     "KeywordRetriever",
     "Prompt",
-    "REFUSAL",
     "TfidfEmbedder",
     "TopK",
     "__version__",
