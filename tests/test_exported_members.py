@@ -23,7 +23,7 @@ def test_all_names_resolve_to_docqa_objects() -> None:
 
 
 def test_dir_lists_the_public_names() -> None:
-    assert dir(docqa) == docqa.__all__
+    assert dir(docqa) == sorted(docqa.__all__)
 
 
 def test_unknown_name_is_an_attribute_error() -> None:
