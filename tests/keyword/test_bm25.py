@@ -283,3 +283,26 @@ def test_bad_arguments_raise_input_errors() -> None:
         BM25Index.from_texts(["cat"], b=1.5)
     with pytest.raises(InputError, match="k1 must be"):
         BM25Config(k1=-1.0)
+
+
+def test_custom_stop_words_are_used_recorded_and_restored() -> None:
+    texts = ["the library opens at nine", "library cards are free", "opens late on friday"]
+    index = BM25Index.from_texts(texts, stop_words=["library", "the"])
+    assert index.config.stop_words == frozenset({"library", "the"})
+    # "library" is a stop word now: a query of it alone finds nothing, "opens" still does
+    assert index.search(["library"], 3).ids.tolist() == [[-1, -1, -1]]
+    assert index.search(["opens"], 3).ids[0, :2].tolist() == [0, 2]
+    data = index.config.to_dict()
+    assert data["stop_words"] == ["library", "the"]
+    again = BM25Index.from_arrays(index.to_arrays(), data)
+    assert again.config == index.config
+    got, want = again.search(["library opens"], 3), index.search(["library opens"], 3)
+    assert got.ids.tolist() == want.ids.tolist() == [[0, 2, -1]]
+    assert got.scores.tolist() == want.scores.tolist()
+
+
+def test_bad_stop_words_are_refused_with_the_shared_message() -> None:
+    with pytest.raises(TypeError, match=r"wrap it in a list: \['the'\]"):
+        BM25Index.from_texts(["a b"], stop_words="the")
+    with pytest.raises(InputError, match="stop words must be non-empty str, got ''"):
+        BM25Index.from_texts(["a b"], stop_words=["the", ""])

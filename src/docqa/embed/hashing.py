@@ -4,7 +4,7 @@ Spec (written out plainly in ``docqa.embed.reference.hashing_embed``): tokens fr
 tokenizer with stop words removed and plurals folded; a token's bucket is
 ``zlib.crc32(token.encode("utf-8")) % dim``; bucket counts scaled to unit length
 (``count / sqrt(sum of squared counts)`` in double precision, then cast to float32).
-The hot loop is ``docqa._tokenize.embed_hashing_rows`` with the GIL released; a batch may be
+The hot loop is native (``docqa.text.tokenize.RowCursor.fill_hashing_rows``), GIL released; a batch may be
 shared by threads that claim small grains of rows as they go, each row filled by exactly one
 of them in the same way, so the result is identical for any thread count.
 """
@@ -17,15 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from docqa import _tokenize
 from docqa._checks import positive
-from docqa.embed.protocol import (
-    TokenSettings,
-    check_texts,
-    check_version,
-    register,
-    token_settings_of,
-)
+from docqa.embed.protocol import check_version, register, token_settings_of
+from docqa.text.tokenize import RowCursor, TokenSettings, native_batch
 
 # Below this many texts per thread, starting threads costs more than it saves.
 MIN_ROWS_PER_THREAD = 64
@@ -89,22 +83,21 @@ class HashingEmbedder:
         """``(len(texts), dim)`` float32 C-contiguous rows; ``query`` changes nothing (the
         embedding is symmetric); ``n_threads`` overrides the instance default."""
         threads = self.n_threads if n_threads is None else positive(n_threads, "n_threads")
-        batch = check_texts(texts)
+        batch = native_batch(texts)
         out = np.zeros((batch.n, self._dim), dtype=np.float32)
-        stops, fold = self._tokens.compiled(), self._tokens.fold_plurals
-        rows = _tokenize.Rows(0, batch.n, _grain(self._dim))
+        rows = RowCursor(batch.n, _grain(self._dim))
         helpers = min(threads, batch.n // MIN_ROWS_PER_THREAD) - 1
         if helpers < 1:
-            _tokenize.embed_hashing_rows(batch, rows, stops, fold, out)
+            rows.fill_hashing_rows(batch, self._tokens, out)
             return out
         # The calling thread works too; every thread claims grains of rows from the shared
         # ``rows`` until none are left, so the split follows each core's actual speed.
         with ThreadPoolExecutor(max_workers=helpers) as pool:
             jobs = [
-                pool.submit(_tokenize.embed_hashing_rows, batch, rows, stops, fold, out)
+                pool.submit(rows.fill_hashing_rows, batch, self._tokens, out)
                 for _ in range(helpers)
             ]
-            _tokenize.embed_hashing_rows(batch, rows, stops, fold, out)
+            rows.fill_hashing_rows(batch, self._tokens, out)
             for job in jobs:
                 job.result()
         return out

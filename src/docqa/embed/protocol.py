@@ -1,4 +1,6 @@
-"""The ``Embedder`` protocol, the shared tokenizer settings, and the config registry.
+"""The ``Embedder`` protocol and the config registry that rebuilds an embedder from an index.
+
+(How text is tokenized, ``TokenSettings``, lives with the tokenizer: ``docqa.text.tokenize``.)
 
 An index records ``embedder.config()`` (a JSON-able dict with ``kind`` and ``version``) and,
 for fitted embedders, ``embedder.state()`` (a dict of NumPy arrays it can store and
@@ -7,17 +9,13 @@ memory-map); ``from_config(config, state)`` rebuilds the very same embedder.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from docqa import _tokenize
 from docqa.errors import InputError
-from docqa.text.stopwords import ENGLISH_STOP_WORDS
-from docqa.text.tokenize import compiled_stop_words
+from docqa.text.tokenize import TokenSettings
 
 
 @runtime_checkable
@@ -38,69 +36,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
 
     def config(self) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True)
-class TokenSettings:
-    """How an embedder tokenizes: ``stop_words`` is False, True (the English list) or a
-    frozenset of words to drop; ``fold_plurals`` applies the S-stemmer."""
-
-    stop_words: bool | frozenset[str] = True
-    fold_plurals: bool = True
-
-    @classmethod
-    def make(cls, stop_words: bool | Iterable[str], fold_plurals: bool) -> TokenSettings:
-        """Normalise user input (a custom list equal to the English one becomes True)."""
-        if not isinstance(stop_words, bool):
-            if isinstance(stop_words, str):
-                raise TypeError("stop_words must be a bool or a collection of words, not a str")
-            words = frozenset(stop_words)
-            if not all(isinstance(w, str) and w for w in words):
-                raise TypeError("stop_words must hold non-empty str words")
-            stop_words = True if words == ENGLISH_STOP_WORDS else words
-        return cls(stop_words=stop_words, fold_plurals=bool(fold_plurals))
-
-    def compiled(self) -> _tokenize.Vocab | None:
-        """The native stop-word set (cached per distinct set), or None for no stop words."""
-        if self.stop_words is False:
-            return None
-        if self.stop_words is True:
-            return compiled_stop_words()
-        return compiled_stop_words(self.stop_words)
-
-    def as_kwargs(self) -> dict[str, Any]:
-        """``stop_words`` / ``fold_plurals`` keywords for ``docqa.text`` functions."""
-        return {"stop_words": self.stop_words, "fold_plurals": self.fold_plurals}
-
-    def config(self) -> dict[str, Any]:
-        """JSON-able form: ``stop_words`` is a bool or a sorted list of words."""
-        stops = self.stop_words
-        return {
-            "stop_words": stops if isinstance(stops, bool) else sorted(stops),
-            "fold_plurals": self.fold_plurals,
-        }
-
-    def name_suffix(self) -> str:
-        """``""`` for the defaults, else e.g. ``"-nostop-nofold"`` or ``"-stop1a2b3c4d"``."""
-        suffix = ""
-        if self.stop_words is False:
-            suffix += "-nostop"
-        elif self.stop_words is not True:
-            digest = hashlib.sha256("\n".join(sorted(self.stop_words)).encode("utf-8"))
-            suffix += "-stop" + digest.hexdigest()[:8]
-        if not self.fold_plurals:
-            suffix += "-nofold"
-        return suffix
-
-
-def check_texts(texts: Sequence[str]) -> _tokenize.Batch:
-    """The native batch of ``texts``; TypeError naming the index of a non-str item."""
-    if isinstance(texts, (str, bytes)):
-        raise TypeError(
-            f"texts must be a sequence of str, got a single {type(texts).__name__}; "
-            "wrap it in a list"
-        )
-    return _tokenize.Batch(texts)
 
 
 _E = TypeVar("_E")
@@ -143,7 +78,7 @@ def check_version(config: Mapping[str, Any], kind: str, version: int) -> None:
 def token_settings_of(config: Mapping[str, Any]) -> TokenSettings:
     """The ``TokenSettings`` recorded in ``config``."""
     try:
-        return TokenSettings.make(config["stop_words"], config["fold_plurals"])
+        return TokenSettings.from_config(config)
     except (KeyError, TypeError) as exc:
         raise InputError(
             f"embedder config {dict(config)!r} lacks valid tokenizer settings "

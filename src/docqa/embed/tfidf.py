@@ -24,15 +24,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from docqa import _tokenize
-from docqa.embed.protocol import (
-    TokenSettings,
-    check_version,
-    register,
-    token_settings_of,
-)
+from docqa.embed.protocol import check_version, register, token_settings_of
 from docqa.errors import IndexCorrupt, InputError, NotFitted
-from docqa.text.tokenize import TermCounter, TokenHashes, hash_tokens
+from docqa.text.tokenize import TermCounter, TokenHashes, TokenSettings, hash64, hash_tokens
 
 
 class SparseRows(NamedTuple):
@@ -249,7 +243,7 @@ def _restore(state: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, np.nd
         raise IndexCorrupt(f"TF-IDF vocabulary is not UTF-8 ({exc}); rebuild the index") from exc
     if any(a >= b for a, b in itertools.pairwise(vocabulary)):
         raise IndexCorrupt("TF-IDF vocabulary is not sorted and unique; rebuild the index")
-    keys = np.fromiter((_tokenize.hash64(p) for p in pieces), dtype=np.uint64, count=n)
+    keys = np.fromiter((hash64(p) for p in pieces), dtype=np.uint64, count=n)
     return vocabulary, idf, keys
 
 

@@ -16,7 +16,7 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
 from docqa.search.masks import mask_bools
 from docqa.text import TermCounter, TermIds, hash_tokens
+from docqa.text.tokenize import StopWords, TokenSettings
 from docqa.types import TopK
 
 DENSE_SHARE = 4
@@ -50,18 +51,25 @@ class BM25Config:
 
     k1: float = 1.5
     b: float = 0.75
-    stop_words: bool = True
+    stop_words: bool | frozenset[str] = True  # as ``TokenSettings.stop_words``
     fold_plurals: bool = True
 
     def __post_init__(self) -> None:
+        tokens = TokenSettings.make(self.stop_words, self.fold_plurals)  # validates the list
+        object.__setattr__(self, "stop_words", tokens.stop_words)
         if not (math.isfinite(self.k1) and self.k1 >= 0):
             raise InputError(f"BM25 k1 must be a finite number >= 0, got {self.k1!r}")
         if not 0.0 <= self.b <= 1.0:
             raise InputError(f"BM25 b must be in [0, 1], got {self.b!r}")
 
+    @property
+    def tokens(self) -> TokenSettings:
+        """How queries and rows are tokenized."""
+        return TokenSettings(self.stop_words, self.fold_plurals)
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form for the manifest."""
-        return asdict(self)
+        """JSON-ready form for the manifest (a custom stop-word list as a sorted list)."""
+        return {"k1": self.k1, "b": self.b, **self.tokens.config()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BM25Config:
@@ -118,7 +126,7 @@ class BM25Index:
         *,
         k1: float = 1.5,
         b: float = 0.75,
-        stop_words: bool = True,
+        stop_words: StopWords = True,
         fold_plurals: bool = True,
         batch_size: int = 2048,
         n_threads: int = 1,
@@ -130,12 +138,13 @@ class BM25Index:
         the result is identical). Raises ``InputError`` for a bare str, a non-str item, an
         empty collection or a bad ``batch_size`` / ``n_threads``.
         """
-        config = BM25Config(k1=k1, b=b, stop_words=stop_words, fold_plurals=fold_plurals)
+        tokens = TokenSettings.make(stop_words, fold_plurals)
+        config = BM25Config(k1=k1, b=b, stop_words=tokens.stop_words, fold_plurals=fold_plurals)
         if isinstance(texts, str):
             raise InputError("texts must be an iterable of str, got one str; wrap it in a list")
         positive(batch_size, "batch_size")
         positive(n_threads, "n_threads")
-        counter = TermCounter(stop_words=stop_words, fold_plurals=fold_plurals)
+        counter = TermCounter(**config.tokens.as_kwargs())
         batches = _term_batches(iter(texts), counter, batch_size, prefetch=n_threads > 1)
         return cls(config, _build(batches, counter))
 
@@ -165,9 +174,7 @@ class BM25Index:
         """``(hashes uint64, term ids int64 with -1 unknown, offsets int64 (n + 1,))``."""
         if isinstance(queries, str):
             raise InputError("queries must be a sequence of str, got one str; wrap it in a list")
-        th = hash_tokens(
-            queries, stop_words=self.config.stop_words, fold_plurals=self.config.fold_plurals
-        )
+        th = hash_tokens(queries, **self.config.tokens.as_kwargs())
         pos = np.searchsorted(self.vocab, th.hashes)
         found = pos < self.vocab.size
         found[found] = self.vocab[pos[found]] == th.hashes[found]

@@ -1,19 +1,28 @@
-"""The tokenizer: a thin typed shell over the private native module ``docqa._tokenize``.
+"""The tokenizer: the one Python shell over the private native module ``docqa._tokenize``.
 
-The rules are defined by :mod:`docqa.text.tokenize_reference` (the executable spec); this
-module validates input, compiles the stop-word list once and converts results to NumPy.
+Every other module reaches the native code through this one, which validates input, owns the
+error messages, compiles stop-word lists once and converts results to NumPy. The rules are
+defined by :mod:`docqa.text.tokenize_reference` (the executable spec). ``TokenSettings`` is
+the one description of how text is tokenized (stop words, plural folding), shared by
+``tokenize``, the hashing and TF-IDF embedders and BM25.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from docqa import _tokenize
+from docqa.errors import InputTypeError
 from docqa.text.stopwords import ENGLISH_STOP_WORDS
+
+StopWords = bool | Iterable[str]
+"""``False`` (keep every token), ``True`` (drop the English list) or the words to drop."""
 
 
 @lru_cache(maxsize=8)
@@ -22,47 +31,128 @@ def compiled_stop_words(words: frozenset[str] = ENGLISH_STOP_WORDS) -> _tokenize
     return _tokenize.Vocab(sorted(words))
 
 
-def _stops(stop_words: bool | Iterable[str]) -> _tokenize.Vocab | None:
-    if stop_words is False:
-        return None
-    if stop_words is True:
-        return compiled_stop_words()
-    if isinstance(stop_words, str):
-        raise TypeError(
-            "stop_words must be True, False or an iterable of words, got a single str; "
-            f"wrap it in a list: [{stop_words!r}]"
+@dataclass(frozen=True)
+class TokenSettings:
+    """How text is tokenized: ``stop_words`` is False, True (the English list) or a frozenset
+    of words to drop; ``fold_plurals`` applies the S-stemmer. Build it with ``make`` from user
+    input; a custom list equal to the English one becomes True."""
+
+    stop_words: bool | frozenset[str] = True
+    fold_plurals: bool = True
+
+    @classmethod
+    def make(cls, stop_words: StopWords, fold_plurals: bool) -> TokenSettings:
+        """Validate and normalise; ``InputTypeError`` (a TypeError) for a bad stop-word list."""
+        if not isinstance(stop_words, bool):
+            if isinstance(stop_words, str):
+                raise InputTypeError(
+                    "stop_words must be True, False or a collection of words, not a str; "
+                    f"wrap it in a list: [{stop_words!r}]"
+                )
+            words = frozenset(stop_words)
+            for word in words:
+                if not isinstance(word, str) or not word:
+                    raise InputTypeError(f"stop words must be non-empty str, got {word!r}")
+            stop_words = True if words == ENGLISH_STOP_WORDS else words
+        return cls(stop_words=stop_words, fold_plurals=bool(fold_plurals))
+
+    @classmethod
+    def from_config(cls, config: Any) -> TokenSettings:
+        """Inverse of ``config()``; ``KeyError`` / ``TypeError`` when a field is missing or bad."""
+        return cls.make(config["stop_words"], config["fold_plurals"])
+
+    def compiled(self) -> _tokenize.Vocab | None:
+        """The native stop-word set (cached per distinct set), or None for no stop words."""
+        if self.stop_words is False:
+            return None
+        if self.stop_words is True:
+            return compiled_stop_words()
+        return compiled_stop_words(self.stop_words)
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """``stop_words`` / ``fold_plurals`` keywords for the functions of this module."""
+        return {"stop_words": self.stop_words, "fold_plurals": self.fold_plurals}
+
+    def config(self) -> dict[str, Any]:
+        """JSON-able form: ``stop_words`` is a bool or a sorted list of words."""
+        stops = self.stop_words
+        return {
+            "stop_words": stops if isinstance(stops, bool) else sorted(stops),
+            "fold_plurals": self.fold_plurals,
+        }
+
+    def name_suffix(self) -> str:
+        """``""`` for the defaults, else e.g. ``"-nostop-nofold"`` or ``"-stop1a2b3c4d"``."""
+        suffix = ""
+        if self.stop_words is False:
+            suffix += "-nostop"
+        elif self.stop_words is not True:
+            digest = hashlib.sha256("\n".join(sorted(self.stop_words)).encode("utf-8"))
+            suffix += "-stop" + digest.hexdigest()[:8]
+        if not self.fold_plurals:
+            suffix += "-nofold"
+        return suffix
+
+
+def _stops(stop_words: StopWords) -> _tokenize.Vocab | None:
+    return TokenSettings.make(stop_words, False).compiled()
+
+
+def native_batch(texts: Sequence[str]) -> _tokenize.Batch:
+    """The native batch of ``texts`` (read once, shared by every native pass over them).
+
+    ``InputTypeError`` for a single str or bytes, and, naming the index, for a non-str item.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise InputTypeError(
+            f"texts must be a sequence of str, got a single {type(texts).__name__}; "
+            "wrap it in a list"
         )
-    words = frozenset(stop_words)
-    for word in words:
-        if not isinstance(word, str) or not word:
-            raise TypeError(f"stop words must be non-empty str, got {word!r}")
-    return compiled_stop_words(words)
+    try:
+        return _tokenize.Batch(texts)
+    except TypeError as exc:
+        raise InputTypeError(str(exc)) from None
 
 
-def _batch(texts: Sequence[str]) -> _tokenize.Batch:
-    if isinstance(texts, str):
-        raise TypeError("expected a sequence of str, got a single str; wrap it in a list")
-    return _tokenize.Batch(texts)
+def hash64(token: bytes) -> int:
+    """The 64-bit hash of one token's UTF-8 bytes (``tokenize_reference.hash64``), the key of
+    every term."""
+    return int(_tokenize.hash64(token))
 
 
-def tokenize(
-    text: str, *, stop_words: bool | Iterable[str] = False, fold_plurals: bool = False
-) -> list[str]:
+class RowCursor:
+    """Hands out grains of rows ``0..n-1`` to the threads filling them (one atomic add a
+    claim), so a thread on a busy core simply claims fewer grains."""
+
+    def __init__(self, n: int, grain: int) -> None:
+        self._rows = _tokenize.Rows(0, n, grain)
+
+    def fill_hashing_rows(
+        self, batch: _tokenize.Batch, settings: TokenSettings, out: np.ndarray
+    ) -> None:
+        """Fill rows of ``out`` (n, dim) float32 with hashing-embedder rows of ``batch`` until
+        no grain is left (the GIL is released; several threads may call it on one cursor)."""
+        _tokenize.embed_hashing_rows(
+            batch, self._rows, settings.compiled(), settings.fold_plurals, out
+        )
+
+
+def tokenize(text: str, *, stop_words: StopWords = False, fold_plurals: bool = False) -> list[str]:
     """Tokens of ``text``: lower-cased runs of ``str.isalnum`` characters.
 
     ``stop_words`` is False, True (the English list) or an iterable of words to drop;
     ``fold_plurals`` applies Harman's S-stemmer (see ``tokenize_reference.fold_plural``).
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be str, got {type(text).__name__}")
+        raise InputTypeError(f"text must be str, got {type(text).__name__}")
     return tokenize_batch([text], stop_words=stop_words, fold_plurals=fold_plurals)[0]
 
 
 def tokenize_batch(
-    texts: Sequence[str], *, stop_words: bool | Iterable[str] = False, fold_plurals: bool = False
+    texts: Sequence[str], *, stop_words: StopWords = False, fold_plurals: bool = False
 ) -> list[list[str]]:
     """``tokenize`` for many texts at once (one native call, the GIL released while scanning)."""
-    return _tokenize.tokenize_batch(_batch(texts), _stops(stop_words), bool(fold_plurals))
+    return _tokenize.tokenize_batch(native_batch(texts), _stops(stop_words), bool(fold_plurals))
 
 
 @dataclass(frozen=True)
@@ -82,10 +172,12 @@ class TokenHashes:
 
 
 def hash_tokens(
-    texts: Sequence[str], *, stop_words: bool | Iterable[str] = False, fold_plurals: bool = False
+    texts: Sequence[str], *, stop_words: StopWords = False, fold_plurals: bool = False
 ) -> TokenHashes:
     """Tokenize ``texts`` straight into 64-bit token hashes (the object-free path)."""
-    hashes, offsets = _tokenize.hash_batch(_batch(texts), _stops(stop_words), bool(fold_plurals))
+    hashes, offsets = _tokenize.hash_batch(
+        native_batch(texts), _stops(stop_words), bool(fold_plurals)
+    )
     return TokenHashes(
         hashes=np.frombuffer(hashes, dtype=np.uint64), offsets=np.frombuffer(offsets, np.int64)
     )
@@ -108,9 +200,7 @@ class TermCounter:
     64-bit hash (odds about V**2 / 2**65) would share an id and the first one's word.
     """
 
-    def __init__(
-        self, *, stop_words: bool | Iterable[str] = False, fold_plurals: bool = False
-    ) -> None:
+    def __init__(self, *, stop_words: StopWords = False, fold_plurals: bool = False) -> None:
         self._stops = _stops(stop_words)
         self._fold = bool(fold_plurals)
         self._terms = _tokenize.Terms()
@@ -119,7 +209,7 @@ class TermCounter:
         """The term ids of ``texts``' tokens; the texts count as the next documents for
         ``df``. TypeError (naming the index) for a non-str item, before anything is counted;
         after a MemoryError the counter may hold part of the batch: discard it."""
-        ids, offsets = self._terms.add(_batch(texts), self._stops, self._fold)
+        ids, offsets = self._terms.add(native_batch(texts), self._stops, self._fold)
         return TermIds(
             ids=np.frombuffer(ids, dtype=np.int64), offsets=np.frombuffer(offsets, np.int64)
         )
