@@ -60,7 +60,7 @@ cdef inline uint64_t _first_bytes(const uint8_t* s, Py_ssize_t r) noexcept nogil
     return x
 
 
-cdef inline uint64_t _first_bytes_fast(const uint8_t* s, Py_ssize_t r) noexcept nogil:
+cdef inline uint64_t _first_bytes_overread8(const uint8_t* s, Py_ssize_t r) noexcept nogil:
     # The same with one load and a mask (no loop to mispredict); 8 bytes from ``s`` must be
     # readable (the scanner's token buffer is at least 64 bytes, see _room).
     return _load8(s) & (~<uint64_t>0 >> (64 - 8 * r))
@@ -94,7 +94,7 @@ cdef inline uint32_t _crc32_padded(const uint8_t* s, Py_ssize_t n) noexcept nogi
     # CRC-32 of ``s[:n]``, n >= 1, where 8 bytes from ``s`` are readable even if n < 8 (the
     # scanner's token buffer is at least 64 bytes, see _room): the head is one masked load.
     cdef Py_ssize_t r = ((n - 1) & 7) + 1
-    return _crc32_head(_first_bytes_fast(s, r), r, s + r, n - r)
+    return _crc32_head(_first_bytes_overread8(s, r), r, s + r, n - r)
 
 
 cdef inline uint32_t _crc32(const uint8_t* s, Py_ssize_t n) noexcept nogil:

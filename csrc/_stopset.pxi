@@ -71,7 +71,7 @@ cdef inline bint _is_stop(const StopSet* s, const uint8_t* tok, Py_ssize_t n) no
     which are always readable (see _room): a word is compared by length and first 8 bytes at
     once, not byte by byte (a loop whose length the CPU mispredicts), and only a longer one
     byte by byte after that. No hash of the token is needed."""
-    cdef uint64_t head = _first_bytes_fast(tok, n if n < 8 else 8)
+    cdef uint64_t head = _first_bytes_overread8(tok, n if n < 8 else 8)
     cdef uint64_t slot = _slot_of(head, n, s.mask)
     cdef Py_ssize_t i
     cdef bint same

@@ -88,3 +88,76 @@ cdef bint _grow_terms(TermTable* m) noexcept nogil:
         return False
     m.cap = cap
     return True
+
+
+cdef class Terms:
+    """A vocabulary built while scanning: ``add(batch, ...)`` returns each token's term id
+    (ids count up from 0 in first-seen order, across calls) and counts document frequencies;
+    ``words()``, ``keys()`` and ``df()`` describe the terms seen so far. Terms are keyed by
+    hash64, so two words with the same 64-bit hash would share an id (and the first's word)."""
+    cdef TermTable m
+    cdef readonly Py_ssize_t n_docs
+
+    def __cinit__(self):
+        memset(&self.m, 0, sizeof(TermTable))
+        if not _terms_rehash(&self.m, 1024):
+            raise MemoryError("cannot allocate the term table")
+
+    def __dealloc__(self):
+        free(self.m.keys)
+        free(self.m.df)
+        free(self.m.last)
+        free(self.m.word_ends)
+        free(self.m.slots)
+        free(self.m.blob)
+
+    @property
+    def n_terms(self):
+        return self.m.n
+
+    def add(self, Batch batch not None, Vocab stops, bint fold):
+        """``(ids int64 array.array, offsets int64 array.array)``: text i's tokens have ids
+        ``ids[offsets[i]:offsets[i + 1]]``; the texts are documents ``n_docs..`` (before the
+        call) for document frequencies."""
+        import array
+        cdef Sink k
+        memset(&k, 0, sizeof(Sink))
+        k.mode = MODE_TERMS
+        k.stops = _stops_of(stops)
+        k.fold = fold
+        k.terms = &self.m
+        try:
+            offsets = _scan_counted(batch, &k, self.n_docs)
+            self.n_docs += batch.n
+            ids = array.array("q", bytes(8 * k.count))
+            if k.count:
+                _copy_i64(ids, k.ids, k.count)
+        finally:
+            _free_sink(&k)
+        return ids, offsets
+
+    def words(self):
+        """The terms' words (``list[str]``), by term id."""
+        cdef list out = [None] * self.m.n
+        cdef Py_ssize_t t, prev = 0
+        for t in range(self.m.n):
+            out[t] = PyUnicode_DecodeUTF8(<const char*>(self.m.blob + prev),
+                                          self.m.word_ends[t] - prev, NULL)
+            prev = self.m.word_ends[t]
+        return out
+
+    def keys(self):
+        """The terms' hash64 (uint64 ``array.array``), by term id."""
+        import array
+        out = array.array("Q", bytes(8 * self.m.n))
+        if self.m.n:
+            _copy_u64(out, self.m.keys, self.m.n)
+        return out
+
+    def df(self):
+        """The terms' document frequencies (int64 ``array.array``), by term id."""
+        import array
+        out = array.array("q", bytes(8 * self.m.n))
+        if self.m.n:
+            _copy_i64(out, self.m.df, self.m.n)
+        return out

@@ -236,3 +236,14 @@ def test_pickle_round_trip_embeds_identically() -> None:
 def test_query_flag_changes_nothing() -> None:
     e = HashingEmbedder()
     assert e.embed(["a query"], query=True).tobytes() == e.embed(["a query"]).tobytes()
+
+
+def test_one_row_is_pinned_literally() -> None:
+    # Tokens after stop words and folding: renewal, renew, book, twice, renewal, dvd ("a",
+    # "of", "once" are stop words); crc32 % 16 puts them in buckets 8, 4, 1, 11, 8, 15. A
+    # change here silently invalidates every stored hashing index, so it is pinned by value.
+    row = HashingEmbedder(16).embed(["Renewals: renew a book twice, renewals of DVDs once."])[0]
+    want = np.zeros(16, dtype=np.float32)
+    want[[1, 4, 11, 15]] = np.float32(1 / np.sqrt(8))
+    want[8] = np.float32(2 / np.sqrt(8))
+    assert row.tolist() == want.tolist()
