@@ -24,7 +24,11 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from docqa.search import lanes, numba_cache
 from docqa.search.lanes import lane_dot
+
+# The kernels inline lanes.py's dot product: an edit there must recompile them too.
+numba_cache.track(__file__, lanes.__file__)
 
 
 @njit(inline="always")

@@ -26,8 +26,8 @@ float32 lanes 1.15x in the same run). The error stays far inside what
 ranking needs: ``|score - x.q| <= gamma_(ceil(d/16) + 5) sum |x_i q_i|`` (Higham), about
 1.3e-6 relative to ``sum |x_i q_i|`` at d = 256 in the worst case, 1e-7 typically.
 
-The kernels in :mod:`docqa.search.kernels` are ``cache=True``, and Numba keys that cache on
-``kernels.py`` alone: after editing this file, touch ``kernels.py`` so they are recompiled.
+The kernels in :mod:`docqa.search.kernels` are ``cache=True``; their cache is keyed on this
+file too (:mod:`docqa.search.numba_cache`), so editing it recompiles them.
 """
 
 from __future__ import annotations
