@@ -1,4 +1,4 @@
-"""Embedding throughput on >= 20 MB of real English in 200-word chunks (issue 3, item 5).
+"""Embedding throughput on >= 20 MB of real English in 200-word chunks.
 
 Run: .venv/bin/python -m pytest benchmarks/bench_embed.py -o python_files='bench_*.py' -q -s
 
@@ -16,7 +16,7 @@ Two rates per line: MB/s by the wall clock, and MB per CPU-second of the process
 a shared machine; for 2 threads it shows the overhead, not the speed-up). Plain timers rather
 than the pytest-benchmark fixture, so every figure and ratio lands in one table.
 
-Targets (issue 3): hashing >= 14x HashingVectorizer on 1 thread, 2 threads >= 1.7x its 1-thread
+Targets: hashing >= 14x HashingVectorizer on 1 thread, 2 threads >= 1.7x its 1-thread
 figure; TF-IDF >= 5x TfidfVectorizer. Correctness is checked on every timed result. The 2-thread
 figure is also measured round by round beside a GIL-free BLAKE2b loop on 2 threads, which shows
 how much of a second core the shared machine gives at that moment.

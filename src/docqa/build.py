@@ -15,7 +15,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +73,6 @@ class BuildReport:
     embedded: int  # chunks embedded by this call
     reused: int  # chunks whose vectors came from the previous index
     seconds: float
-    unchanged: bool = False  # nothing in the folder changed: the index was left as it was
-    warnings: tuple[str, ...] = field(default=())
 
 
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:

@@ -1,4 +1,4 @@
-"""TfidfEmbedder: the issue's worked example, twin tests against the plain reference, state."""
+"""TfidfEmbedder: a worked example, twin tests against the plain reference, state."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ texts_st = st.lists(
 )
 
 
-def test_the_worked_example_from_the_issue() -> None:
+def test_a_worked_example_by_hand() -> None:
     e = TfidfEmbedder().fit(["cat sat", "cat ran"])
     assert e.vocabulary == ["cat", "ran", "sat"]
     rows = e.embed(["cat sat", "cat ran"])

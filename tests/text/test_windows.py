@@ -1,4 +1,4 @@
-"""chunk_words and pack_paragraphs: the worked checks of issue 2 and their properties."""
+"""chunk_words and window_starts: worked checks and properties."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docqa.errors import InputError
-from docqa.text import chunk_words, pack_paragraphs
+from docqa.text import chunk_words
 from docqa.text.windows import window_starts
 
 
@@ -58,11 +58,6 @@ def test_bad_window_raises_naming_values(size: int, overlap: int) -> None:
     assert isinstance(info.value, InputError)
 
 
-def test_pack_paragraphs_bad_values_named() -> None:
-    with pytest.raises(InputError, match=r"max_words=3 and overlap_words=3"):
-        pack_paragraphs("a b", 3, 3)
-
-
 # --- chunk_words properties ---------------------------------------------------------------
 
 
@@ -85,47 +80,3 @@ def test_chunk_words_properties(args: tuple[int, int, int]) -> None:
     if len(windows) > 1:  # ... and is never only overlap
         assert windows[-1][-1] > windows[-2][-1]
     assert set().union(*map(set, windows)) == set(range(n))  # every word covered
-
-
-# --- pack_paragraphs ----------------------------------------------------------------------
-
-
-def test_pack_paragraphs_worked() -> None:
-    text = "a b c\n\nd e f\n\n\ng h i"
-    assert pack_paragraphs(text, 6, 1) == ["a b c\n\nd e f", "f\n\ng h i"]
-    assert pack_paragraphs(text, 6, 0) == ["a b c\n\nd e f", "g h i"]
-    assert pack_paragraphs(text, 100, 5) == ["a b c\n\nd e f\n\ng h i"]
-    assert pack_paragraphs("\n \n", 5, 1) == []
-
-
-def test_pack_paragraphs_long_paragraph_cut_like_chunk_words() -> None:
-    assert pack_paragraphs("a b c d e f g h", 3, 1) == ["a b c", "c d e", "e f g", "g h"]
-
-
-paragraphs = st.lists(st.integers(1, 30), min_size=0, max_size=12)
-
-
-@given(paragraphs, st.integers(1, 25), st.data())
-def test_pack_paragraphs_properties(sizes: list[int], max_words: int, data: st.DataObject) -> None:
-    overlap = data.draw(st.integers(0, max_words - 1))
-    counter = iter(range(10_000))
-    paras = [" ".join(f"w{next(counter)}" for _ in range(s)) for s in sizes]
-    chunks = pack_paragraphs("\n\n".join(paras), max_words, overlap)
-    total = sum(sizes)
-    seen: set[int] = set()
-    last_max = -1
-    for chunk in chunks:
-        words = [int(w[1:]) for w in chunk.split()]
-        assert 1 <= len(words) <= max_words
-        assert words == sorted(words) and len(set(words)) == len(words)
-        assert words[-1] > last_max  # each chunk brings a new word
-        assert words[0] >= last_max + 1 - overlap  # carry is at most overlap words
-        last_max = words[-1]
-        seen.update(words)
-    assert seen == set(range(total))
-
-
-@given(st.integers(1, 200), st.integers(1, 30), st.data())
-def test_pack_single_paragraph_equals_chunk_words(n: int, size: int, data: st.DataObject) -> None:
-    overlap = data.draw(st.integers(0, size - 1))
-    assert pack_paragraphs(numbered(n), size, overlap) == chunk_words(numbered(n), size, overlap)

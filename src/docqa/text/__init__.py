@@ -19,7 +19,7 @@ from docqa.text.tokenize import (
     tokenize,
     tokenize_batch,
 )
-from docqa.text.windows import chunk_words, pack_paragraphs
+from docqa.text.windows import chunk_words
 
 __all__ = [
     "Block",
@@ -42,7 +42,6 @@ __all__ = [
     "load_chunks",
     "load_path",
     "load_paths",
-    "pack_paragraphs",
     "parse_document",
     "section_ids",
     "slugify",

@@ -1,6 +1,6 @@
 """Section chunking: a ``Document`` in, ``Chunk``s out, one or more per section. Pure.
 
-Rules (issue 2, item 4c):
+Rules:
 
 - section id: ``<source without extension>#<slug>``; the slug is the heading lower-cased, runs
   of non-alphanumerics turned into one ``-``, stripped of ``-`` at both ends (``"section"``

@@ -1,7 +1,7 @@
-"""Plain-text chunkers: fixed word windows and paragraph packing. Pure functions, text in.
+"""Fixed word windows (the section chunker cuts long sections with them). Pure functions.
 
 Words are the whitespace-separated runs of ``str.split()``; chunk texts join words with single
-spaces (and paragraphs with one blank line), so whitespace is normalised.
+spaces, so whitespace is normalised.
 """
 
 from __future__ import annotations
@@ -48,67 +48,3 @@ def chunk_words(text: str, size: int, overlap: int) -> list[str]:
     words = text.split()
     starts = window_starts(len(words), size, overlap)
     return [" ".join(words[start : start + size]) for start in starts]
-
-
-def _paragraph_units(text: str, max_words: int, overlap_words: int) -> list[list[tuple[str, int]]]:
-    """Paragraphs (split on blank lines) as lists of ``(word, paragraph index)``.
-
-    A paragraph longer than ``max_words`` is cut into consecutive pieces, each a unit of its
-    own: the first of ``max_words`` words, the next of ``max_words - overlap_words`` (so each
-    fits after a full carry), the last one possibly shorter.
-    """
-    units: list[list[tuple[str, int]]] = []
-    paragraph: list[str] = []
-    index = 0
-    for line in [*text.splitlines(), ""]:
-        if line.strip():
-            paragraph.extend(line.split())
-            continue
-        if paragraph:
-            cuts = [0, *range(max_words, len(paragraph), max_words - overlap_words)]
-            for start, end in zip(cuts, [*cuts[1:], len(paragraph)], strict=True):
-                units.append([(w, index) for w in paragraph[start:end]])
-            paragraph = []
-            index += 1
-    return units
-
-
-def _join(words: list[tuple[str, int]]) -> str:
-    """Words with single spaces inside a paragraph and a blank line between paragraphs."""
-    parts: list[str] = []
-    previous = None
-    for word, paragraph in words:
-        if parts:
-            parts.append(" " if paragraph == previous else "\n\n")
-        parts.append(word)
-        previous = paragraph
-    return "".join(parts)
-
-
-def pack_paragraphs(text: str, max_words: int, overlap_words: int) -> list[str]:
-    """Pack whole paragraphs into chunks of at most ``max_words`` words, with carried overlap.
-
-    Paragraphs are separated by blank lines. They are added to the current chunk while it stays
-    within ``max_words``; the next chunk then starts with the last ``overlap_words`` words of the
-    one before (fewer when the carry and the next paragraph would not fit together). A paragraph
-    longer than ``max_words`` is cut first so that, on its own, it packs exactly like
-    ``chunk_words(paragraph, max_words, overlap_words)``. Every chunk has
-    at most ``max_words`` words and at least one word the previous chunk did not; every word is
-    in some chunk; blank text gives ``[]``. Raises ``InputError`` (a ``ValueError``) naming the
-    values when ``max_words < 1``, ``overlap_words < 0`` or ``overlap_words >= max_words``.
-    """
-    check_window("max_words", max_words, "overlap_words", overlap_words)
-    chunks: list[str] = []
-    current: list[tuple[str, int]] = []
-    fresh = 0
-    for unit in _paragraph_units(text, max_words, overlap_words):
-        if fresh and len(current) + len(unit) > max_words:
-            chunks.append(_join(current))
-            keep = min(overlap_words, max_words - len(unit))
-            current = current[len(current) - keep :] if keep > 0 else []
-            fresh = 0
-        current.extend(unit)
-        fresh += len(unit)
-    if fresh:
-        chunks.append(_join(current))
-    return chunks
