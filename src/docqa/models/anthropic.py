@@ -9,6 +9,8 @@ the constructor, before any request. The SDK's own retries are off (``max_retrie
 
 from __future__ import annotations
 
+from typing import Any
+
 from docqa.errors import ModelError
 from docqa.models.base import (
     PieceStream,
@@ -31,7 +33,9 @@ class AnthropicModel(RetryingClient):
     """A :class:`~docqa.types.ModelClient` for the Anthropic Messages API.
 
     ``base_url`` points the SDK elsewhere (a proxy, or a test's stand-in server); ``timeout``
-    is in seconds and applies to connecting and to each read; ``retry`` is the retry policy.
+    is in seconds and applies to connecting and to each read; ``retry`` is the retry policy;
+    ``http_client`` is an ``httpx2.Client`` for the SDK to send through (a mock transport in
+    tests, a proxy or custom TLS in production).
     """
 
     def __init__(
@@ -43,6 +47,7 @@ class AnthropicModel(RetryingClient):
         base_url: str | None = None,
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
+        http_client: Any = None,
     ) -> None:
         import anthropic
 
@@ -55,7 +60,11 @@ class AnthropicModel(RetryingClient):
         self._retry = retry or RetryPolicy()
         self._sdk = anthropic
         self._client = anthropic.Anthropic(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=0
+            api_key=key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
+            http_client=http_client,
         )
 
     def __repr__(self) -> str:

@@ -11,6 +11,8 @@ are off (``max_retries=0``); :func:`docqa.models.base.retrying` does them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from docqa.errors import ModelError
 from docqa.models.base import (
     PieceStream,
@@ -32,7 +34,9 @@ KEY_ENV = "OPENAI_API_KEY"
 class OpenAICompatibleModel(RetryingClient):
     """A :class:`~docqa.types.ModelClient` for OpenAI-style chat completions.
 
-    ``timeout`` is in seconds (connect and each read); ``retry`` is the retry policy.
+    ``timeout`` is in seconds (connect and each read); ``retry`` is the retry policy;
+    ``http_client`` is an ``httpx2.Client`` for the SDK to send through (a mock transport in
+    tests, a proxy or custom TLS in production).
     """
 
     def __init__(
@@ -44,6 +48,7 @@ class OpenAICompatibleModel(RetryingClient):
         base_url: str | None = None,
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
+        http_client: Any = None,
     ) -> None:
         import openai
 
@@ -59,7 +64,11 @@ class OpenAICompatibleModel(RetryingClient):
         self._retry = retry or RetryPolicy()
         self._sdk = openai
         self._client = openai.OpenAI(
-            api_key=key, base_url=base_url or None, timeout=timeout, max_retries=0
+            api_key=key,
+            base_url=base_url or None,
+            timeout=timeout,
+            max_retries=0,
+            http_client=http_client,
         )
         self.base_url = str(self._client.base_url)
 
