@@ -182,7 +182,8 @@ class BM25Index:
         mask: np.ndarray | None = None,
         n_threads: int | None = None,
     ) -> TopK:
-        """Top ``k`` rows per query: ``scores (n, k) float32``, ``ids (n, k) int64``.
+        """Top ``k`` rows per query: ``scores (n, c) float32``, ``ids (n, c) int64`` with
+        ``c = min(k, N)`` (k is clamped to the rows before anything is allocated).
 
         Canonical order (score descending, row id ascending); only rows containing a query term
         are hits, the rest of each row is padded with ``-inf`` / ``-1``. ``mask`` restricts the
@@ -191,6 +192,7 @@ class BM25Index:
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise InputError(f"k must be an int >= 0, got {k!r}")
+        k = min(int(k), self.n_docs)
         _, q_terms, q_offsets = self._query_terms(queries)
         allowed = mask_bools(mask, self.n_docs)
         n = q_offsets.size - 1
