@@ -22,6 +22,7 @@ from docqa.models.base import (
 from docqa.models.base import (
     api_key as api_key_from,
 )
+from docqa.models.deadline import deadline_transport
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "ANTHROPIC_API_KEY"
@@ -44,6 +45,7 @@ class AnthropicModel(RetryingClient):
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
     ) -> None:
+        import httpx2
         import anthropic
 
         self.name = setting(model, "DOCQA_MODEL", "Claude model name", "--model")
@@ -55,7 +57,8 @@ class AnthropicModel(RetryingClient):
         self._retry = retry or RetryPolicy()
         self._sdk = anthropic
         self._client = anthropic.Anthropic(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=0
+            api_key=key, base_url=base_url, timeout=timeout, max_retries=0,
+            http_client=anthropic.DefaultHttpxClient(transport=deadline_transport(httpx2)),
         )
 
     def __repr__(self) -> str:

@@ -24,6 +24,7 @@ from docqa.models.base import (
 from docqa.models.base import (
     api_key as api_key_from,
 )
+from docqa.models.deadline import deadline_transport
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "OPENAI_API_KEY"
@@ -45,6 +46,7 @@ class OpenAICompatibleModel(RetryingClient):
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
     ) -> None:
+        import httpx2
         import openai
 
         self.name = setting(model, "DOCQA_MODEL", "chat model name", "--model")
@@ -59,7 +61,8 @@ class OpenAICompatibleModel(RetryingClient):
         self._retry = retry or RetryPolicy()
         self._sdk = openai
         self._client = openai.OpenAI(
-            api_key=key, base_url=base_url or None, timeout=timeout, max_retries=0
+            api_key=key, base_url=base_url or None, timeout=timeout, max_retries=0,
+            http_client=openai.DefaultHttpxClient(transport=deadline_transport(httpx2)),
         )
         self.base_url = str(self._client.base_url)
 
