@@ -155,7 +155,7 @@ def eval_table(report: EvalReport) -> Table:
     modes = list(report.modes.values())
     table = Table(
         "figure",
-        *(cell(m.mode) for m in modes),
+        *(safe(m.mode) for m in modes),
         title=f"{report.questions} questions (95% bootstrap intervals)",
     )
     keys = list(modes[0].figures) if modes else []
@@ -184,8 +184,10 @@ def eval_table(report: EvalReport) -> Table:
 
 
 def answers_summary(data: dict[str, Any]) -> str:
-    return safe("\n".join(
-        f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
-        f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
-        for mode, v in data.items()
-    ))
+    return safe(
+        "\n".join(
+            f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
+            f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
+            for mode, v in data.items()
+        )
+    )

@@ -135,7 +135,7 @@ class Index:
             raw = self._snapshot.member(rel)
             sha = hashlib.sha256()
             for start in range(0, raw.size, 1 << 22):
-                sha.update(raw[start : start + (1 << 22)])
+                sha.update(raw[start : start + (1 << 22)].tobytes())
             if sha.hexdigest() != entry.sha256:
                 raise IndexCorrupt(
                     f"{self.root / rel} fails its checksum (sha256 {sha.hexdigest()[:12]}..., "

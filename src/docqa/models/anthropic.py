@@ -45,8 +45,8 @@ class AnthropicModel(RetryingClient):
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
     ) -> None:
-        import httpx2
         import anthropic
+        import httpx2
 
         self.name = setting(model, "DOCQA_MODEL", "Claude model name", "--model")
         self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
@@ -57,7 +57,10 @@ class AnthropicModel(RetryingClient):
         self._retry = retry or RetryPolicy()
         self._sdk = anthropic
         self._client = anthropic.Anthropic(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=0,
+            api_key=key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
             http_client=anthropic.DefaultHttpxClient(transport=deadline_transport(httpx2)),
         )
 

@@ -61,7 +61,10 @@ class OpenAICompatibleModel(RetryingClient):
         self._retry = retry or RetryPolicy()
         self._sdk = openai
         self._client = openai.OpenAI(
-            api_key=key, base_url=base_url or None, timeout=timeout, max_retries=0,
+            api_key=key,
+            base_url=base_url or None,
+            timeout=timeout,
+            max_retries=0,
             http_client=openai.DefaultHttpxClient(transport=deadline_transport(httpx2)),
         )
         self.base_url = str(self._client.base_url)
