@@ -158,7 +158,7 @@ def npy_view(raw: np.ndarray, where: Path) -> np.ndarray:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(head)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+    except Exception as exc:  # numpy's header parser raises assorted types on junk bytes
         raise IndexCorrupt(f"{where} has a damaged .npy header ({exc}); {fmt.REBUILD}") from exc
     offset = head.tell()
     if fortran or dtype.hasobject:

@@ -305,7 +305,23 @@ def _checked(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         or (nnz and (out["bm25_rows"].min() < 0 or out["bm25_rows"].max() >= n_docs))
     ):
         raise IndexCorrupt("BM25 arrays have inconsistent sizes or row ids; rebuild the index")
+    if _out_of_order(out):
+        raise IndexCorrupt(
+            "BM25 arrays are out of order (postings, vocabulary) or hold negative counts; "
+            "rebuild the index"
+        )
     return out
+
+
+def _out_of_order(arrays: Mapping[str, np.ndarray]) -> bool:
+    """Whether the CSR breaks an order the kernels rely on (cheap: one pass per array)."""
+    vocab, tf, lengths = arrays["bm25_vocab"], arrays["bm25_tf"], arrays["bm25_lengths"]
+    return bool(
+        (np.diff(arrays["bm25_indptr"]) < 0).any()
+        or (vocab.size > 1 and (vocab[1:] <= vocab[:-1]).any())
+        or (tf.size and tf.min() < 1)
+        or (lengths.size and lengths.min() < 0)
+    )
 
 
 def _threads(n_threads: int | None) -> int:
