@@ -27,7 +27,9 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
 from docqa.index import open_index, write_index
 from docqa.index.format import TFIDF_PREFIX
+from docqa.index.lock import build_lock
 from docqa.index.reader import Index
+from docqa.index.writer import resolve_target
 from docqa.keyword import BM25Index
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
 from docqa.text.loaders import find_files
@@ -73,6 +75,7 @@ class BuildReport:
     embedded: int  # chunks embedded by this call
     reused: int  # chunks whose vectors came from the previous index
     seconds: float
+    warnings: tuple[str, ...] = ()  # e.g. a damaged previous index that was re-embedded
 
 
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
@@ -86,27 +89,40 @@ def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     return hashlib.sha256(json.dumps(items).encode("utf-8")).hexdigest()
 
 
-def _previous(target: Path, settings: IndexSettings) -> Index | None:
-    """The index at ``target`` if it was built with ``settings`` and opens cleanly."""
+def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Index | None:
+    """The index at ``target`` if it was built with ``settings`` and passes its checks.
+
+    Its rows are reused only after every file's checksum and every vector's finiteness have
+    been verified: a damaged previous index is not copied from, its files are re-embedded
+    (``warnings`` says so), and the new index replaces it.
+    """
     if not (target / "manifest.json").exists():
         return None
     try:
         index = open_index(target)
-    except DocqaError:
+        if index.manifest.meta.get("settings") != asdict(settings):
+            return None
+        index.verify()
+    except DocqaError as exc:
+        warnings.append(f"previous index not reused, every file re-embedded: {exc}")
         return None
-    meta = index.manifest.meta
-    return index if meta.get("settings") == asdict(settings) else None
+    return index
 
 
 def _reusable_rows(previous: Index | None, doc: Document) -> tuple[int, int] | None:
-    """Rows of ``doc`` in ``previous`` when the file's bytes are unchanged."""
+    """Rows of ``doc`` in ``previous`` when the file's bytes are unchanged (and the recorded
+    rows lie inside the previous index)."""
     if previous is None or not doc.content_hash:
         return None
-    record = previous.manifest.meta.get("files", {}).get(doc.source)
-    if not record or record.get("sha256") != doc.content_hash:
+    files = previous.manifest.meta.get("files")
+    record = files.get(doc.source) if isinstance(files, dict) else None
+    if not isinstance(record, dict) or record.get("sha256") != doc.content_hash:
         return None
-    start, stop = record["rows"]
-    return int(start), int(stop)
+    rows = record.get("rows")
+    if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
+        return None
+    start, stop = rows
+    return (start, stop) if 0 <= start <= stop <= len(previous) else None
 
 
 def _embed_all(
@@ -164,10 +180,24 @@ def build_index(
     progress: Progress | None = None,
     verify: bool = False,
 ) -> BuildReport:
-    """Load ``paths``, chunk, embed and write (or update) the index at ``index_dir``."""
-    settings = settings or IndexSettings()
+    """Load ``paths``, chunk, embed and write (or update) the index at ``index_dir``.
+
+    Holds the index's build lock throughout: a second build of the same index raises
+    IndexBusy instead of racing this one.
+    """
+    target = resolve_target(index_dir)
+    with build_lock(target):
+        return _build_locked(paths, target, settings or IndexSettings(), progress, verify)
+
+
+def _build_locked(
+    paths: Sequence[str | Path],
+    target: Path,
+    settings: IndexSettings,
+    progress: Progress | None,
+    verify: bool,
+) -> BuildReport:
     started = time.perf_counter()
-    target = Path(index_dir)
     stamp = fingerprint(paths, settings)
     documents, load_report = load_paths(paths)
     chunks_of = [
@@ -177,7 +207,8 @@ def build_index(
     if not chunks:
         raise InputError(f"no text to index in {', '.join(map(str, paths))}")
     texts = [embed_text(c, headings=settings.headings) for c in chunks]
-    previous = _previous(target, settings)
+    warnings: list[str] = []
+    previous = _previous(target, settings, warnings)
     embedder = settings.make_embedder()
     vectors, reused = _vectors(embedder, documents, chunks_of, texts, previous, progress)
     bm25 = BM25Index.from_texts(texts)
@@ -208,6 +239,7 @@ def build_index(
         embedded=len(chunks) - reused,
         reused=reused,
         seconds=time.perf_counter() - started,
+        warnings=tuple(warnings),
     )
 
 

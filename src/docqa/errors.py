@@ -11,6 +11,7 @@
     │   ├── IndexNotFound                   no index where one was asked for
     │   ├── IndexCorrupt                    a file missing, truncated, unparsable or mismatched
     │   ├── IndexVersionError               written by an unknown format version
+    │   ├── IndexBusy                       another build holds the index's lock
     │   └── EmbedderMismatch                the query embedder differs from the recorded one
     └── ModelError                          a model backend failed
         ├── ModelConfigError                missing key, model name or setting (before any call)
@@ -62,6 +63,10 @@ class IndexVersionError(IndexStoreError):
     """The index was written by a format version this docqa cannot read."""
 
 
+class IndexBusy(IndexStoreError):
+    """Another process is building the same index (it holds the build lock)."""
+
+
 class EmbedderMismatch(IndexStoreError):
     """The query embedder is not the one the index was built with."""
 
@@ -94,6 +99,7 @@ __all__ = [
     "DimensionMismatch",
     "DocqaError",
     "EmbedderMismatch",
+    "IndexBusy",
     "IndexCorrupt",
     "IndexNotFound",
     "IndexStoreError",

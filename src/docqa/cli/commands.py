@@ -25,7 +25,15 @@ EXIT_OK, EXIT_EMPTY = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
-    handler = {"index": cmd_index, "search": cmd_search, "ask": cmd_ask, "eval": cmd_eval}
+    from docqa.cli.verify import cmd_verify
+
+    handler = {
+        "index": cmd_index,
+        "search": cmd_search,
+        "ask": cmd_ask,
+        "eval": cmd_eval,
+        "verify": cmd_verify,
+    }
     return handler[args.command](args)
 
 
@@ -69,7 +77,7 @@ def _retriever(args: argparse.Namespace) -> Retriever:
         with render.progress(_err()) as progress:
             report = ensure_index([args.docs], index_dir, progress=progress)
         if report is not None:
-            _err().print(render.build_summary(report))
+            print(render.build_summary(report), file=sys.stderr)
     collection = Collection.open(index_dir)
     return collection.retriever(args.mode, guard=_guard(args), guarded=not args.no_guard)
 
@@ -125,17 +133,24 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if isinstance(item, Answer):
             final = item
         elif not args.json:
-            sys.stdout.write(item)
+            sys.stdout.write(render.safe(item))
             sys.stdout.flush()
     assert final is not None
     if args.show_prompt and model.prompt is not None:
-        _err().print(render.prompt_text(model.prompt), markup=False)
+        show_prompt(model.prompt)
     if args.json:
         print(json.dumps(render.answer_json(final), ensure_ascii=False, indent=2))
     else:
         print()
         print(render.answer_footer(final))
     return EXIT_EMPTY if final.refused else EXIT_OK
+
+
+def show_prompt(prompt: Prompt) -> None:
+    """Write the prompt to stderr byte for byte as sent (UTF-8), between marker lines."""
+    sys.stderr.flush()
+    sys.stderr.buffer.write(render.prompt_text(prompt).encode("utf-8", "surrogateescape"))
+    sys.stderr.buffer.flush()
 
 
 def _csv(text: str, what: str) -> list[str]:

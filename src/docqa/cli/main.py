@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _model_options(p)
     p.add_argument("--json", action="store_true")
+    from docqa.cli.verify import add_verify_parser
+
+    add_verify_parser(sub)
     return parser
 
 
@@ -145,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("ignore", SkippedFileWarning)
             return commands.run(args)
     except DocqaError as exc:
-        print(f"docqa: error: {exc}", file=sys.stderr)
+        from docqa.controls import escape_controls
+
+        print(f"docqa: error: {escape_controls(str(exc), keep='')}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("docqa: interrupted", file=sys.stderr)

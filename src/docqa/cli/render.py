@@ -1,4 +1,10 @@
-"""How the ``docqa`` command shows things: tables, summaries, JSON shapes, progress."""
+"""How the ``docqa`` command shows things: tables, summaries, JSON shapes, progress.
+
+Everything that came from a document (ids, sources, headings, text, file names) is data: table
+cells are rich ``Text`` (never parsed as markup) and every string shown on a terminal goes
+through :func:`safe` (controls escaped). JSON output is left to ``json.dumps``, which escapes
+every control character itself.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +15,24 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
+from rich.text import Text
 
 from docqa.build import BuildReport
+from docqa.controls import escape_controls
 from docqa.eval import EvalReport
 from docqa.types import Answer, Hit, Prompt
 
 PREVIEW = 70
+
+
+def safe(text: str) -> str:
+    """``text`` for a terminal: control characters shown as escapes, newlines kept."""
+    return escape_controls(text)
+
+
+def cell(text: str) -> Text:
+    """A table cell holding ``text`` literally (no markup, no controls)."""
+    return Text(escape_controls(text, keep=""))
 
 
 @contextmanager
@@ -40,11 +58,12 @@ def progress(console: Console) -> Iterator[Callable[[str, int, int], None]]:
 
 def build_summary(r: BuildReport) -> str:
     skipped = "; ".join(f"{s.path}: {s.reason}" for s in r.skipped) or "none"
-    return (
+    line = (
         f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
         f"{r.reused} reused) into {r.path}; skipped {len(r.skipped)} ({skipped}); "
         f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
     )
+    return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
 
 
 def _preview(text: str) -> str:
@@ -57,11 +76,12 @@ def hits_table(hits: Sequence[Hit]) -> Table:
     table.add_column("rank", justify="right", no_wrap=True, min_width=4)
     table.add_column("score", no_wrap=True, min_width=6)
     # ids are copied into questions and citations: never cut them
-    table.add_column("id", no_wrap=True, min_width=max((len(h.id) for h in hits), default=2))
+    width = max((len(cell(h.id)) for h in hits), default=2)
+    table.add_column("id", no_wrap=True, min_width=width)
     table.add_column("text")
     for rank, hit in enumerate(hits, start=1):
         text = hit.chunk.text if hit.chunk else ""
-        table.add_row(str(rank), f"{hit.score:.4f}", hit.id, _preview(text))
+        table.add_row(str(rank), f"{hit.score:.4f}", cell(hit.id), cell(_preview(text)))
     return table
 
 
@@ -84,7 +104,9 @@ def hits_json(question: str, hits: Sequence[Hit]) -> dict[str, Any]:
 
 
 def prompt_text(prompt: Prompt) -> str:
-    return f"--- system ---\n{prompt.system}\n--- user ---\n{prompt.user}\n--- end ---"
+    """The prompt exactly as sent, between marker lines (its text holds no controls but
+    newlines and tabs: :func:`docqa.prompt.build_prompt` escapes the others)."""
+    return f"--- system ---\n{prompt.system}\n--- user ---\n{prompt.user}\n--- end ---\n"
 
 
 def answer_json(a: Answer) -> dict[str, Any]:
@@ -122,7 +144,7 @@ def answer_footer(a: Answer) -> str:
         lines.append(
             f"tokens: {a.usage.input_tokens} in, {a.usage.output_tokens} out{mark}; {cost}"
         )
-    return "\n".join(lines)
+    return safe("\n".join(lines))
 
 
 def _cell(value: float, low: float, high: float) -> str:
@@ -133,7 +155,7 @@ def eval_table(report: EvalReport) -> Table:
     modes = list(report.modes.values())
     table = Table(
         "figure",
-        *(m.mode for m in modes),
+        *(safe(m.mode) for m in modes),
         title=f"{report.questions} questions (95% bootstrap intervals)",
     )
     keys = list(modes[0].figures) if modes else []
@@ -144,7 +166,7 @@ def eval_table(report: EvalReport) -> Table:
     kinds = sorted({k for m in modes for k in m.recall5_by_kind})
     for kind in kinds:
         table.add_row(
-            f"recall@5 {kind}",
+            cell(f"recall@5 {kind}"),
             *(
                 f"{m.recall5_by_kind[kind].value:.3f}" if kind in m.recall5_by_kind else "-"
                 for m in modes
@@ -162,8 +184,10 @@ def eval_table(report: EvalReport) -> Table:
 
 
 def answers_summary(data: dict[str, Any]) -> str:
-    return "\n".join(
-        f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
-        f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
-        for mode, v in data.items()
+    return safe(
+        "\n".join(
+            f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
+            f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
+            for mode, v in data.items()
+        )
     )

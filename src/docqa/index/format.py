@@ -33,6 +33,26 @@ ARRAYS_DIR = "arrays"
 TFIDF_PREFIX = "tfidf_"
 _ARRAY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 REBUILD = "rebuild it with `docqa index`"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def allowed_file(rel: str) -> bool:
+    """Whether ``rel`` is a file an index may list: one of the fixed names or an extra array.
+
+    Anything else (absolute paths, ``..``, other folders, other names) is refused by the
+    manifest parser, so no manifest can make the reader or ``verify`` touch a file outside the
+    index directory.
+    """
+    if rel in (VECTORS, OFFSETS, BLOB):
+        return True
+    folder, slash, name = rel.partition("/")
+    return (
+        folder == ARRAYS_DIR
+        and slash == "/"
+        and name.endswith(".npy")
+        and bool(_ARRAY_NAME.match(name[:-4]))
+        and not name[:-4].endswith(".npy")
+    )
 
 
 def array_file(name: str) -> str:
@@ -104,7 +124,7 @@ class Manifest:
                 f"{sorted(SUPPORTED_VERSIONS)}; upgrade docqa or {REBUILD}"
             )
         try:
-            return cls(
+            manifest = cls(
                 embedder=dict(doc["embedder"]),
                 dim=int(doc["dim"]),
                 count=int(doc["count"]),
@@ -121,3 +141,30 @@ class Manifest:
             raise IndexCorrupt(
                 f"{where} is missing or has a malformed field ({exc!r}); {REBUILD}"
             ) from exc
+        _check_listing(manifest, where)
+        return manifest
+
+
+def _check_listing(manifest: Manifest, where: str) -> None:
+    """Refuse file paths outside the layout, negative sizes and counts, unlisted arrays."""
+    for rel, entry in manifest.files.items():
+        if not allowed_file(rel):
+            raise IndexCorrupt(
+                f"{where} lists the file {rel!r}, which is not part of a docqa index "
+                f"(only {VECTORS}, {OFFSETS}, {BLOB} and {ARRAYS_DIR}/<name>.npy); {REBUILD}"
+            )
+        if entry.size < 0 or not _SHA256.match(entry.sha256):
+            raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REBUILD}")
+    required = {VECTORS, OFFSETS, BLOB} | {array_file(a) for a in _names(manifest, where)}
+    missing = sorted(required - set(manifest.files))
+    if missing:
+        raise IndexCorrupt(f"{where} does not list {missing[0]}; {REBUILD}")
+    if manifest.count < 0 or manifest.dim < 0:
+        raise IndexCorrupt(f"{where} records a negative count or dimension; {REBUILD}")
+
+
+def _names(manifest: Manifest, where: str) -> tuple[str, ...]:
+    for name in manifest.arrays:
+        if not isinstance(name, str) or not _ARRAY_NAME.match(name) or name.endswith(".npy"):
+            raise IndexCorrupt(f"{where} lists a malformed array name {name!r}; {REBUILD}")
+    return manifest.arrays

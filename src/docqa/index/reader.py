@@ -1,7 +1,16 @@
 """Open an index directory without loading it: vectors, chunk offsets and text are memory-mapped.
 
-Opening reads only ``manifest.json`` and the ``.npy`` headers, and checks every listed file's
-size; checksums are compared on demand by :meth:`Index.verify`.
+Opening maps one build whole through one directory descriptor (see
+:mod:`docqa.index.snapshot`), so a search racing a rebuild sees the old index or the new one,
+never a mix. What is checked when:
+
+- on every open (cheap, no full read): the manifest parses, names the docqa format and a
+  supported version and lists only files of the layout; every listed file is a regular file
+  of the recorded size; every ``.npy`` header parses and matches its data length; vectors and
+  offsets have the recorded dtype and shape; the offsets start at 0, never decrease and end at
+  the blob's size (BM25 arrays are checked by :class:`~docqa.keyword.BM25Index`);
+- by :meth:`Index.verify` (``docqa verify``, ``docqa index --verify``, and before an update
+  reuses any row): every file's sha256 against the manifest, then every vector finite.
 """
 
 from __future__ import annotations
@@ -15,8 +24,9 @@ from typing import Any, overload
 
 import numpy as np
 
-from docqa.errors import EmbedderMismatch, IndexCorrupt, IndexNotFound, InputError
+from docqa.errors import EmbedderMismatch, IndexCorrupt, InputError
 from docqa.index import format as fmt
+from docqa.index.snapshot import Snapshot, npy_view, read_snapshot
 from docqa.types import Chunk
 
 
@@ -26,77 +36,55 @@ def open_index(path: str | os.PathLike[str]) -> Index:
     Raises IndexNotFound (no directory), IndexCorrupt (a file missing, of the wrong size or
     dtype, a manifest that does not parse) or IndexVersionError (unknown format version).
     """
-    root = Path(path)
-    if not root.is_dir():
-        raise IndexNotFound(f"no index at {root}; build one with `docqa index`")
-    manifest = fmt.Manifest.from_json(_read_text(root / fmt.MANIFEST), str(root / fmt.MANIFEST))
-    for rel, entry in manifest.files.items():
-        size = _stat_size(root / rel)
-        if size != entry.size:
-            raise IndexCorrupt(
-                f"{root / rel} is {size} bytes but the manifest records {entry.size}; "
-                f"the file is truncated or was modified, {fmt.REBUILD}"
-            )
-    return Index(root, manifest)
+    return Index(read_snapshot(Path(path)))
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise IndexCorrupt(f"{path} is missing; {fmt.REBUILD}") from None
-    except UnicodeDecodeError as exc:
-        raise IndexCorrupt(f"{path} is not UTF-8 text ({exc}); {fmt.REBUILD}") from exc
-
-
-def _stat_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError:
-        raise IndexCorrupt(f"{path} is missing; {fmt.REBUILD}") from None
-
-
-def _load_npy(path: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Memory-map a ``.npy`` file read-only and check its dtype and shape."""
-    try:
-        arr: np.ndarray = np.load(path, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
-        raise IndexCorrupt(f"{path} is missing; {fmt.REBUILD}") from None
-    except (ValueError, OSError) as exc:
-        raise IndexCorrupt(f"{path} is not a readable .npy file ({exc}); {fmt.REBUILD}") from exc
-    if arr.dtype != np.dtype(dtype) or arr.shape != shape or not arr.flags.c_contiguous:
+def _typed(snap: Snapshot, rel: str, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The mapped ``.npy`` member ``rel``, checked to hold ``dtype`` ``shape``."""
+    arr = npy_view(snap.member(rel), snap.root / rel)
+    if arr.dtype != np.dtype(dtype) or arr.shape != shape:
         raise IndexCorrupt(
-            f"{path} holds {arr.dtype} {arr.shape}, expected {np.dtype(dtype)} {shape} in C order; "
-            f"{fmt.REBUILD}"
+            f"{snap.root / rel} holds {arr.dtype} {arr.shape}, expected {np.dtype(dtype)} "
+            f"{shape} in C order; {fmt.REBUILD}"
         )
     return arr
+
+
+def _check_offsets(snap: Snapshot, offsets: np.ndarray, blob_size: int) -> None:
+    where = snap.root / fmt.OFFSETS
+    if offsets[0] != 0 or int(offsets[-1]) != blob_size:
+        raise IndexCorrupt(
+            f"{where} spans {int(offsets[0])}..{int(offsets[-1])} but "
+            f"{snap.root / fmt.BLOB} is {blob_size} bytes; {fmt.REBUILD}"
+        )
+    if offsets.size > 1 and bool((np.diff(offsets) < 0).any()):
+        raise IndexCorrupt(f"{where} is not in ascending order; {fmt.REBUILD}")
 
 
 class Index:
     """An opened index: ``manifest``, ``vectors``, lazy ``chunk(row)`` / ``chunks``, arrays.
 
-    ``vectors`` is a read-only ``np.memmap`` ``(count, dim) float32`` in C order; row ``i``
-    of it belongs to ``chunk(i)``.
+    ``vectors`` is a read-only memory-mapped ``(count, dim) float32`` array in C order; row
+    ``i`` of it belongs to ``chunk(i)``. Every file comes from the same build.
     """
 
-    def __init__(self, root: Path, manifest: fmt.Manifest) -> None:
+    def __init__(self, snapshot: Snapshot) -> None:
+        manifest, root = snapshot.manifest, snapshot.root
         self.root = root
         self.manifest = manifest
+        self._snapshot = snapshot
         if manifest.dtype != "float32":
             raise IndexCorrupt(
                 f"{root / fmt.MANIFEST} records dtype {manifest.dtype!r}, expected 'float32'"
             )
-        self.vectors = _load_npy(root / fmt.VECTORS, "<f4", (manifest.count, manifest.dim))
-        self._offsets = _load_npy(root / fmt.OFFSETS, "<i8", (manifest.count + 1,))
-        blob_path = root / fmt.BLOB
-        size = _stat_size(blob_path)
-        self._blob = (
-            np.memmap(blob_path, dtype=np.uint8, mode="r") if size else np.zeros(0, np.uint8)
-        )
-        if manifest.count and int(self._offsets[-1]) != size:
-            raise IndexCorrupt(
-                f"{blob_path} is {size} bytes but its offsets end at {int(self._offsets[-1])}; {fmt.REBUILD}"
-            )
+        self.vectors = _typed(snapshot, fmt.VECTORS, "<f4", (manifest.count, manifest.dim))
+        self._offsets = _typed(snapshot, fmt.OFFSETS, "<i8", (manifest.count + 1,))
+        self._blob = snapshot.member(fmt.BLOB)
+        _check_offsets(snapshot, self._offsets, self._blob.size)
+        self._arrays = {
+            name: npy_view(snapshot.member(fmt.array_file(name)), root / fmt.array_file(name))
+            for name in manifest.arrays
+        }
         self.chunks = ChunkView(self)
 
     def __len__(self) -> int:
@@ -133,35 +121,34 @@ class Index:
 
     def array(self, name: str) -> np.ndarray:
         """The extra array ``name`` stored by the writer, memory-mapped read-only."""
-        if name not in self.manifest.arrays:
+        if name not in self._arrays:
             raise InputError(
                 f"{self.root} has no array {name!r}; it has {list(self.manifest.arrays)}"
             )
-        path = self.root / fmt.array_file(name)
-        try:
-            arr: np.ndarray = np.load(path, mmap_mode="r", allow_pickle=False)
-            return arr
-        except FileNotFoundError:
-            raise IndexCorrupt(f"{path} is missing; {fmt.REBUILD}") from None
-        except (ValueError, OSError) as exc:
-            raise IndexCorrupt(
-                f"{path} is not a readable .npy file ({exc}); {fmt.REBUILD}"
-            ) from exc
+        return self._arrays[name]
 
     def verify(self) -> None:
-        """Compare every file's sha256 with the manifest; raise IndexCorrupt naming the first bad one."""
+        """Compare every file's sha256 with the manifest, then check every vector is finite;
+        raise IndexCorrupt naming the first bad file or row. Reads the mapped bytes of this
+        open index (the ones searches use), never a path again."""
         for rel, entry in self.manifest.files.items():
+            raw = self._snapshot.member(rel)
             sha = hashlib.sha256()
-            try:
-                with open(self.root / rel, "rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        sha.update(block)
-            except FileNotFoundError:
-                raise IndexCorrupt(f"{self.root / rel} is missing; {fmt.REBUILD}") from None
+            for start in range(0, raw.size, 1 << 22):
+                sha.update(raw[start : start + (1 << 22)].tobytes())
             if sha.hexdigest() != entry.sha256:
                 raise IndexCorrupt(
                     f"{self.root / rel} fails its checksum (sha256 {sha.hexdigest()[:12]}..., "
-                    f"manifest {entry.sha256[:12]}...); the file was modified or damaged, {fmt.REBUILD}"
+                    f"manifest {entry.sha256[:12]}...); the file was modified or damaged, "
+                    f"{fmt.REBUILD}"
+                )
+        for start in range(0, len(self), 1 << 14):
+            block = self.vectors[start : start + (1 << 14)]
+            bad = np.flatnonzero(~np.isfinite(block).all(axis=1))
+            if bad.size:
+                raise IndexCorrupt(
+                    f"{self.root / fmt.VECTORS} row {start + int(bad[0])} holds NaN or inf; "
+                    f"{fmt.REBUILD}"
                 )
 
     def check_embedder(self, embedder: Any) -> None:

@@ -188,14 +188,15 @@ class BM25Index:
         mask: np.ndarray | None = None,
         n_threads: int | None = None,
     ) -> TopK:
-        """Top ``k`` rows per query: ``scores (n, k) float32``, ``ids (n, k) int64``.
+        """Top ``k`` rows per query: ``scores (n, c) float32``, ``ids (n, c) int64`` with
+        ``c = min(k, N)`` (k is clamped to the rows before anything is allocated).
 
         Canonical order (score descending, row id ascending); only rows containing a query term
         are hits, the rest of each row is padded with ``-inf`` / ``-1``. ``mask`` restricts the
         search to some rows, keeping their original ids: a bool array of shape (N,) or an array
         of allowed row ids. ``n_threads`` (default: Numba's current setting) is restored after.
         """
-        k = whole(k, "k")
+        k = min(whole(k, "k"), self.n_docs)
         _, q_terms, q_offsets = self._query_terms(queries)
         allowed = mask_bools(mask, self.n_docs)
         n = q_offsets.size - 1
@@ -303,4 +304,20 @@ def _checked(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         or (nnz and (out["bm25_rows"].min() < 0 or out["bm25_rows"].max() >= n_docs))
     ):
         raise IndexCorrupt("BM25 arrays have inconsistent sizes or row ids; rebuild the index")
+    if _out_of_order(out):
+        raise IndexCorrupt(
+            "BM25 arrays are out of order (postings, vocabulary) or hold negative counts; "
+            "rebuild the index"
+        )
     return out
+
+
+def _out_of_order(arrays: Mapping[str, np.ndarray]) -> bool:
+    """Whether the CSR breaks an order the kernels rely on (cheap: one pass per array)."""
+    vocab, tf, lengths = arrays["bm25_vocab"], arrays["bm25_tf"], arrays["bm25_lengths"]
+    return bool(
+        (np.diff(arrays["bm25_indptr"]) < 0).any()
+        or (vocab.size > 1 and (vocab[1:] <= vocab[:-1]).any())
+        or (tf.size and tf.min() < 1)
+        or (lengths.size and lengths.min() < 0)
+    )

@@ -85,7 +85,9 @@ class ReferenceBM25:
     def search(
         self, queries: Sequence[str], k: int, *, allowed: Sequence[int] | None = None
     ) -> TopK:
-        """Top k per query over the rows in ``allowed`` (all rows when None), canonical order."""
+        """Top k per query over the rows in ``allowed`` (all rows when None), canonical order;
+        k is clamped to the number of rows."""
+        k = min(k, len(self.docs))
         rows = range(len(self.docs)) if allowed is None else sorted(set(allowed))
         scores = np.full((len(queries), k), -np.inf, dtype=np.float32)
         ids = np.full((len(queries), k), -1, dtype=np.int64)

@@ -24,6 +24,7 @@ from docqa.models.base import (
 from docqa.models.base import (
     api_key as api_key_from,
 )
+from docqa.models.deadline import deadline_transport
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "ANTHROPIC_API_KEY"
@@ -50,6 +51,7 @@ class AnthropicModel(RetryingClient):
         http_client: Any = None,
     ) -> None:
         import anthropic
+        import httpx2
 
         self.name = setting(model, "DOCQA_MODEL", "Claude model name", "--model")
         self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
@@ -64,7 +66,11 @@ class AnthropicModel(RetryingClient):
             base_url=base_url,
             timeout=timeout,
             max_retries=0,
-            http_client=http_client,
+            # An injected client is used as given; our own enforces the answer's overall deadline
+            # on every read (see docqa.models.deadline).
+            http_client=http_client
+            if http_client is not None
+            else anthropic.DefaultHttpxClient(transport=deadline_transport(httpx2)),
         )
 
     def __repr__(self) -> str:

@@ -29,6 +29,7 @@ from docqa.errors import (
     ModelStreamBroken,
     ModelTimeout,
 )
+from docqa.models.deadline import remaining, with_deadline
 from docqa.types import ModelClient, Prompt, Usage
 
 CHARS_PER_TOKEN = 4
@@ -104,17 +105,25 @@ class RetryPolicy:
 
     ``attempts`` counts the first try (1 = never retry). The delay before retry ``n`` (1-based)
     is ``base_delay * 2**(n - 1)``, or the backend's ``Retry-After`` when it gave one, capped at
-    ``max_delay`` seconds. ``sleep`` is injectable so tests do not wait.
+    ``max_delay`` seconds. ``sleep`` is injectable so tests do not wait. ``answer_deadline``
+    bounds one whole answer, every attempt and wait included, in seconds (None: no bound):
+    see :mod:`docqa.models.deadline`.
     """
 
     attempts: int = 3
     base_delay: float = 0.5
     max_delay: float = 30.0
     sleep: Callable[[float], None] = time.sleep
+    answer_deadline: float | None = 300.0
 
     def __post_init__(self) -> None:
         if self.attempts < 1:
             raise InputError(f"RetryPolicy.attempts must be at least 1, got {self.attempts}")
+        if self.answer_deadline is not None and not self.answer_deadline > 0:
+            raise InputError(
+                f"RetryPolicy.answer_deadline must be > 0 seconds or None, "
+                f"got {self.answer_deadline!r}"
+            )
 
     def delay(self, retry: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number ``retry`` (1-based)."""
@@ -126,6 +135,7 @@ def retrying(attempt: Callable[[], PieceStream], policy: RetryPolicy, what: str)
     """Run ``attempt()`` until one finishes, retrying :class:`RetryableFailure` per ``policy``.
 
     ``what`` names the backend in error messages. Returns the successful attempt's usage.
+    Bytes that are not UTF-8 in a reply are a ModelError (not retried).
     """
     number = 1
     while True:
@@ -140,15 +150,22 @@ def retrying(attempt: Callable[[], PieceStream], policy: RetryPolicy, what: str)
                     return usage
                 started = True
                 yield piece
+        except UnicodeDecodeError as exc:
+            raise ModelError(
+                f"{what}: the reply is not valid UTF-8 (byte 0x{exc.object[exc.start]:02x}); "
+                "check the server or its proxy"
+            ) from None
         except RetryableFailure as failure:
             if started:
                 raise ModelStreamBroken(
                     f"{what}: the stream broke after part of the reply ({failure.error}); "
                     "the partial text is not an answer, ask again"
                 ) from failure
-            if number >= policy.attempts:
+            left = remaining()
+            if number >= policy.attempts or (left is not None and left <= 0):
                 raise failure.error from failure
-            policy.sleep(policy.delay(number, failure.retry_after))
+            wait = policy.delay(number, failure.retry_after)
+            policy.sleep(wait if left is None else min(wait, left))
             number += 1
 
 
@@ -200,7 +217,8 @@ class RetryingClient:
     def stream(self, prompt: Prompt) -> PieceStream:
         """Yield the reply's text pieces as they arrive; return the Usage the backend
         reported, if any."""
-        return retrying(lambda: self._attempt(prompt), self._retry, self._what)
+        attempts = retrying(lambda: self._attempt(prompt), self._retry, self._what)
+        return with_deadline(attempts, self._retry.answer_deadline, self._what)
 
 
 def setting_int(given: int | None, env: str, flag: str) -> int:

@@ -26,6 +26,7 @@ from docqa.models.base import (
     setting_int,
     status_error,
 )
+from docqa.models.deadline import deadline_transport
 from docqa.types import Prompt, Usage
 
 OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -57,7 +58,9 @@ class OllamaModel(RetryingClient):
         self.max_tokens = limit
         self.host = ollama_host(host)
         self._retry = retry or RetryPolicy()
-        self._http = http_client or httpx.Client(timeout=timeout)
+        self._http = http_client or httpx.Client(
+            timeout=timeout, transport=deadline_transport(httpx)
+        )
 
     def __repr__(self) -> str:
         return f"OllamaModel(model={self.name!r}, host={self.host!r})"

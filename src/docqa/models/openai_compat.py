@@ -26,6 +26,7 @@ from docqa.models.base import (
 from docqa.models.base import (
     api_key as api_key_from,
 )
+from docqa.models.deadline import deadline_transport
 from docqa.types import Prompt, Usage
 
 KEY_ENV = "OPENAI_API_KEY"
@@ -50,6 +51,7 @@ class OpenAICompatibleModel(RetryingClient):
         retry: RetryPolicy | None = None,
         http_client: Any = None,
     ) -> None:
+        import httpx2
         import openai
 
         self.name = setting(model, "DOCQA_MODEL", "chat model name", "--model")
@@ -68,7 +70,11 @@ class OpenAICompatibleModel(RetryingClient):
             base_url=base_url or None,
             timeout=timeout,
             max_retries=0,
-            http_client=http_client,
+            # An injected client is used as given; our own enforces the answer's overall deadline
+            # on every read (see docqa.models.deadline).
+            http_client=http_client
+            if http_client is not None
+            else openai.DefaultHttpxClient(transport=deadline_transport(httpx2)),
         )
         self.base_url = str(self._client.base_url)
 

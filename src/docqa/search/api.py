@@ -69,14 +69,18 @@ def topk(
     ``matrix`` is ``(N, d)`` (float32 C order is used in place, read-only memmaps included;
     anything else is converted once); ``queries`` is ``(n, d)`` or ``(d,)`` (then n = 1) and
     must be finite. ``mask`` is a bool array of length N or an array of allowed row ids.
-    Returns :class:`TopK` with ``scores (n, k) float32`` and ``ids (n, k) int64`` in canonical
-    order (score descending, id ascending), padded with ``-inf`` / ``-1`` when fewer than k
-    rows are allowed. The matrix must be finite (the index writer guarantees it).
+    Returns :class:`TopK` with ``scores (n, c) float32`` and ``ids (n, c) int64`` in canonical
+    order (score descending, id ascending), where ``c = min(k, N)``: k is clamped to the rows
+    before anything is allocated, so ``k=10**9`` costs what ``k=N`` costs. Within those ``c``
+    columns, rows the mask excludes leave padding ``-inf`` / ``-1``. The matrix should be
+    finite (the index writer guarantees it; ``docqa verify`` checks it); the rule for a matrix
+    that is not (or whose scores overflow): a NaN score is never returned, ``+inf`` ranks
+    first, ``-inf`` after every finite score and before the padding.
     ``n_threads`` (default: Numba's current setting) and ``block_rows`` never change results.
     """
     mat = _as_matrix(matrix)
     qs = _as_queries(queries, mat.shape[1])
-    k = whole(k, "k")
+    k = min(whole(k, "k"), mat.shape[0])
     rows = mask_rows(mask, mat.shape[0])
     threads = numba_threads(n_threads)
     blocks = None if block_rows is None else positive(block_rows, "block_rows")

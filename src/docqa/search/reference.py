@@ -42,10 +42,11 @@ def topk_from_scores(scores: np.ndarray, k: int, rows: np.ndarray | None = None)
 
     ``scores`` is ``(m,) float32``; ``rows`` (sorted int64, length m) gives the row id of each
     score (default ``0..m-1``). Ties keep ascending id because the sort is stable and ids ascend.
-    Missing places are padded with ``-inf`` / ``-1``.
+    Missing places are padded with ``-inf`` / ``-1``. A NaN score is never returned.
     """
     ids = np.arange(scores.shape[0], dtype=np.int64) if rows is None else rows
-    order = np.argsort(-scores, kind="stable")[:k]
+    order = np.argsort(-scores, kind="stable")
+    order = order[~np.isnan(scores[order])][:k]
     out_s = np.full((1, k), -np.inf, dtype=np.float32)
     out_i = np.full((1, k), -1, dtype=np.int64)
     out_s[0, : order.size] = scores[order]
@@ -59,9 +60,10 @@ def topk_reference(
     """Reference top-k: canonical scores of the allowed rows, then a stable argsort.
 
     ``matrix`` ``(N, d)``, ``queries`` ``(n, d)`` or ``(d,)``; ``mask`` a bool array of length
-    N or an array of allowed row ids. Returns ``(n, k)`` scores float32 and ids int64.
+    N or an array of allowed row ids. Returns ``(n, min(k, N))`` scores float32 and ids int64.
     """
     m = np.asarray(matrix, dtype=np.float32)
+    k = min(k, m.shape[0])
     qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))
     rows = np.arange(m.shape[0], dtype=np.int64)
     if mask is not None:

@@ -17,7 +17,10 @@ given directly, its name), with ``/`` separators.
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 import warnings
 from collections.abc import Iterable
 from dataclasses import replace
@@ -37,7 +40,6 @@ from docqa.text.html import parse_html
 from docqa.text.markdown import parse_markdown
 
 FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html"}
-_SNIFF_BYTES = 8192
 _MAX_TXT_TITLE = 80
 
 
@@ -64,7 +66,7 @@ def read_utf8(path: Path) -> tuple[str, str]:
         raise _Skip(f"cannot be read ({exc.strerror or exc})") from exc
     if not data.strip():
         raise _Skip("empty file")
-    if b"\x00" in data[:_SNIFF_BYTES]:
+    if b"\x00" in data:  # anywhere: a NUL after the first 8 KiB is as binary as one before
         raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .txt and .html")
     try:
         return data.decode("utf-8-sig"), hashlib.sha256(data).hexdigest()
@@ -119,25 +121,66 @@ def parse_document(source: str, text: str) -> Document:
     )
 
 
+def printable_name(path: str | Path) -> str:
+    """``path`` as text that can be printed and stored: bytes of a file name that are not
+    UTF-8 (kept by Python as lone surrogates) are shown as ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _walk_problem(path: Path, relative: Path) -> str | None:
+    """Why a path met while walking a folder cannot be loaded, or None when it can."""
+    if printable_name(relative) != str(relative):
+        return "the file name is not valid UTF-8; rename the file"
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.stat()
+    except FileNotFoundError:
+        return f"dangling symlink (points to {printable_name(os.readlink(path))!r})"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop"
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISDIR(target.st_mode):
+        return "symlinked folder, not followed; give its path to index it"
+    return None
+
+
+def _walk(given: Path, found: list[tuple[Path, str]], unknown: list[SkippedFile]) -> None:
+    for path in sorted(given.rglob("*")):
+        relative = path.relative_to(given)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        problem = _walk_problem(path, relative)
+        wanted = path.suffix.lower() in FORMATS
+        if problem is not None and (wanted or "folder" in problem):
+            unknown.append(SkippedFile(printable_name(relative), problem))
+        elif problem is None and wanted and path.is_file():
+            found.append((path, relative.as_posix()))
+
+
 def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
-    """Files to load as ``(path, source)``, and explicitly named files of unknown types."""
+    """Files to load as ``(path, source)``, and the files that cannot be (explicitly named
+    files of unknown types; met in a folder: names that are not UTF-8, dangling symlinks,
+    symlink loops and symlinked folders), each with its reason."""
     found: list[tuple[Path, str]] = []
     unknown: list[SkippedFile] = []
     for given in map(Path, paths):
         if given.is_dir():
-            for path in sorted(given.rglob("*")):
-                relative = path.relative_to(given)
-                hidden = any(part.startswith(".") for part in relative.parts)
-                if path.is_file() and not hidden and path.suffix.lower() in FORMATS:
-                    found.append((path, relative.as_posix()))
+            _walk(given, found, unknown)
         elif given.is_file():
-            if given.suffix.lower() in FORMATS:
+            if printable_name(given.name) != given.name:
+                reason = "the file name is not valid UTF-8; rename the file"
+                unknown.append(SkippedFile(printable_name(given), reason))
+            elif given.suffix.lower() in FORMATS:
                 found.append((given, given.name))
             else:
                 reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html"
-                unknown.append(SkippedFile(str(given), reason))
+                unknown.append(SkippedFile(printable_name(given), reason))
         else:
-            raise InputError(f"{str(given)!r} does not exist; give a folder or files to load")
+            raise InputError(
+                f"{printable_name(given)!r} does not exist; give a folder or files to load"
+            )
     return found, unknown
 
 
