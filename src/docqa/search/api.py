@@ -73,7 +73,13 @@ def topk(
     order (score descending, id ascending), padded with ``-inf`` / ``-1`` when fewer than k
     rows are allowed. The matrix must be finite (the index writer guarantees it).
     ``n_threads`` (default: Numba's current setting) and ``block_rows`` never change results.
+    A :class:`docqa.search.compact.CompactMatrix` is searched through its int8 codes, with the
+    same result.
     """
+    from docqa.search.compact import CompactMatrix  # compact imports this module
+
+    if isinstance(matrix, CompactMatrix):
+        return matrix.topk(queries, k, mask=mask, n_threads=n_threads, block_rows=block_rows)
     mat = _as_matrix(matrix)
     qs = _as_queries(queries, mat.shape[1])
     k = _check_count("k", k, minimum=0)
