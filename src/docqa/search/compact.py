@@ -129,7 +129,9 @@ class CompactMatrix:
         """
         vecs = _as_matrix(vectors)
         n, d = vecs.shape
-        want = {"int8_codes": (np.int8, (n, d))}
+        want: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
+            "int8_codes": (np.int8, (n, d))
+        }
         want |= {name: (np.float32, (n,)) for name in ARRAYS[1:]}
         got = []
         for name, (dtype, shape) in want.items():
@@ -156,7 +158,9 @@ class CompactMatrix:
     @property
     def scanned_bytes(self) -> int:
         """Bytes a full scan reads: the codes and the three per-row terms."""
-        return int(self.codes.nbytes + self.scale.nbytes + self.radius.nbytes + self.code_norm.nbytes)
+        return int(
+            self.codes.nbytes + self.scale.nbytes + self.radius.nbytes + self.code_norm.nbytes
+        )
 
     @cached_property
     def _norm_bound(self) -> float:
@@ -165,7 +169,7 @@ class CompactMatrix:
             return 0.0
         return float(np.max(self.code_norm.astype(np.float64) + self.radius))
 
-    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _arrays(self) -> ck.Arrays:
         return (self.vectors, self.codes, self.scale, self.radius, self.code_norm)
 
     def topk(
@@ -179,9 +183,9 @@ class CompactMatrix:
     ) -> TopK:
         """:func:`docqa.search.topk` of the float32 rows, computed from the codes: the same
         arguments, checks and result (bit for bit, canonical order)."""
-        return self.topk_counted(
-            queries, k, mask=mask, n_threads=n_threads, block_rows=block_rows
-        )[0]
+        return self.topk_counted(queries, k, mask=mask, n_threads=n_threads, block_rows=block_rows)[
+            0
+        ]
 
     def topk_counted(
         self,
@@ -241,8 +245,8 @@ class CompactMatrix:
             return
         for qi in todo:
             qv = (float(qvs[qi, 0]), float(qvs[qi, 1]), float(qvs[qi, 2]), float(qvs[qi, 3]))
-            args = (self._arrays(), qs[qi], ps[qi], qv, ids, rows is not None, n)
-            rescored[qi] = _one(args, blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])
+            rescored[qi] = _one(self._arrays(), qs[qi], ps[qi], qv, ids, rows is not None, n,
+                                blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])  # fmt: skip
 
     def score_bounds(self, query: Any) -> tuple[np.ndarray, np.ndarray]:
         """Proven ``(lower, upper)`` float64 ``(N,)`` bounds of every row's canonical score
@@ -261,16 +265,19 @@ class CompactMatrix:
         return center - margin, center + margin
 
 
-def _one(args: tuple[Any, ...], block_rows: int, out_s: np.ndarray, out_i: np.ndarray) -> int:
-    """One query (``args`` as for ``ck.scan_serial`` without the outputs); returns rescored."""
-    n = args[-1]
+def _one(
+    arrays: ck.Arrays, q: np.ndarray, p: np.ndarray, qv: ck.QueryTerms,
+    rows: np.ndarray, use_rows: bool, n: int, block_rows: int,
+    out_s: np.ndarray, out_i: np.ndarray,
+) -> int:  # fmt: skip
+    """One query's selection (``kernels.merge_parts`` of per-block ones); returns rescored."""
     if n <= block_rows:
-        return int(ck.scan_serial(*args, out_s, out_i))
+        return int(ck.scan_serial(arrays, q, p, qv, rows, use_rows, n, out_s, out_i))
     n_blocks = -(-n // block_rows)
     part_s = np.full((n_blocks, out_s.shape[0]), -np.inf, dtype=np.float32)
     part_i = np.full((n_blocks, out_s.shape[0]), -1, dtype=np.int64)
     counts = np.zeros(n_blocks, dtype=np.int64)
-    ck.single_query(*args, block_rows, part_s, part_i, counts)
+    ck.single_query(arrays, q, p, qv, rows, use_rows, n, block_rows, part_s, part_i, counts)
     kernels.merge_parts(part_s, part_i, out_s, out_i)
     return int(counts.sum())
 

@@ -19,7 +19,8 @@ k times over, so it could not have entered: the selection equals the float32 sea
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 from llvmlite import ir
@@ -28,6 +29,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from docqa.search.kernels import _admit, canonical_dot
+
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""``(vectors (N, d) float32, codes (N, d) int8, scale, radius, code_norm (N,) float32)``."""
+QueryTerms = tuple[float, float, float, float]
+"""One query's bound terms ``(h, ||q||, ||r||, t)`` (see ``docqa.search.compact``)."""
 
 STEP = 32
 """Codes per vector step of :func:`int_dot`."""
@@ -50,8 +56,12 @@ def _int_body(builder: ir.IRBuilder, row_p: ir.Value, q_p: ir.Value, d: ir.Value
     width = ir.Constant(d.type, STEP)
     with cgutils.for_range(builder, builder.sdiv(d, width)) as loop:
         off = builder.mul(loop.index, width)
-        x_ptr = builder.bitcast(builder.gep(row_p, [off]), ir.VectorType(ir.IntType(8), STEP).as_pointer())
-        q_ptr = builder.bitcast(builder.gep(q_p, [off]), ir.VectorType(ir.IntType(16), STEP).as_pointer())
+        x_ptr = builder.bitcast(
+            builder.gep(row_p, [off]), ir.VectorType(ir.IntType(8), STEP).as_pointer()
+        )
+        q_ptr = builder.bitcast(
+            builder.gep(q_p, [off]), ir.VectorType(ir.IntType(16), STEP).as_pointer()
+        )
         prod = builder.mul(
             builder.sext(builder.load(x_ptr, align=1), wide),
             builder.sext(builder.load(q_ptr, align=2), wide),
@@ -97,14 +107,14 @@ def _int_dot(typingctx: Any, row: types.Array, q: types.Array, d: types.Integer)
     return sig, codegen
 
 
-int_dot = intrinsic(_int_dot)
+int_dot = cast(Callable[[np.ndarray, np.ndarray, int], int], intrinsic(_int_dot))
 """``int_dot(row, p, d) -> int32``, callable from ``@njit`` code only (see ``_int_dot``)."""
 
 
 @njit(inline="always")
 def _upper(
-    dot: np.int32, scale: np.float32, radius: np.float32, code_norm: np.float32,
-    qv: tuple[float, float, float, float],
+    dot: int, scale: np.float32, radius: np.float32, code_norm: np.float32,
+    qv: QueryTerms,
 ) -> float:  # fmt: skip
     """Upper bound of a row's canonical score (see ``docqa.search.compact``): ``qv`` is the
     query's ``(step, norm, residual norm, tiny)``."""
@@ -115,8 +125,8 @@ def _upper(
 
 @njit(inline="always")
 def _pass(
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    q: np.ndarray, p: np.ndarray, qv: tuple[float, float, float, float],
+    arrays: Arrays,
+    q: np.ndarray, p: np.ndarray, qv: QueryTerms,
     rows: np.ndarray, use_rows: bool, lo: int, hi: int, sel_s: np.ndarray, sel_i: np.ndarray,
 ) -> int:  # fmt: skip
     """Positions ``lo:hi`` of one query into its selection; returns how many were rescored."""
@@ -138,8 +148,8 @@ def _pass(
 
 @njit(parallel=True, cache=True)
 def single_query(
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    q: np.ndarray, p: np.ndarray, qv: tuple[float, float, float, float],
+    arrays: Arrays,
+    q: np.ndarray, p: np.ndarray, qv: QueryTerms,
     rows: np.ndarray, use_rows: bool, n: int, block_rows: int,
     part_s: np.ndarray, part_i: np.ndarray, rescored: np.ndarray,
 ) -> None:  # fmt: skip
@@ -159,8 +169,8 @@ def single_query(
 
 @njit(cache=True)
 def scan_serial(
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    q: np.ndarray, p: np.ndarray, qv: tuple[float, float, float, float],
+    arrays: Arrays,
+    q: np.ndarray, p: np.ndarray, qv: QueryTerms,
     rows: np.ndarray, use_rows: bool, n: int, sel_s: np.ndarray, sel_i: np.ndarray,
 ) -> int:  # fmt: skip
     """:func:`single_query` as one block on the calling thread; returns the rescored count."""
@@ -169,7 +179,7 @@ def scan_serial(
 
 @njit(parallel=True, cache=True)
 def batch(
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    arrays: Arrays,
     qs: np.ndarray, ps: np.ndarray, qvs: np.ndarray,
     rows: np.ndarray, use_rows: bool, n: int, block_rows: int, n_groups: int,
     sel_s: np.ndarray, sel_i: np.ndarray, rescored: np.ndarray,
