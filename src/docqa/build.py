@@ -28,6 +28,7 @@ from docqa.index import open_index, write_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.keyword import BM25Index
+from docqa.search.compact import storage_arrays
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
 from docqa.text.loaders import find_files
 from docqa.text.windows import check_window
@@ -46,6 +47,7 @@ class IndexSettings:
     max_words: int = 120
     overlap: int = 0
     headings: bool = True
+    storage: str = "float32"  # "int8": int8 codes beside the vectors (docqa.search.compact)
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -53,6 +55,7 @@ class IndexSettings:
         if isinstance(self.dim, bool) or not isinstance(self.dim, int) or self.dim < 1:
             raise InputError(f"dim must be an int >= 1, got {self.dim!r}")
         check_window("max_words", self.max_words, "overlap", self.overlap)
+        storage_arrays(self.storage, np.zeros((0, 1), np.float32))  # validates the name
 
     def make_embedder(self) -> HashingEmbedder | TfidfEmbedder:
         if self.embedder == "tfidf":
@@ -184,6 +187,7 @@ def build_index(
     vectors, reused = _vectors(embedder, documents, chunks_of, texts, previous, progress)
     bm25 = BM25Index.from_texts(texts)
     arrays = dict(bm25.to_arrays())
+    arrays.update(storage_arrays(settings.storage, vectors))
     if isinstance(embedder, TfidfEmbedder):
         arrays.update({TFIDF_PREFIX + k: v for k, v in embedder.state().items()})
     files, row = {}, 0

@@ -82,6 +82,8 @@ BATCH_BLOCK_BYTES = 256 << 10
 """Code bytes per block of the batch path (a block stays in a core's L2 for every query)."""
 ARRAYS = ("int8_codes", "int8_scale", "int8_radius", "int8_code_norm")
 """Names of the arrays stored in an index beside ``vectors.npy`` (``to_arrays``)."""
+STORAGES = ("float32", "int8")
+"""What ``docqa index --storage`` accepts: float32 rows only, or int8 codes beside them."""
 
 _U = 2.0**-24
 _BUILD_ROWS = 65536
@@ -149,6 +151,9 @@ class CompactMatrix:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The stored arrays by name (see ``ARRAYS``); the float32 rows are not included."""
         return dict(zip(ARRAYS, (self.codes, self.scale, self.radius, self.code_norm), strict=True))
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -263,6 +268,13 @@ class CompactMatrix:
         half = half + tiny
         margin = half + (np.abs(center) + half) * 2.0**-49
         return center - margin, center + margin
+
+
+def storage_arrays(storage: str, vectors: Any) -> dict[str, np.ndarray]:
+    """The arrays an index of ``storage`` (one of ``STORAGES``) keeps beside its vectors."""
+    if storage not in STORAGES:
+        raise InputError(f"unknown storage {storage!r}; choose one of {', '.join(STORAGES)}")
+    return CompactMatrix.from_float32(vectors).to_arrays() if storage == "int8" else {}
 
 
 def _one(
