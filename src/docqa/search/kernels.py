@@ -24,6 +24,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from docqa._canonical import comes_before
 from docqa.search.lanes import lane_dot
 
 
@@ -35,19 +36,13 @@ def canonical_dot(row: np.ndarray, q: np.ndarray, d: int) -> np.float32:
 
 
 @njit(inline="always")
-def _beats(s: np.float32, r: np.int64, s2: np.float32, r2: np.int64) -> bool:
-    """True when (s, r) comes before (s2, r2) in canonical order; id -1 is padding."""
-    return bool(r2 < 0 or s > s2 or (s == s2 and r < r2))
-
-
-@njit(inline="always")
 def _admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> None:
     """Insert (s, r) into the sorted selection if it beats the last entry."""
     k = sel_s.shape[0]
-    if k == 0 or not _beats(s, r, sel_s[k - 1], sel_i[k - 1]):
+    if k == 0 or not comes_before(s, r, sel_s[k - 1], sel_i[k - 1]):
         return
     j = k - 1
-    while j > 0 and _beats(s, r, sel_s[j - 1], sel_i[j - 1]):
+    while j > 0 and comes_before(s, r, sel_s[j - 1], sel_i[j - 1]):
         sel_s[j] = sel_s[j - 1]
         sel_i[j] = sel_i[j - 1]
         j -= 1
