@@ -31,6 +31,7 @@ from docqa.index.lock import build_lock
 from docqa.index.reader import Index
 from docqa.index.writer import resolve_target
 from docqa.keyword import BM25Index
+from docqa.search.compact import storage_arrays
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
 from docqa.text.loaders import find_files
 from docqa.text.windows import check_window
@@ -49,12 +50,14 @@ class IndexSettings:
     max_words: int = 120
     overlap: int = 0
     headings: bool = True
+    storage: str = "float32"  # "int8": int8 codes beside the vectors (docqa.search.compact)
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
             raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
         positive(self.dim, "dim")
         check_window("max_words", self.max_words, "overlap", self.overlap)
+        storage_arrays(self.storage, np.zeros((0, 1), np.float32))  # validates the name
 
     def make_embedder(self) -> HashingEmbedder | TfidfEmbedder:
         if self.embedder == "tfidf":
@@ -213,6 +216,7 @@ def _build_locked(
     vectors, reused = _vectors(embedder, documents, chunks_of, texts, previous, progress)
     bm25 = BM25Index.from_texts(texts)
     arrays = dict(bm25.to_arrays())
+    arrays.update(storage_arrays(settings.storage, vectors))
     if isinstance(embedder, TfidfEmbedder):
         arrays.update({TFIDF_PREFIX + k: v for k, v in embedder.state().items()})
     files, row = {}, 0

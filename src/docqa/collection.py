@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, IndexNotFound, InputError
@@ -20,6 +22,8 @@ from docqa.index.reader import Index
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
+from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
+from docqa.search.compact import CompactMatrix
 from docqa.types import Retriever
 
 Mode = Literal["dense", "keyword", "hybrid"]
@@ -55,12 +59,20 @@ class Collection:
         bm25 = BM25Index.from_arrays({name: index.array(name) for name in ARRAYS}, meta["bm25"])
         return cls(index=index, embedder=embedder, bm25=bm25)
 
+    def dense_matrix(self) -> np.ndarray | CompactMatrix:
+        """The vectors, as a :class:`CompactMatrix` when the index stores int8 codes (same
+        results, a quarter of the bytes scanned)."""
+        if COMPACT_ARRAYS[0] not in self.index.manifest.arrays:
+            return self.index.vectors
+        arrays = {name: self.index.array(name) for name in COMPACT_ARRAYS}
+        return CompactMatrix.from_arrays(self.index.vectors, arrays)
+
     def retriever(
         self, mode: str = "hybrid", *, guard: GuardConfig | None = None, guarded: bool = True
     ) -> Retriever:
         """A retriever of ``mode`` over this collection, behind the guard when ``guarded``."""
         chunks = self.index.chunks
-        dense = DenseRetriever(self.embedder, self.index.vectors, chunks)
+        dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks)
         keyword = KeywordRetriever(self.bm25, chunks)
         inner: Retriever
         if mode == "dense":

@@ -52,6 +52,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         max_words=args.max_words,
         overlap=args.overlap,
         headings=not args.no_headings,
+        storage=args.storage,
     )
     with render.progress(_err()) as progress:
         report = build_index(

@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="embed chunk text without its heading path in front",
     )
+    p.add_argument(
+        "--storage",
+        choices=("float32", "int8"),
+        default="float32",
+        help="int8: also store int8 codes, searched with exact results (a quarter of the bytes)",
+    )
     p.add_argument("--verify", action="store_true", help="checksum every file after writing")
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")

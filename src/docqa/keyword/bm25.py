@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from queue import Empty, SimpleQueue
 from typing import Any
 
 import numpy as np
@@ -86,6 +87,7 @@ class BM25Index:
     def __init__(self, config: BM25Config, arrays: Mapping[str, np.ndarray]) -> None:
         """Use ``from_texts`` or ``from_arrays``; ``arrays`` as described in ``ARRAYS``."""
         self.config = config
+        self._scratch_pool: SimpleQueue[kernels.Scratch] = SimpleQueue()  # for _search_one
         self.vocab, self.indptr, self.rows, self.tf, self.lengths = (
             arrays[name] for name in ARRAYS
         )
@@ -202,13 +204,33 @@ class BM25Index:
         n = q_offsets.size - 1
         if n == 0 or k == 0:
             return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
-        with thread_limit(numba_threads(n_threads)) as threads:
+        wanted_threads = numba_threads(n_threads)  # checked even when one question needs none
+        postings = kernels.Postings(self.indptr, self.rows, self.weights, self.max_weights)
+        use_mask = allowed is not None
+        mask_arg = allowed if allowed is not None else np.ones(1, np.bool_)
+        if n == 1:
+            return self._search_one(postings, q_terms, int(k), mask_arg, use_mask)
+        with thread_limit(wanted_threads) as threads:
             scores, ids = kernels.search_batch(
-                (self.indptr, self.rows, self.weights, self.max_weights), self.n_docs,
-                q_terms, q_offsets, int(k),
-                allowed if allowed is not None else np.ones(1, np.bool_), allowed is not None,
+                postings, self.n_docs, q_terms, q_offsets, int(k), mask_arg, use_mask,
                 min(n, 4 * threads), DENSE_SHARE,
             )  # fmt: skip
+        return TopK(scores, ids)
+
+    def _search_one(
+        self, postings: kernels.Postings, q_terms: np.ndarray, k: int, mask: np.ndarray,
+        use_mask: bool,
+    ) -> TopK:  # fmt: skip
+        """One question on the calling thread (no thread launch), with work arrays reused
+        from a pool (one set per concurrent caller): what a service's latency needs."""
+        scores = np.full((1, k), -np.inf, dtype=np.float32)
+        ids = np.full((1, k), -1, dtype=np.int64)
+        scratch = _take_scratch(self._scratch_pool, self.n_docs, q_terms.size, k)
+        try:
+            kernels.search_one(postings, self.n_docs, q_terms, 0, q_terms.size, k, mask,
+                               use_mask, DENSE_SHARE, scratch, scores[0], ids[0])  # fmt: skip
+        finally:
+            self._scratch_pool.put(scratch)
         return TopK(scores, ids)
 
     def max_scores(self, queries: Sequence[str]) -> np.ndarray:
@@ -321,3 +343,17 @@ def _out_of_order(arrays: Mapping[str, np.ndarray]) -> bool:
         or (tf.size and tf.min() < 1)
         or (lengths.size and lengths.min() < 0)
     )
+
+
+def _take_scratch(
+    pool: SimpleQueue[kernels.Scratch], n_docs: int, terms: int, k: int
+) -> kernels.Scratch:
+    """Work arrays from ``pool`` big enough for ``terms`` query terms and ``k`` hits (a pooled
+    set that is too small is dropped and a larger one made)."""
+    try:
+        scratch = pool.get_nowait()
+    except Empty:
+        scratch = None
+    if scratch is None or scratch.terms.size < terms or scratch.heap_s.size < k:
+        scratch = kernels.new_scratch(n_docs, max(terms, 64), max(k, 16))
+    return scratch

@@ -15,11 +15,38 @@ the canonical order: float32 score descending, then row id ascending.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
+from docqa._canonical import comes_before
+
 CHUNK = 16
 """Rows per step of the dense selection pass (``_dense_query``)."""
+
+
+class Postings(NamedTuple):
+    """The searchable CSR: term ``t`` owns ``indptr[t]:indptr[t + 1]`` of ``rows``/``weights``."""
+
+    indptr: np.ndarray  # int64 (V + 1,)
+    rows: np.ndarray  # int32 (nnz,), ascending within a term
+    weights: np.ndarray  # float64 (nnz,), each posting's BM25 term score (> 0)
+    max_w: np.ndarray  # float64 (V,), each term's largest weight
+
+
+class Scratch(NamedTuple):
+    """One searcher's work arrays (``new_scratch``); every query leaves them as it found them
+    (``acc`` zero, ``alive`` False), so they can serve the next query."""
+
+    acc: np.ndarray  # float64 (N + CHUNK,) zeros: partial scores (+ padding for the dense pass)
+    touched: np.ndarray  # int32 (N + 1,): rows with a partial score (+ 1: branch-free append)
+    alive: np.ndarray  # bool (N,) False: rows that may still reach the top k
+    survivors: np.ndarray  # int32 (N,): the alive rows
+    rest: np.ndarray  # float64 (longest + 1,): what the remaining terms can add at most
+    terms: np.ndarray  # int64 (longest,): the query's distinct terms, df ascending
+    heap_s: np.ndarray  # float32 (k,)
+    heap_i: np.ndarray  # int64 (k,)
 
 
 @njit(cache=True, nogil=True)
@@ -86,21 +113,15 @@ def build_csr(
 
 
 @njit(cache=True)
-def _worse(s_a: np.float32, i_a: np.int64, s_b: np.float32, i_b: np.int64) -> bool:
-    """True when (s_a, i_a) comes after (s_b, i_b) in the canonical order."""
-    return bool(s_a < s_b or (s_a == s_b and i_a > i_b))
-
-
-@njit(cache=True)
 def _sift_down(hs: np.ndarray, hi: np.ndarray, size: int, pos: int) -> None:
     """Restore the heap (worst entry at the root) below ``pos``."""
     while True:
         child = 2 * pos + 1
         if child >= size:
             return
-        if child + 1 < size and _worse(hs[child + 1], hi[child + 1], hs[child], hi[child]):
+        if child + 1 < size and comes_before(hs[child], hi[child], hs[child + 1], hi[child + 1]):
             child += 1
-        if not _worse(hs[child], hi[child], hs[pos], hi[pos]):
+        if not comes_before(hs[pos], hi[pos], hs[child], hi[child]):
             return
         hs[pos], hs[child] = hs[child], hs[pos]
         hi[pos], hi[child] = hi[child], hi[pos]
@@ -116,13 +137,13 @@ def _push(hs: np.ndarray, hi: np.ndarray, size: int, k: int, s: np.float32, i: n
         hi[pos] = i
         while pos > 0:
             parent = (pos - 1) // 2
-            if not _worse(hs[pos], hi[pos], hs[parent], hi[parent]):
+            if not comes_before(hs[parent], hi[parent], hs[pos], hi[pos]):
                 break
             hs[pos], hs[parent] = hs[parent], hs[pos]
             hi[pos], hi[parent] = hi[parent], hi[pos]
             pos = parent
         return size + 1
-    if _worse(hs[0], hi[0], s, i):
+    if comes_before(s, i, hs[0], hi[0]):
         hs[0] = s
         hi[0] = i
         _sift_down(hs, hi, size, 0)
@@ -209,7 +230,7 @@ def _select(
     for x in range(m):
         r = np.int64(rows[x])
         s = np.float32(acc[r])
-        if size < k or _worse(hs[0], hi[0], s, r):  # most rows lose to the heap's worst
+        if size < k or comes_before(s, r, hs[0], hi[0]):  # most rows lose to the heap's worst
             size = _push(hs, hi, size, k, s, r)
     return size
 
@@ -222,14 +243,14 @@ def _bound32(partial: float, rest: float) -> np.float32:
 
 @njit(cache=True)
 def _dense_query(
-    index: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], terms: np.ndarray, nt: int,
-    mask: np.ndarray, use_mask: bool, acc: np.ndarray, hs: np.ndarray, hi: np.ndarray,
-    k: int, out_s: np.ndarray, out_i: np.ndarray,
+    index: Postings, terms: np.ndarray, nt: int, mask: np.ndarray, use_mask: bool,
+    acc: np.ndarray, hs: np.ndarray, hi: np.ndarray, k: int, out_s: np.ndarray,
+    out_i: np.ndarray,
 ) -> None:  # fmt: skip
     """``_one_query`` for queries whose postings cover a good part of the rows: every term
     added to the dense ``acc`` (same terms, same order, so the same sums), then one pass over
     all rows selects the hits (``acc > 0``: every weight is positive) and zeroes ``acc``."""
-    indptr, rows, weights, _ = index
+    indptr, rows, weights = index.indptr, index.rows, index.weights
     for i in range(nt):
         t = terms[i]
         if use_mask:
@@ -262,7 +283,7 @@ def _dense_query(
             acc[r] = 0.0
             if a >= lo:
                 s = np.float32(a)
-                if size < k or _worse(hs[0], hi[0], s, np.int64(r)):
+                if size < k or comes_before(s, np.int64(r), hs[0], hi[0]):
                     size = _push(hs, hi, size, k, s, np.int64(r))
                     if size == k and hs[0] > np.float32(1e-30):
                         lo = np.float64(hs[0]) * (1.0 - 2.0**-20)
@@ -271,9 +292,8 @@ def _dense_query(
 
 @njit(cache=True)
 def _one_query(
-    index: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], terms: np.ndarray, nt: int,
-    mask: np.ndarray, use_mask: bool, scratch: tuple[np.ndarray, ...], k: int,
-    out_s: np.ndarray, out_i: np.ndarray,
+    index: Postings, terms: np.ndarray, nt: int, mask: np.ndarray, use_mask: bool,
+    scratch: Scratch, k: int, out_s: np.ndarray, out_i: np.ndarray,
 ) -> None:  # fmt: skip
     """Score one query over its ``nt`` sorted ``terms`` and write its top k (``k >= 1``).
 
@@ -283,7 +303,14 @@ def _one_query(
     is still the same sum, in the same order, as without pruning.
     """
     indptr, rows, weights, max_w = index
-    acc, touched, alive, survivors, rest, hs, hi = scratch
+    acc, touched, alive, survivors, rest = (
+        scratch.acc,
+        scratch.touched,
+        scratch.alive,
+        scratch.survivors,
+        scratch.rest,
+    )
+    hs, hi = scratch.heap_s, scratch.heap_i
     rest[nt] = 0.0
     for i in range(nt - 1, -1, -1):
         rest[i] = rest[i + 1] + max_w[terms[i]]
@@ -316,57 +343,64 @@ def _one_query(
         alive[touched[x]] = False
 
 
+@njit(cache=True)
+def new_scratch(n_docs: int, longest: int, k: int) -> Scratch:
+    """Fresh work arrays for queries of up to ``longest`` terms and ``k`` hits."""
+    return Scratch(
+        np.zeros(n_docs + CHUNK, dtype=np.float64),
+        np.empty(n_docs + 1, dtype=np.int32),
+        np.zeros(n_docs, dtype=np.bool_),
+        np.empty(n_docs, dtype=np.int32),
+        np.empty(longest + 1, dtype=np.float64),
+        np.empty(longest, dtype=np.int64),
+        np.empty(k, dtype=np.float32),
+        np.empty(k, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def search_one(
+    index: Postings, n_docs: int, q_terms: np.ndarray, lo: int, hi: int, k: int,
+    mask: np.ndarray, use_mask: bool, dense_share: int, scratch: Scratch,
+    out_s: np.ndarray, out_i: np.ndarray,
+) -> None:  # fmt: skip
+    """Top k of the query ``q_terms[lo:hi]`` into ``out_s`` / ``out_i`` (k,) (arriving padded
+    with ``-inf`` / ``-1``), on the calling thread with reusable ``scratch`` (its ``terms`` and
+    ``rest`` hold at least ``hi - lo`` terms, its heap ``k``). A query whose postings number
+    at least ``n_docs / dense_share`` is scored densely (``_dense_query``), any other by
+    ``_one_query``; both give the same result."""
+    terms = scratch.terms
+    nt = _sorted_terms(q_terms, lo, hi, index.indptr, terms)
+    postings = 0
+    for j in range(nt):
+        postings += index.indptr[terms[j] + 1] - index.indptr[terms[j]]
+    if postings * dense_share >= n_docs:
+        _dense_query(index, terms, nt, mask, use_mask, scratch.acc, scratch.heap_s,
+                     scratch.heap_i, k, out_s, out_i)  # fmt: skip
+    else:
+        _one_query(index, terms, nt, mask, use_mask, scratch, k, out_s, out_i)
+
+
 @njit(parallel=True, cache=True)
 def search_batch(
-    index: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], n_docs: int,
-    q_terms: np.ndarray, q_offsets: np.ndarray, k: int, mask: np.ndarray, use_mask: bool,
-    n_blocks: int, dense_share: int,
+    index: Postings, n_docs: int, q_terms: np.ndarray, q_offsets: np.ndarray, k: int,
+    mask: np.ndarray, use_mask: bool, n_blocks: int, dense_share: int,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Top k of every query (``k >= 1``).
+    """Top k of every query (``k >= 1``): :func:`search_one` for each, ``prange`` over blocks
+    of queries, each block with its own scratch.
 
-    ``index`` is the CSR ``(indptr int64, rows int32, weights float64, max_w float64)``:
-    each posting's BM25 term score and each term's largest; ``q_terms`` int64 term ids
-    (``-1`` unknown), query ``i`` owns ``q_terms[q_offsets[i]:q_offsets[i + 1]]``; ``mask``
-    bool (n_docs,) read only when ``use_mask``. A query whose postings number at least
-    ``n_docs / dense_share`` is scored densely (``_dense_query``), any other by
-    ``_one_query``; both give the same result. Returns ``scores (n, k) float32`` and
-    ``ids (n, k) int64`` in canonical order, padded with ``-inf`` / ``-1``; rows without any
-    query term are never returned.
+    ``q_terms`` int64 term ids (``-1`` unknown), query ``i`` owns
+    ``q_terms[q_offsets[i]:q_offsets[i + 1]]``; ``mask`` bool (n_docs,) read only when
+    ``use_mask``. Returns ``scores (n, k) float32`` and ``ids (n, k) int64`` in canonical
+    order, padded with ``-inf`` / ``-1``; rows without any query term are never returned.
     """
     n = q_offsets.size - 1
     longest = np.max(q_offsets[1:] - q_offsets[:-1])
     scores = np.full((n, k), -np.inf, dtype=np.float32)
     ids = np.full((n, k), -1, dtype=np.int64)
     for block in prange(n_blocks):
-        terms = np.empty(longest, dtype=np.int64)
-        scratch = (
-            np.zeros(n_docs + CHUNK, dtype=np.float64),  # acc (+ padding for _dense_query)
-            np.empty(n_docs + 1, dtype=np.int32),  # touched (+ 1: the branch-free append)
-            np.zeros(n_docs, dtype=np.bool_),  # alive
-            np.empty(n_docs, dtype=np.int32),  # survivors
-            np.empty(longest + 1, dtype=np.float64),  # rest
-            np.empty(k, dtype=np.float32),  # heap scores
-            np.empty(k, dtype=np.int64),  # heap ids
-        )
+        scratch = new_scratch(n_docs, longest, k)
         for qi in range(block * n // n_blocks, (block + 1) * n // n_blocks):
-            nt = _sorted_terms(q_terms, q_offsets[qi], q_offsets[qi + 1], index[0], terms)
-            postings = 0
-            for j in range(nt):
-                postings += index[0][terms[j] + 1] - index[0][terms[j]]
-            if postings * dense_share >= n_docs:
-                _dense_query(
-                    index,
-                    terms,
-                    nt,
-                    mask,
-                    use_mask,
-                    scratch[0],
-                    scratch[5],
-                    scratch[6],
-                    k,
-                    scores[qi],
-                    ids[qi],
-                )
-            else:
-                _one_query(index, terms, nt, mask, use_mask, scratch, k, scores[qi], ids[qi])
+            search_one(index, n_docs, q_terms, q_offsets[qi], q_offsets[qi + 1], k, mask,
+                       use_mask, dense_share, scratch, scores[qi], ids[qi])  # fmt: skip
     return scores, ids

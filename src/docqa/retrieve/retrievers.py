@@ -18,7 +18,7 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from docqa.search import topk
+from docqa.search import CompactMatrix, topk
 from docqa.types import Chunk, Component, Hit, Retriever, TopK
 
 DENSE = "dense"
@@ -62,14 +62,15 @@ def _hits(result: TopK, chunks: Sequence[Chunk], name: str) -> list[Hit]:
 
 
 class DenseRetriever:
-    """Embed the question, then exact top-k by inner product over ``matrix`` (N, d) float32."""
+    """Embed the question, then exact top-k by inner product over ``matrix`` (N, d) float32
+    (or a :class:`docqa.search.CompactMatrix`, searched through its int8 codes: same hits)."""
 
     components = (DENSE,)
 
     def __init__(
         self,
         embedder: Embedder,
-        matrix: np.ndarray,
+        matrix: np.ndarray | CompactMatrix,
         chunks: Sequence[Chunk],
         *,
         n_threads: int | None = None,

@@ -77,7 +77,13 @@ def topk(
     that is not (or whose scores overflow): a NaN score is never returned, ``+inf`` ranks
     first, ``-inf`` after every finite score and before the padding.
     ``n_threads`` (default: Numba's current setting) and ``block_rows`` never change results.
+    A :class:`docqa.search.compact.CompactMatrix` is searched through its int8 codes, with the
+    same result.
     """
+    from docqa.search.compact import CompactMatrix  # compact imports this module
+
+    if isinstance(matrix, CompactMatrix):
+        return matrix.topk(queries, k, mask=mask, n_threads=n_threads, block_rows=block_rows)
     mat = _as_matrix(matrix)
     qs = _as_queries(queries, mat.shape[1])
     k = min(whole(k, "k"), mat.shape[0])

@@ -24,6 +24,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from docqa._canonical import comes_before
 from docqa.search import lanes, numba_cache
 from docqa.search.lanes import lane_dot
 
@@ -39,20 +40,14 @@ def canonical_dot(row: np.ndarray, q: np.ndarray, d: int) -> np.float32:
 
 
 @njit(inline="always")
-def _beats(s: np.float32, r: np.int64, s2: np.float32, r2: np.int64) -> bool:
-    """True when (s, r) comes before (s2, r2) in canonical order; id -1 is padding."""
-    return bool(r2 < 0 or s > s2 or (s == s2 and r < r2))
-
-
-@njit(inline="always")
 def _admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> None:
     """Insert (s, r) into the sorted selection if it beats the last entry (a NaN never does:
     it would compare false with everything and break the order)."""
     k = sel_s.shape[0]
-    if k == 0 or np.isnan(s) or not _beats(s, r, sel_s[k - 1], sel_i[k - 1]):
+    if k == 0 or np.isnan(s) or not comes_before(s, r, sel_s[k - 1], sel_i[k - 1]):
         return
     j = k - 1
-    while j > 0 and _beats(s, r, sel_s[j - 1], sel_i[j - 1]):
+    while j > 0 and comes_before(s, r, sel_s[j - 1], sel_i[j - 1]):
         sel_s[j] = sel_s[j - 1]
         sel_i[j] = sel_i[j - 1]
         j -= 1
