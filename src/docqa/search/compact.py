@@ -62,17 +62,11 @@ from typing import Any
 import numba
 import numpy as np
 
+from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.search import compact_kernels as ck
 from docqa.search import kernels
-from docqa.search.api import (
-    BATCH_MIN,
-    _as_matrix,
-    _as_queries,
-    _check_count,
-    _check_threads,
-    _thread_limit,
-)
+from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries
 from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
@@ -205,17 +199,17 @@ class CompactMatrix:
         N when the query was searched on the float32 rows because of the overflow guard)."""
         n_rows, d = self.shape
         qs = _as_queries(queries, d)
-        k = _check_count("k", k, minimum=0)
+        k = min(whole(k, "k"), n_rows)  # clamped to the rows, as float32 ``topk`` does
         rows = mask_rows(mask, n_rows)
-        threads = _check_threads(n_threads)
-        blocks = None if block_rows is None else _check_count("block_rows", block_rows, minimum=1)
+        threads = numba_threads(n_threads)
+        blocks = None if block_rows is None else positive(block_rows, "block_rows")
         sel_s = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
         sel_i = np.full((qs.shape[0], k), -1, dtype=np.int64)
         rescored = np.zeros(qs.shape[0], dtype=np.int64)
         if k == 0 or qs.shape[0] == 0:
             return TopK(sel_s, sel_i), rescored
         ps, qvs = quantise_queries(qs)
-        with _thread_limit(threads):
+        with thread_limit(threads):
             self._search(qs, ps, qvs, rows, blocks, (sel_s, sel_i, rescored))
         return TopK(sel_s, sel_i), rescored
 
