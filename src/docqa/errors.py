@@ -11,6 +11,8 @@
     │   ├── IndexCorrupt                    a file missing, truncated, unparsable or mismatched
     │   ├── IndexVersionError               written by an unknown format version
     │   └── EmbedderMismatch                the query embedder differs from the recorded one
+    ├── StoreError                          a database store (pgvector) refused or failed
+    │   └── StoreUnavailable                cannot connect, credentials refused, connection lost
     └── ModelError                          a model backend failed
         ├── ModelConfigError                missing key, model name or setting (before any call)
         ├── ModelAuthError                  the backend refused the credentials (401/403)
@@ -60,6 +62,14 @@ class EmbedderMismatch(IndexStoreError):
     """The query embedder is not the one the index was built with."""
 
 
+class StoreError(DocqaError):
+    """A database store refused a statement or lacks what docqa needs (the pgvector extension)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached, refused the credentials, or dropped the connection."""
+
+
 class ModelError(DocqaError):
     """A model backend failed."""
 
@@ -100,4 +110,6 @@ __all__ = [
     "ModelStreamBroken",
     "ModelTimeout",
     "NotFitted",
+    "StoreError",
+    "StoreUnavailable",
 ]
