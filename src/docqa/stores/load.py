@@ -24,7 +24,7 @@ import numpy as np
 
 from docqa.build import IndexSettings
 from docqa.embed.protocol import Embedder
-from docqa.errors import InputError
+from docqa.errors import DimensionMismatch, InputError
 from docqa.stores import sql as q
 from docqa.stores.connection import translated
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
@@ -124,7 +124,7 @@ def _stage_row(chunk: Chunk, digest: str, vector: np.ndarray) -> tuple[Any, ...]
     )
 
 
-def _ensure_collection(
+def ensure_collection(
     store: PgVectorStore, embedder: Embedder, settings: IndexSettings
 ) -> CollectionRecord:
     """The collection's record, created for ``embedder`` if new; a mismatch is refused."""
@@ -144,6 +144,28 @@ def _ensure_collection(
     fresh = store.record()
     assert fresh is not None  # just written
     return fresh
+
+
+def upsert(
+    store: PgVectorStore,
+    record: CollectionRecord,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    digests: Sequence[str] | None = None,
+) -> None:
+    """Write ``chunks`` with their ``vectors`` ``(len(chunks), dim)`` in one transaction
+    (``digests``: their row hashes, by default of ``chunk.text``)."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if vectors.shape != (len(chunks), record.dim):
+        raise DimensionMismatch(
+            f"{len(chunks)} chunks need vectors of shape ({len(chunks)}, {record.dim}) for "
+            f"collection {record.name!r}, got {vectors.shape}"
+        )
+    digests = digests or [row_hash(c, c.text) for c in chunks]
+    rows = [_stage_row(c, d, v) for c, d, v in zip(chunks, digests, vectors, strict=True)]
+    where = f"writing {len(rows)} rows ({chunks[0].id!r}..)" if rows else "writing no rows"
+    with translated(store.url, where):
+        _write_batch(store, record.collection_id, rows)
 
 
 def _write_batch(store: PgVectorStore, collection_id: int, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -182,16 +204,14 @@ def index_to_store(
         raise InputError(f"no text to index in {', '.join(map(str, paths))}")
     texts = [embed_text(c, headings=settings.headings) for c in chunks]
     embedder = settings.make_embedder()
-    record = _ensure_collection(store, embedder, settings)
+    record = ensure_collection(store, embedder, settings)
     stored = _stored_hashes(store, record.collection_id)
     digests = [row_hash(c, t) for c, t in zip(chunks, texts, strict=True)]
     todo = [i for i, (c, d) in enumerate(zip(chunks, digests, strict=True)) if stored.get(c.id) != d]
     for start in range(0, len(todo), batch_rows):
         part = todo[start : start + batch_rows]
         vectors = embedder.embed([texts[i] for i in part])
-        rows = [_stage_row(chunks[i], digests[i], v) for i, v in zip(part, vectors, strict=True)]
-        with translated(store.url, f"writing rows {start + 1}..{start + len(part)}"):
-            _write_batch(store, record.collection_id, rows)
+        upsert(store, record, [chunks[i] for i in part], vectors, [digests[i] for i in part])
         if progress:
             progress("write", start + len(part), len(todo))
     deleted = _delete_missing(store, record.collection_id, [c.id for c in chunks])
