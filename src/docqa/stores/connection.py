@@ -85,12 +85,12 @@ def _reason(exc: BaseException, url: str) -> str:
 
 def connect(url: str) -> psycopg.Connection[Any]:
     """An autocommit connection to ``url``; StoreUnavailable (one line) when that fails."""
-    psycopg = _driver()
+    driver = _driver()
     parts = url_parts(url)
     timeout = {} if "connect_timeout" in parts else {"connect_timeout": CONNECT_TIMEOUT}
     try:
-        conn: psycopg.Connection[Any] = psycopg.connect(url, autocommit=True, **timeout)
-    except psycopg.OperationalError as exc:
+        conn: psycopg.Connection[Any] = driver.connect(url, autocommit=True, **timeout)
+    except driver.OperationalError as exc:
         raise _connect_error(exc, url) from None
     return conn
 

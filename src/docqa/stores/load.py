@@ -138,8 +138,13 @@ def ensure_collection(
             "INSERT INTO collections (name, embedder_name, embedder_config, dim, settings) "
             "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET settings = "
             "EXCLUDED.settings",
-            (store.collection, embedder.name, Jsonb(embedder.config()), embedder.dim,
-             Jsonb(asdict(settings))),
+            (
+                store.collection,
+                embedder.name,
+                Jsonb(embedder.config()),
+                embedder.dim,
+                Jsonb(asdict(settings)),
+            ),
         )
     fresh = store.record()
     assert fresh is not None  # just written
@@ -207,7 +212,9 @@ def index_to_store(
     record = ensure_collection(store, embedder, settings)
     stored = _stored_hashes(store, record.collection_id)
     digests = [row_hash(c, t) for c, t in zip(chunks, texts, strict=True)]
-    todo = [i for i, (c, d) in enumerate(zip(chunks, digests, strict=True)) if stored.get(c.id) != d]
+    todo = [
+        i for i, (c, d) in enumerate(zip(chunks, digests, strict=True)) if stored.get(c.id) != d
+    ]
     for start in range(0, len(todo), batch_rows):
         part = todo[start : start + batch_rows]
         vectors = embedder.embed([texts[i] for i in part])

@@ -111,7 +111,9 @@ def _ensure_pgvector(conn: Any, where: str) -> None:
                 "pgvector 0.5 or later on the server (e.g. the postgresql-NN-pgvector package), "
                 "then retry"
             ) from None
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        row = conn.execute(
+            "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+        ).fetchone()
     if _version(row[0]) < MIN_PGVECTOR:
         raise StoreError(
             f"{where} has pgvector {row[0]}; docqa needs 0.5 or later for HNSW; run "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
@@ -42,7 +42,9 @@ class CollectionRecord:
 
 def _same_json(a: Any, b: Any) -> bool:
     """Equal after a JSON round trip (tuples become lists, keys strings)."""
-    return bool(json.loads(json.dumps(a, sort_keys=True)) == json.loads(json.dumps(b, sort_keys=True)))
+    return bool(
+        json.loads(json.dumps(a, sort_keys=True)) == json.loads(json.dumps(b, sort_keys=True))
+    )
 
 
 class PgVectorStore:
@@ -69,7 +71,7 @@ class PgVectorStore:
     def __repr__(self) -> str:
         return f"PgVectorStore({self.where!r}, collection={self.collection!r})"
 
-    def __enter__(self) -> PgVectorStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -90,7 +92,9 @@ class PgVectorStore:
             ).fetchone()
         return None if row is None else CollectionRecord(*row)
 
-    def open_collection(self, embedder: Embedder | None = None) -> tuple[CollectionRecord, Embedder]:
+    def open_collection(
+        self, embedder: Embedder | None = None
+    ) -> tuple[CollectionRecord, Embedder]:
         """The collection's record and its embedder: rebuilt from the record, or ``embedder``
         checked against it (DimensionMismatch / EmbedderMismatch when it differs)."""
         record = self.record()

@@ -36,7 +36,9 @@ def _check(question: Any, k: Any, ef_search: Any) -> None:
     if ef_search is not None and (
         isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= 1000
     ):
-        raise InputError(f"ef_search must be an int in 1..1000 (pgvector's range), got {ef_search!r}")
+        raise InputError(
+            f"ef_search must be an int in 1..1000 (pgvector's range), got {ef_search!r}"
+        )
 
 
 def store_rows(mask: Any) -> list[int] | None:
@@ -88,7 +90,9 @@ class StoreRetriever:
             self.record.collection_id, tenant=self.tenant is not None, rows=rows is not None
         )
         params: dict[str, Any] = {"k": int(k), "tenant": self.tenant, "rows": rows}
-        params.update(question=question, fetch=int(k) * OVER_FETCH, rrf_k=float(self.rrf_k))
+        # PostgreSQL text cannot hold NUL; it separates words like any other control character
+        words = question.replace("\x00", " ")
+        params.update(question=words, fetch=int(k) * OVER_FETCH, rrf_k=float(self.rrf_k))
         dim = self.record.dim if self.ef_search is not None else None
         if self.mode != KEYWORD:
             params["q"] = self.embedder.embed([question], query=True)[0]

@@ -43,7 +43,9 @@ TSQUERY = sql.SQL(
 
 def filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
     """The WHERE clause: collection, then tenant and row-id conditions when asked for."""
-    parts: list[sql.Composable] = [sql.SQL("c.collection_id = {}").format(sql.Literal(collection_id))]
+    parts: list[sql.Composable] = [
+        sql.SQL("c.collection_id = {}").format(sql.Literal(collection_id))
+    ]
     if tenant:
         parts.append(sql.SQL("c.tenant = %(tenant)s"))
     if rows:
@@ -51,7 +53,9 @@ def filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
     return sql.SQL(" AND ").join(parts)
 
 
-def _dense(where: sql.Composable, dim: int | None, limit: str, cols: sql.Composable) -> sql.Composed:
+def _dense(
+    where: sql.Composable, dim: int | None, limit: str, cols: sql.Composable
+) -> sql.Composed:
     if dim is None:
         return sql.SQL(
             "SELECT {cols}, -(c.embedding <#> %(q)s) AS score FROM chunks c WHERE {where} "
