@@ -52,6 +52,9 @@ _V1 = (
             (to_tsvector('english'::regconfig, title || ' ' || text)) STORED,
         UNIQUE (collection_id, chunk_id)
     )""",
+    # vectors stay in the row, uncompressed: an exact scan then never detoasts (long texts
+    # are moved out instead); measured 5x faster exact scans on the pydocs chunks
+    "ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE PLAIN",
     "CREATE INDEX chunks_tenant ON chunks (collection_id, tenant)",
     "CREATE INDEX chunks_source ON chunks (collection_id, source)",
     "CREATE INDEX chunks_tsv ON chunks USING gin (tsv)",

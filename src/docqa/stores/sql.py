@@ -7,10 +7,11 @@ by name: ``q`` (the query vector), ``k``, ``fetch`` (hybrid's per-side depth), `
 ``tenant``, ``rows``, ``rrf_k``.
 
 Orders are canonical: score descending, then ``row_id`` ascending. Dense scores are inner
-products, ``-(embedding <#> q)``; exact dense search uses the bare column (no index matches it,
-so it always scans); approximate search uses ``embedding::vector(dim)``, the expression the
-collection's HNSW index is built on, inside a subquery that takes the index's order and limit
-(its ties at the cut are the index's, as an approximate search may). Keyword scores are
+products, ``-(embedding <#> q)``; exact dense search orders by that selected score over the
+bare column (no index matches it, so it always scans, one distance per row); approximate
+search uses ``embedding::vector(dim)``, the expression the collection's HNSW index is built
+on, inside a subquery that takes the index's order and limit (its ties at the cut are the
+index's, as an approximate search may). Keyword scores are
 ``ts_rank_cd(tsv, query, 32)`` (normalisation 32: rank / (rank + 1), so below 1) for the OR of
 the question's lexemes. Hybrid is RRF of both lists in one statement, in float8 exactly as
 ``docqa.retrieve.fusion`` computes it, ordered by fused score, best rank, row id.
@@ -57,9 +58,10 @@ def _dense(
     where: sql.Composable, dim: int | None, limit: str, cols: sql.Composable
 ) -> sql.Composed:
     if dim is None:
+        # ordered by the selected score: one distance per row (no index matches it anyway)
         return sql.SQL(
             "SELECT {cols}, -(c.embedding <#> %(q)s) AS score FROM chunks c WHERE {where} "
-            "ORDER BY c.embedding <#> %(q)s, c.row_id LIMIT {limit}"
+            "ORDER BY score DESC, c.row_id LIMIT {limit}"
         ).format(cols=cols, where=where, limit=sql.SQL(limit))
     typed = sql.SQL("vector({})").format(sql.Literal(int(dim)))
     return sql.SQL(
