@@ -185,17 +185,7 @@ def _write_batch(store: PgVectorStore, collection_id: int, rows: Sequence[tuple[
             cur.execute(_UPSERT, (collection_id,))
 
 
-def index_to_store(
-    paths: Sequence[str | Path],
-    store: PgVectorStore,
-    settings: IndexSettings | None = None,
-    *,
-    batch_rows: int = BATCH_ROWS,
-    progress: Progress | None = None,
-    hnsw: bool = True,
-) -> StoreReport:
-    """Load ``paths`` and write them into ``store``'s collection (see the module docstring)."""
-    settings = settings or IndexSettings()
+def _check_settings(settings: IndexSettings, batch_rows: int) -> None:
     if settings.embedder != "hashing":
         raise InputError(
             f"the pgvector store takes the hashing embedder, not {settings.embedder!r} (a fitted "
@@ -203,13 +193,18 @@ def index_to_store(
         )
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise InputError(f"batch_rows must be an int >= 1, got {batch_rows!r}")
-    started = time.perf_counter()
-    chunks, report = load_chunks(paths, max_words=settings.max_words, overlap=settings.overlap)
-    if not chunks:
-        raise InputError(f"no text to index in {', '.join(map(str, paths))}")
-    texts = [embed_text(c, headings=settings.headings) for c in chunks]
-    embedder = settings.make_embedder()
-    record = ensure_collection(store, embedder, settings)
+
+
+def _write_changed(
+    store: PgVectorStore,
+    record: CollectionRecord,
+    embedder: Embedder,
+    chunks: Sequence[Chunk],
+    texts: Sequence[str],
+    batch_rows: int,
+    progress: Progress | None,
+) -> int:
+    """Embed and upsert the chunks whose row hash differs from the stored one; how many."""
     stored = _stored_hashes(store, record.collection_id)
     digests = [row_hash(c, t) for c, t in zip(chunks, texts, strict=True)]
     todo = [
@@ -221,6 +216,29 @@ def index_to_store(
         upsert(store, record, [chunks[i] for i in part], vectors, [digests[i] for i in part])
         if progress:
             progress("write", start + len(part), len(todo))
+    return len(todo)
+
+
+def index_to_store(
+    paths: Sequence[str | Path],
+    store: PgVectorStore,
+    settings: IndexSettings | None = None,
+    *,
+    batch_rows: int = BATCH_ROWS,
+    progress: Progress | None = None,
+    hnsw: bool = True,
+) -> StoreReport:
+    """Load ``paths`` and write them into ``store``'s collection (see the module docstring)."""
+    settings = settings or IndexSettings()
+    _check_settings(settings, batch_rows)
+    started = time.perf_counter()
+    chunks, report = load_chunks(paths, max_words=settings.max_words, overlap=settings.overlap)
+    if not chunks:
+        raise InputError(f"no text to index in {', '.join(map(str, paths))}")
+    texts = [embed_text(c, headings=settings.headings) for c in chunks]
+    embedder = settings.make_embedder()
+    record = ensure_collection(store, embedder, settings)
+    written = _write_changed(store, record, embedder, chunks, texts, batch_rows, progress)
     deleted = _delete_missing(store, record.collection_id, [c.id for c in chunks])
     if hnsw:
         create_hnsw(store, record)
@@ -228,8 +246,8 @@ def index_to_store(
         where=store.where,
         collection=store.collection,
         chunks=len(chunks),
-        upserted=len(todo),
-        unchanged=len(chunks) - len(todo),
+        upserted=written,
+        unchanged=len(chunks) - written,
         deleted=deleted,
         skipped=report.skipped,
         embedder=embedder.name,
