@@ -81,3 +81,19 @@ def test_without_the_driver_the_error_names_the_extra(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg now raises ImportError
     with pytest.raises(InputError, match=r"pip install 'docqa\[postgres\]'"):
         PgVectorStore("postgresql://u@h/d")
+
+
+def test_store_options_without_a_store_or_with_an_index_are_refused(tmp_path: Any) -> None:
+    from docqa.cli.main import build_parser
+    from docqa.cli.store import uses_store
+
+    parse = build_parser().parse_args
+    assert uses_store(parse(["search", "q", "--store"])) is True
+    assert uses_store(parse(["search", "q"])) is False
+    with pytest.raises(InputError, match="--index and --store"):
+        uses_store(parse(["search", "q", "--store", "--index", str(tmp_path)]))
+    for extra in (["--collection", "c"], ["--tenant", "t"], ["--ef-search", "40"]):
+        with pytest.raises(InputError, match=f"{extra[0]} applies to a database store"):
+            uses_store(parse(["search", "q", *extra]))
+    with pytest.raises(InputError, match="--collection applies"):
+        uses_store(parse(["index", str(tmp_path), "--collection", "c"]))
