@@ -13,6 +13,8 @@
     │   ├── IndexVersionError               written by an unknown format version
     │   ├── IndexBusy                       another build holds the index's lock
     │   └── EmbedderMismatch                the query embedder differs from the recorded one
+    ├── StoreError                          a database store (pgvector) refused or failed
+    │   └── StoreUnavailable                cannot connect, credentials refused, connection lost
     └── ModelError                          a model backend failed
         ├── ModelConfigError                missing key, model name or setting (before any call)
         ├── ModelAuthError                  the backend refused the credentials (401/403)
@@ -71,6 +73,14 @@ class EmbedderMismatch(IndexStoreError):
     """The query embedder is not the one the index was built with."""
 
 
+class StoreError(DocqaError):
+    """A database store refused a statement or lacks what docqa needs (the pgvector extension)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached, refused the credentials, or dropped the connection."""
+
+
 class ModelError(DocqaError):
     """A model backend failed."""
 
@@ -112,4 +122,6 @@ __all__ = [
     "ModelStreamBroken",
     "ModelTimeout",
     "NotFitted",
+    "StoreError",
+    "StoreUnavailable",
 ]

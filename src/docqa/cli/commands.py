@@ -13,7 +13,7 @@ from rich.console import Console
 
 from docqa.answer import answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
-from docqa.cli import render
+from docqa.cli import render, store
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
@@ -46,6 +46,8 @@ def _index_dir(args: argparse.Namespace) -> Path:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    if store.uses_store(args):
+        return store.cmd_index(args, _err())
     settings = IndexSettings(
         embedder=args.embedder,
         dim=args.dim,
@@ -73,6 +75,8 @@ def _guard(args: argparse.Namespace) -> GuardConfig | None:
 
 
 def _retriever(args: argparse.Namespace) -> Retriever:
+    if store.uses_store(args):
+        return store.retriever(args, _guard(args))
     index_dir = _index_dir(args)
     if args.docs is not None:
         with render.progress(_err()) as progress:

@@ -55,6 +55,28 @@ def _index_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _store_options(p: argparse.ArgumentParser, *, query: bool) -> None:
+    """``--store`` and what goes with it (runner: ``docqa.cli.store``)."""
+    p.add_argument(
+        "--store",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="URL",
+        help="a PostgreSQL + pgvector database instead of an index folder "
+        "(bare --store: the URL in DOCQA_STORE_URL)",
+    )
+    p.add_argument("--collection", default=None, help="collection in the store (default: default)")
+    if query:
+        p.add_argument("--tenant", default=None, help="only this tenant's chunks (with --store)")
+        p.add_argument(
+            "--ef-search",
+            type=_positive,
+            default=None,
+            help="dense search through the store's HNSW index with this ef_search (default: exact)",
+        )
+
+
 def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
     _index_options(p)
     p.add_argument(
@@ -74,6 +96,7 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
     )
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _store_options(p, query=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="int8: also store int8 codes, searched with exact results (a quarter of the bytes)",
     )
     p.add_argument("--verify", action="store_true", help="checksum every file after writing")
+    _store_options(p, query=False)
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)

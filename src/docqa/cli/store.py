@@ -1,0 +1,92 @@
+"""``docqa index/search/ask --store URL``: the same commands over a PostgreSQL + pgvector store.
+
+The URL comes from ``--store URL`` or, for a bare ``--store``, from ``$DOCQA_STORE_URL``; it is
+only ever printed through ``describe`` (the password replaced by ``***``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from docqa.build import IndexSettings
+from docqa.cli import render
+from docqa.errors import InputError
+from docqa.retrieve.guard import GuardConfig
+from docqa.types import Retriever
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from docqa.stores.load import StoreReport
+
+EXIT_OK = 0
+_STORE_ONLY = (("collection", "--collection"), ("tenant", "--tenant"), ("ef_search", "--ef-search"))
+
+
+def uses_store(args: argparse.Namespace) -> bool:
+    """Whether the command targets a store; InputError for store options without --store."""
+    if getattr(args, "store", None) is not None:
+        if getattr(args, "index", None) is not None:
+            raise InputError("--index and --store name two different places; give one of them")
+        return True
+    for name, flag in _STORE_ONLY:
+        if getattr(args, name, None) is not None:
+            raise InputError(f"{flag} applies to a database store; add --store URL")
+    return False
+
+
+def _collection(args: argparse.Namespace) -> str:
+    from docqa.stores.pgvector import DEFAULT_COLLECTION
+
+    return str(args.collection or DEFAULT_COLLECTION)
+
+
+def summary(report: StoreReport) -> str:
+    """One line: what ``docqa index --store`` did."""
+    skipped = "; ".join(f"{s.path}: {s.reason}" for s in report.skipped) or "none"
+    return (
+        f"indexed {report.chunks} chunks into collection {report.collection!r} at "
+        f"{report.where} ({report.upserted} written, {report.unchanged} unchanged, "
+        f"{report.deleted} deleted); skipped {len(report.skipped)} ({skipped}); "
+        f"embedder {report.embedder}; {report.seconds:.2f} s"
+    )
+
+
+def cmd_index(args: argparse.Namespace, progress_console: Console) -> int:
+    """``docqa index PATHS --store URL``."""
+    from docqa.stores.load import index_to_store
+    from docqa.stores.pgvector import PgVectorStore
+
+    settings = IndexSettings(
+        embedder=args.embedder,
+        dim=args.dim,
+        max_words=args.max_words,
+        overlap=args.overlap,
+        headings=not args.no_headings,
+    )
+    with (
+        PgVectorStore(args.store or None, collection=_collection(args)) as store,
+        render.progress(progress_console) as progress,
+    ):
+        report = index_to_store(args.paths, store, settings, progress=progress)
+    print(summary(report))
+    return EXIT_OK
+
+
+def retriever(args: argparse.Namespace, guard: GuardConfig | None) -> Retriever:
+    """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
+    from docqa.stores.pgvector import PgVectorStore
+
+    if args.docs is not None:
+        raise InputError(
+            "--docs indexes into a folder index; with --store run `docqa index PATHS --store` first"
+        )
+    store = PgVectorStore(args.store or None, collection=_collection(args))
+    return store.retriever(
+        args.mode,
+        tenant=args.tenant,
+        ef_search=args.ef_search,
+        guard=guard,
+        guarded=not args.no_guard,
+    )

@@ -1,0 +1,209 @@
+"""Searching a store: exact dense = docqa's exact top-k, HNSW recall, keyword, hybrid = RRF."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from store_helpers import TableEmbedder, fill, fill_texts, row_ids
+
+from docqa.errors import InputError
+from docqa.retrieve.fusion import reciprocal_rank_fusion
+from docqa.search import topk
+from docqa.stores import sql as q
+from docqa.stores.pgvector import PgVectorStore
+
+DB = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def _search(store: PgVectorStore, emb: TableEmbedder, query: np.ndarray, k: int, **kw: Any) -> Any:
+    emb.table["q"] = query
+    return store.retriever("dense", embedder=emb, guarded=False, **kw).search("q", k)
+
+
+@DB
+@given(
+    data=st.data(),
+    n=st.integers(0, 40),
+    d=st.integers(1, 6),
+)
+def test_exact_dense_equals_docqa_exact_topk_ties_included(
+    db_url: str, data: st.DataObject, n: int, d: int
+) -> None:
+    """Small integer components: every inner product is exact in float32, so scores must be
+    equal and ties (plentiful) broken by row id ascending in both."""
+    ints = st.integers(-2, 2)
+    matrix = np.array(
+        data.draw(st.lists(st.lists(ints, min_size=d, max_size=d), min_size=n, max_size=n)),
+        dtype=np.float32,
+    ).reshape(n, d)
+    query = np.array(data.draw(st.lists(ints, min_size=d, max_size=d)), dtype=np.float32)
+    tenants = data.draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n, max_size=n))
+    k = data.draw(st.integers(0, n + 3))
+    store, record, _, emb = fill(db_url, matrix, tenants=tenants)
+    with store:
+        ids = np.array(row_ids(store, record), dtype=np.int64)
+        for tenant in (None, "a"):
+            allowed = None if tenant is None else np.array([t == tenant for t in tenants], bool)
+            want = topk(matrix, query, k, mask=allowed)
+            hits = _search(store, emb, query, k, tenant=tenant)
+            real = want.ids[0] >= 0
+            assert [h.row for h in hits] == ids[want.ids[0][real]].tolist()
+            assert [h.score for h in hits] == want.scores[0][real].tolist()
+
+
+def test_exact_dense_on_unit_vectors_matches_up_to_float_rounding(db_url: str) -> None:
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((500, 48)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    store, record, _, emb = fill(db_url, matrix)
+    with store:
+        ids = np.array(row_ids(store, record))
+        for query in rng.standard_normal((10, 48)).astype(np.float32):
+            want = topk(matrix, query, 10)
+            hits = _search(store, emb, query, 10, tenant=None)
+            assert [h.row for h in hits] == ids[want.ids[0]].tolist()
+            np.testing.assert_allclose([h.score for h in hits], want.scores[0], atol=1e-6)
+
+
+def test_hnsw_recall_and_plans(db_url: str) -> None:
+    """The HNSW query goes through the collection's index, the exact one never does; recall@10
+    against docqa's exact search is high at ef_search 100."""
+    from docqa.stores.load import create_hnsw
+
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((3000, 32)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    store, record, _, emb = fill(db_url, matrix)
+    with store:
+        create_hnsw(store, record)
+        ids = np.array(row_ids(store, record))
+        where = q.filters(record.collection_id, tenant=False, rows=False)
+        params = {"q": matrix[0], "k": 10}
+
+        def plan(query: Any) -> str:
+            explain = b"EXPLAIN " + query.as_bytes(store.conn)
+            return " ".join(r for (r,) in store.conn.execute(explain, params))
+
+        assert f"chunks_hnsw_{record.collection_id}" in plan(q.dense_query(where, record.dim))
+        assert "hnsw" not in plan(q.dense_query(where, None))
+        found = 0
+        queries = rng.standard_normal((30, 32)).astype(np.float32)
+        for query in queries:
+            want = set(ids[topk(matrix, query, 10).ids[0]].tolist())
+            found += len(
+                want & {h.row for h in _search(store, emb, query, 10, tenant=None, ef_search=100)}
+            )
+    assert found / (10 * len(queries)) >= 0.9
+
+
+WORDS = ["loan", "fine", "renewal", "card", "garden", "rose", "room", "book", "late", "nine"]
+TEXTS = [
+    " ".join(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(1 + i % 5)) + f" item{i}"
+    for i in range(80)
+]
+question = st.lists(
+    st.sampled_from([*WORDS, "the", "of", "zebra", "item3", "RNW-409"]), min_size=1, max_size=5
+).map(" ".join)
+
+
+@DB
+@given(
+    tenants=st.lists(
+        st.sampled_from(["red", "blue", "green", None]), min_size=len(TEXTS), max_size=len(TEXTS)
+    ),
+    questions=st.lists(question, min_size=1, max_size=3),
+    tenant=st.sampled_from(["red", "blue", "nobody"]),
+    k=st.integers(1, 12),
+)
+def test_tenant_isolation_in_every_mode(
+    db_url: str, tenants: list[str | None], questions: list[str], tenant: str, k: int
+) -> None:
+    """No hit ever comes from another tenant: dense exact and HNSW, keyword, hybrid (both)."""
+    store, _, chunks = fill_texts(db_url, TEXTS, tenants)
+    owner = {c.id: t for c, t in zip(chunks, tenants, strict=True)}
+    mine = sum(t == tenant for t in tenants)
+    with store:
+        for mode in ("dense", "keyword", "hybrid"):
+            for ef in (None, 40):
+                retriever = store.retriever(mode, tenant=tenant, ef_search=ef, guarded=False)
+                for text in questions:
+                    hits = retriever.search(text, k)
+                    assert all(owner[h.id] == tenant for h in hits), (mode, ef, text)
+                    assert all(
+                        h.chunk is not None and h.chunk.metadata.get("tenant") == tenant
+                        for h in hits
+                    )
+                    if mode == "dense":
+                        assert len(hits) == min(k, mine)
+
+
+@DB
+@given(text=question, k=st.integers(1, 10))
+def test_hybrid_sql_equals_in_process_rrf_of_the_two_sql_lists(
+    db_url: str, text: str, k: int
+) -> None:
+    store, _, _ = fill_texts(db_url, TEXTS, [None] * len(TEXTS))
+    with store:
+        for ef in (None, 40):
+
+            def get(mode: str, ef: int | None = ef) -> Any:
+                return store.retriever(mode, tenant=None, ef_search=ef, guarded=False)
+
+            dense, keyword = get("dense").search(text, 4 * k), get("keyword").search(text, 4 * k)
+            fused = reciprocal_rank_fusion(
+                {"dense": [h.row for h in dense], "keyword": [h.row for h in keyword]}, limit=k
+            )
+            hybrid = get("hybrid").search(text, k)
+            assert [(h.row, h.score) for h in hybrid] == [(f.row, f.score) for f in fused]
+            assert [{n: c.rank for n, c in h.components.items()} for h in hybrid] == [
+                dict(f.ranks) for f in fused
+            ]
+
+
+@DB
+@given(text=st.text(max_size=40))
+@example(text="a\x00b 'x' & y | !z :* \\ (")
+def test_keyword_search_takes_any_question_text(db_url: str, text: str) -> None:
+    """Quotes, operators, NUL and non-ASCII reach the SQL as a bound parameter, never as syntax."""
+    store, _, _ = fill_texts(db_url, TEXTS, [None] * len(TEXTS))
+    with store:
+        for mode in ("keyword", "hybrid"):
+            hits = store.retriever(mode, tenant=None, guarded=False).search(text, 5)
+            assert len(hits) <= 5
+
+
+def test_keyword_is_an_or_of_the_question_words(db_url: str) -> None:
+    store, _, chunks = fill_texts(db_url, TEXTS, [None] * len(TEXTS))
+    with store:
+        kw = store.retriever("keyword", tenant=None, guarded=False)
+        assert kw.search("the of and", 5) == []
+        assert kw.search("zebra", 5) == []
+        hits = kw.search("zebra item3", 5)
+        assert [h.id for h in hits] == [chunks[3].id]
+        assert 0 < hits[0].score < 1
+
+
+def test_masks_restrict_to_row_ids_and_bool_masks_are_refused(db_url: str) -> None:
+    store, record, _, emb = fill(db_url, np.eye(6, dtype=np.float32))
+    with store:
+        ids = row_ids(store, record)
+        hits = _search(store, emb, np.ones(6, np.float32), 6, tenant=None)
+        assert sorted(h.row for h in hits) == ids
+        emb.table["q"] = np.ones(6, np.float32)
+        retriever = store.retriever("dense", tenant=None, embedder=emb, guarded=False)
+        assert sorted(h.row for h in retriever.search("q", 6, mask=np.array(ids[:2]))) == ids[:2]
+        assert retriever.search("q", 6, mask=np.array([], dtype=np.int64)) == []
+        with pytest.raises(InputError, match="row ids"):
+            retriever.search("q", 6, mask=np.ones(6, dtype=bool))
+        with pytest.raises(InputError, match="ef_search"):
+            store.retriever("dense", tenant=None, embedder=emb, ef_search=0)
+        with pytest.raises(InputError, match="unknown mode"):
+            store.retriever("fuzzy", tenant=None)
