@@ -28,6 +28,7 @@ from docqa.index import open_index, write_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.keyword import BM25Index
+from docqa.tenants import folder_tenant
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
 from docqa.text.loaders import find_files
 from docqa.text.windows import check_window
@@ -46,6 +47,7 @@ class IndexSettings:
     max_words: int = 120
     overlap: int = 0
     headings: bool = True
+    tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -172,6 +174,8 @@ def build_index(
     target = Path(index_dir)
     stamp = fingerprint(paths, settings)
     documents, load_report = load_paths(paths)
+    if settings.tenant_from_folder:
+        documents = [folder_tenant(d) for d in documents]
     chunks_of = [
         chunk_document(d, max_words=settings.max_words, overlap=settings.overlap) for d in documents
     ]
