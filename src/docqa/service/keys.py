@@ -84,10 +84,11 @@ def _check_key(key: str, number: int, where: str) -> str:
     return key
 
 
-def _grant(tenants: Iterable[str]) -> Grant:
+def _grant(tenants: Iterable[str] | object) -> Grant:
     if isinstance(tenants, str):
         tenants = [tenants]
-    names = [t.strip() for t in tenants if isinstance(t, str) and t.strip()]
+    listed = tenants if isinstance(tenants, list | tuple | set | frozenset) else []
+    names = [t.strip() for t in listed if isinstance(t, str) and t.strip()]
     if not names:
         raise InputError("every key needs at least one tenant (or * for every tenant)")
     if EVERY_TENANT in names:
@@ -98,7 +99,7 @@ def _grant(tenants: Iterable[str]) -> Grant:
 def parse_keys(text: str, where: str) -> KeyRing:
     """A :class:`KeyRing` from a spec in either form (see the module docstring)."""
     stripped = text.strip()
-    if stripped.startswith("{"):
+    if stripped.startswith(("{", "[")):
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
