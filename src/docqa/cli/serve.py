@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -145,5 +146,12 @@ def run_serve(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=math.ceil(args.shutdown_timeout),
         lifespan="on",
     )
+    # uvicorn re-raises the signal it stopped for once it has shut down; after a graceful
+    # SIGTERM that lands here, so the exit code is 0
+    signal.signal(signal.SIGTERM, _stopped)
     uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _stopped(signum: int, frame: object) -> None:
+    logging.getLogger("docqa.serve").info("docqa serve: stopped (SIGTERM)")
