@@ -38,12 +38,14 @@ def keyed(tenant_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 def test_sse_framing_over_http(keyed: Server) -> None:
-    with keyed.client(headers=bearer(ACME)) as client:
-        with client.stream("POST", "/ask/stream", json={"question": FINE}) as response:
-            assert response.status_code == 200
-            assert response.headers["content-type"].startswith("text/event-stream")
-            assert response.headers["cache-control"] == "no-cache"
-            raw = "".join(response.iter_text())
+    with (
+        keyed.client(headers=bearer(ACME)) as client,
+        client.stream("POST", "/ask/stream", json={"question": FINE}) as response,
+    ):
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.headers["cache-control"] == "no-cache"
+        raw = "".join(response.iter_text())
     frames = parse_sse(raw)
     assert frames[-2] == (None, "[DONE]") and frames[-1][0] == "sources"
     assert "".join(json.loads(d)["text"] for e, d in frames[:-2]) == REPLY
@@ -87,7 +89,7 @@ def test_access_log_lines_hold_no_key_and_no_question(keyed: Server) -> None:
     while "tenant=globex" not in keyed.log() and time.monotonic() < deadline:
         time.sleep(0.05)
     log = keyed.log()
-    assert f"POST /search 200" in log and f"question_chars={len(marker)}" in log
+    assert "POST /search 200" in log and f"question_chars={len(marker)}" in log
     assert marker not in log and all(key not in log for key in KEYS)
 
 
@@ -98,10 +100,11 @@ def test_refuses_to_bind_beyond_loopback_without_keys(tenant_index: Path, tmp_pa
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
+    refusal = (
         "docqa: error: refusing to serve 0.0.0.0 without API keys: set DOCQA_SERVE_KEYS or "
         "pass --keys-file, or serve on 127.0.0.1"
-    ]
+    )
+    assert result.stderr.strip().splitlines() == [refusal]
     bad_keys = tmp_path / "keys"
     bad_keys.write_text("tooshort=acme\n", encoding="utf-8")
     result = subprocess.run(
