@@ -35,7 +35,7 @@ test: $(BIN)/python
 # Style the code claims: ruff (lint + format) and mypy --strict over the package.
 check: $(BIN)/python
 	$(PIP) install --quiet $(BUILD_DEPS)
-	$(PIP) install --quiet $(BUILD_FLAGS) ".[dev]"
+	$(PIP) install --quiet $(BUILD_FLAGS) ".[test,dev]"  # mypy needs the extras' types too
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy --strict src

@@ -32,6 +32,7 @@ from docqa.index.reader import Index
 from docqa.index.writer import resolve_target
 from docqa.keyword import BM25Index
 from docqa.search.compact import storage_arrays
+from docqa.tenants import folder_tenant
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
 from docqa.text.loaders import find_files
 from docqa.text.windows import check_window
@@ -51,6 +52,7 @@ class IndexSettings:
     overlap: int = 0
     headings: bool = True
     storage: str = "float32"  # "int8": int8 codes beside the vectors (docqa.search.compact)
+    tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:
@@ -203,6 +205,8 @@ def _build_locked(
     started = time.perf_counter()
     stamp = fingerprint(paths, settings)
     documents, load_report = load_paths(paths)
+    if settings.tenant_from_folder:
+        documents = [folder_tenant(d) for d in documents]
     chunks_of = [
         chunk_document(d, max_words=settings.max_words, overlap=settings.overlap) for d in documents
     ]

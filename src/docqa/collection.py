@@ -7,7 +7,8 @@ wrapped in the weak-retrieval guard unless asked otherwise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +25,7 @@ from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
+from docqa.tenants import tenant_codes, tenant_rows
 from docqa.types import Retriever
 
 Mode = Literal["dense", "keyword", "hybrid"]
@@ -35,6 +37,10 @@ class Collection:
     index: Index
     embedder: Embedder
     bm25: BM25Index
+    _tenants: tuple[tuple[str, ...], np.ndarray] | None = field(
+        default=None, init=False, repr=False
+    )
+    _masks: dict[frozenset[str], np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def open(cls, path: str | Path) -> Collection:
@@ -84,3 +90,24 @@ class Collection:
         else:
             raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         return GuardedRetriever(inner, guard) if guarded else inner
+
+    def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
+        """Bool ``(N,)``: the rows whose chunk belongs to one of ``tenants`` (see
+        :mod:`docqa.tenants`). The rows' tenants are read once per opened index and each mask
+        is kept, so a repeated call costs a dict lookup; pass it to a search as ``mask=``."""
+        wanted = frozenset(tenants)
+        mask = self._masks.get(wanted)
+        if mask is None:
+            mask = tenant_rows(*self._tenant_codes(), wanted)
+            mask.setflags(write=False)
+            self._masks[wanted] = mask
+        return mask
+
+    def tenants(self) -> tuple[str, ...]:
+        """The distinct tenants of this index's chunks, first-seen order."""
+        return self._tenant_codes()[0]
+
+    def _tenant_codes(self) -> tuple[tuple[str, ...], np.ndarray]:
+        if self._tenants is None:
+            self._tenants = tenant_codes(c.metadata for c in self.index.chunks)
+        return self._tenants

@@ -19,12 +19,17 @@ from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
 from docqa.pricing import load_prices
 from docqa.retrieve.guard import GuardConfig
+from docqa.retrieve.masked import MaskedRetriever
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
 EXIT_OK, EXIT_EMPTY = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        from docqa.cli.serve import run_serve
+
+        return run_serve(args)
     from docqa.cli.verify import cmd_verify
 
     handler = {
@@ -55,6 +60,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         overlap=args.overlap,
         headings=not args.no_headings,
         storage=args.storage,
+        tenant_from_folder=args.tenant_from_folder,
     )
     with render.progress(_err()) as progress:
         report = build_index(
@@ -84,7 +90,24 @@ def _retriever(args: argparse.Namespace) -> Retriever:
         if report is not None:
             print(render.build_summary(report), file=sys.stderr)
     collection = Collection.open(index_dir)
-    return collection.retriever(args.mode, guard=_guard(args), guarded=not args.no_guard)
+    retriever = collection.retriever(args.mode, guard=_guard(args), guarded=not args.no_guard)
+    return _tenant_only(collection, retriever, args.tenant)
+
+
+def _tenant_only(
+    collection: Collection, retriever: Retriever, tenants: list[str] | None
+) -> Retriever:
+    """``retriever`` restricted to the rows of ``tenants`` (every row when None)."""
+    if tenants is None:
+        return retriever
+    unknown = sorted(set(tenants) - set(collection.tenants()))
+    if unknown:
+        known = ", ".join(collection.tenants()) or "none"
+        raise InputError(
+            f"tenant {unknown[0]!r} has no passages in {collection.index.root} (tenants there: "
+            f"{known}); index with front matter `tenant:` or --tenant-from-folder"
+        )
+    return MaskedRetriever(retriever, collection.tenant_mask(tenants))
 
 
 def cmd_search(args: argparse.Namespace) -> int:

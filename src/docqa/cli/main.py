@@ -1,4 +1,4 @@
-"""The ``docqa`` command: index, search, ask, eval.
+"""The ``docqa`` command: index, search, ask, eval, serve.
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from docqa.cli import serve
 from docqa.errors import DocqaError
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
@@ -68,7 +69,6 @@ def _store_options(p: argparse.ArgumentParser, *, query: bool) -> None:
     )
     p.add_argument("--collection", default=None, help="collection in the store (default: default)")
     if query:
-        p.add_argument("--tenant", default=None, help="only this tenant's chunks (with --store)")
         p.add_argument(
             "--ef-search",
             type=_positive,
@@ -97,6 +97,12 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _store_options(p, query=True)
+    p.add_argument(
+        "--tenant",
+        action="append",
+        default=None,
+        help="search only this tenant's passages (repeat for several)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--verify", action="store_true", help="checksum every file after writing")
     _store_options(p, query=False)
+    p.add_argument(
+        "--tenant-from-folder",
+        action="store_true",
+        help="each file's tenant is its first folder under the indexed folder",
+    )
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)
@@ -148,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     from docqa.cli.verify import add_verify_parser
 
     add_verify_parser(sub)
+    serve.add_parser(sub, _index_options, _model_options, _positive)
     return parser
 
 

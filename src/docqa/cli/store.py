@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from docqa.stores.load import StoreReport
 
 EXIT_OK = 0
-_STORE_ONLY = (("collection", "--collection"), ("tenant", "--tenant"), ("ef_search", "--ef-search"))
+_STORE_ONLY = (("collection", "--collection"), ("ef_search", "--ef-search"))
 
 
 def uses_store(args: argparse.Namespace) -> bool:
@@ -34,6 +34,15 @@ def uses_store(args: argparse.Namespace) -> bool:
         if getattr(args, name, None) is not None:
             raise InputError(f"{flag} applies to a database store; add --store URL")
     return False
+
+
+def _one_tenant(tenants: list[str] | None) -> str | None:
+    """The store filters on one tenant; ``--tenant`` may be repeated for a file index only."""
+    if tenants and len(tenants) > 1:
+        raise InputError(
+            f"--store searches one tenant at a time, got {len(tenants)} --tenant options; give one"
+        )
+    return tenants[0] if tenants else None
 
 
 def _collection(args: argparse.Namespace) -> str:
@@ -64,6 +73,7 @@ def cmd_index(args: argparse.Namespace, progress_console: Console) -> int:
         max_words=args.max_words,
         overlap=args.overlap,
         headings=not args.no_headings,
+        tenant_from_folder=args.tenant_from_folder,
     )
     with (
         PgVectorStore(args.store or None, collection=_collection(args)) as store,
@@ -85,7 +95,7 @@ def retriever(args: argparse.Namespace, guard: GuardConfig | None) -> Retriever:
     store = PgVectorStore(args.store or None, collection=_collection(args))
     return store.retriever(
         args.mode,
-        tenant=args.tenant,
+        tenant=_one_tenant(args.tenant),
         ef_search=args.ef_search,
         guard=guard,
         guarded=not args.no_guard,

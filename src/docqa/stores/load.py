@@ -1,6 +1,6 @@
 """Write a collection: load, chunk and embed with the file index's code, then upsert by batch.
 
-``index_to_store`` loads and chunks with ``docqa.text.load_chunks``, builds the texts with
+``index_to_store`` loads and chunks with ``docqa.text`` (tenants from folders as the file index does), builds the texts with
 ``embed_text`` and the embedder with ``IndexSettings.make_embedder`` (the same calls as
 ``docqa.build``), then compares each chunk's row hash (its text, heading path, lines, metadata
 and embedded text) with the stored one: only new or changed chunks are embedded and upserted,
@@ -28,7 +28,8 @@ from docqa.errors import DimensionMismatch, InputError
 from docqa.stores import sql as q
 from docqa.stores.connection import translated
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
-from docqa.text import SkippedFile, embed_text, load_chunks
+from docqa.tenants import folder_tenant
+from docqa.text import SkippedFile, chunk_document, embed_text, load_paths
 from docqa.types import Chunk
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -232,7 +233,14 @@ def index_to_store(
     settings = settings or IndexSettings()
     _check_settings(settings, batch_rows)
     started = time.perf_counter()
-    chunks, report = load_chunks(paths, max_words=settings.max_words, overlap=settings.overlap)
+    documents, report = load_paths(paths)
+    if settings.tenant_from_folder:
+        documents = [folder_tenant(d) for d in documents]
+    chunks = [
+        c
+        for d in documents
+        for c in chunk_document(d, max_words=settings.max_words, overlap=settings.overlap)
+    ]
     if not chunks:
         raise InputError(f"no text to index in {', '.join(map(str, paths))}")
     texts = [embed_text(c, headings=settings.headings) for c in chunks]

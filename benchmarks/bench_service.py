@@ -1,0 +1,411 @@
+"""Load test of `docqa serve` on loopback, beside the library in-process and the framework floor.
+
+Run: ``.venv/bin/python benchmarks/bench_service.py [--seconds 5] [--modes dense,keyword,hybrid]``
+(or through pytest with ``make bench``). A 100k-chunk index is built once from replicated
+English text (stdlib docstrings, see corpus.py) into ``.benchmarks/service/``. Then, per mode:
+
+- the library in-process: ``retriever.search`` in 1 thread (latency) and 2 threads (throughput);
+- ``docqa serve`` as a subprocess with httpx async clients at 1, 8 and 32 concurrent, each run
+  bounded in time and count; ``/search`` in each mode and ``/ask`` with the extractive model;
+- a FastAPI endpoint that returns a constant (the same uvicorn settings): the framework's floor;
+- paired, interleaved figures: HTTP minus in-process latency per question (sequential pairs),
+  and HTTP 8-client throughput over in-process 2-thread throughput (alternating short rounds).
+
+Every HTTP response is checked inside the timed loop: status 200 and the same top hit (or the
+same answer) as the library gives for that question. Warm-up requests run before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / ".benchmarks" / "service"
+CHUNKS = 100_000
+SECTION_WORDS = 100
+MAX_REQUESTS = 100_000  # per run, besides the time bound
+
+
+# --- the index ------------------------------------------------------------------------------
+
+
+def build_index_100k() -> Path:
+    """The 100k-chunk index (built once, reused while its manifest is there)."""
+    from corpus import english_text
+
+    from docqa.build import IndexSettings, build_index
+
+    index = WORK / "index-100k"
+    if (index / "manifest.json").exists():
+        return index
+    words = english_text(20.0)[0].split()
+    sections = [words[i : i + SECTION_WORDS] for i in range(0, len(words), SECTION_WORDS)]
+    docs = WORK / "docs"
+    per_file, number = 200, 0
+    for copy in range(-(-CHUNKS // len(sections))):
+        for start in range(0, len(sections), per_file):
+            if number * per_file >= CHUNKS:
+                break
+            body = [
+                f"## Part {copy} section {start + i}\n\n{' '.join(s)}\n"
+                for i, s in enumerate(sections[start : start + per_file])
+            ]
+            path = docs / f"c{copy}" / f"f{start // per_file:04d}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# Copy {copy} file {start}\n\n" + "\n".join(body), encoding="utf-8")
+            number += 1
+    report = build_index([docs], index, IndexSettings(max_words=SECTION_WORDS + 20))
+    print(f"built {report.chunks} chunks in {report.seconds:.1f} s", file=sys.stderr)
+    return index
+
+
+def questions_of(index: Path, n: int = 64, seed: int = 7) -> list[str]:
+    """``n`` questions of 8 consecutive words from random chunks (fixed seed)."""
+    from docqa.index import open_index
+
+    opened, rng = open_index(index), random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = opened.chunk(rng.randrange(len(opened))).text.split()
+        start = rng.randrange(max(1, len(words) - 8))
+        out.append(" ".join(words[start : start + 8]))
+    return out
+
+
+# --- servers --------------------------------------------------------------------------------
+
+
+FLOOR = """
+import socket, sys, uvicorn
+from fastapi import FastAPI
+app = FastAPI()
+BODY = {"hits": []}
+@app.post("/search")
+async def search(body: dict) -> dict:
+    return BODY
+sock = socket.socket(); sock.bind(("127.0.0.1", 0)); sock.listen(2048)
+print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", file=sys.stderr, flush=True)
+uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
+"""
+
+
+class Process:
+    """A server subprocess; ``url`` is read from its first ``http://127.0.0.1:PORT/`` line."""
+
+    def __init__(self, argv: list[str], log: Path) -> None:
+        self.log = log
+        self._out = open(log, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+        self.proc = subprocess.Popen(argv, stdout=self._out, stderr=subprocess.STDOUT, env=env)
+        self.url = self._wait_url(120.0)
+
+    def _wait_url(self, seconds: float) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            found = re.search(r"http://127\.0\.0\.1:\d+", self.log.read_text(encoding="utf-8"))
+            if found:
+                return found.group(0)
+            time.sleep(0.05)
+        raise RuntimeError(f"server did not start: {self.log.read_text(encoding='utf-8')}")
+
+    def wait_ready(self, path: str, seconds: float = 120.0) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + path).status_code in (200, 405):
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"{self.url}{path} never answered")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+        self._out.close()
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One bounded run: per-request latencies (s), its wall time, 429s and other failures."""
+
+    what: str
+    latencies: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    refused_429: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def rps(self) -> float:
+        return len(self.latencies) / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else 0.0
+
+
+Check = Callable[[int, dict[str, Any]], str | None]  # (question number, body) -> failure
+
+
+def library_run(what: str, call: Callable[[int], object], threads: int, seconds: float) -> Run:
+    """``call(i)`` for question numbers i in ``threads`` threads until ``seconds`` pass."""
+    run, lock = Run(what), threading.Lock()
+    stop_at = time.perf_counter() + seconds
+
+    def loop(offset: int) -> None:
+        i, mine = offset, []
+        while time.perf_counter() < stop_at and len(mine) < MAX_REQUESTS:
+            start = time.perf_counter()
+            call(i)
+            mine.append(time.perf_counter() - start)
+            i += threads
+        with lock:
+            run.latencies.extend(mine)
+
+    started = time.perf_counter()
+    workers = [threading.Thread(target=loop, args=(t,)) for t in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+async def http_run(
+    what: str, url: str, bodies: list[dict[str, Any]], check: Check, clients: int, seconds: float
+) -> Run:
+    """``clients`` concurrent clients posting ``bodies`` in turn to ``url`` for ``seconds``."""
+    run = Run(what)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(limits=limits, timeout=30.0) as client:
+        stop_at = time.perf_counter() + seconds
+
+        async def worker(offset: int) -> None:
+            i = offset
+            while time.perf_counter() < stop_at and len(run.latencies) < MAX_REQUESTS:
+                start = time.perf_counter()
+                response = await client.post(url, json=bodies[i % len(bodies)])
+                elapsed = time.perf_counter() - start
+                if response.status_code == 429:
+                    run.refused_429 += 1
+                elif response.status_code != 200:
+                    run.failures.append(f"HTTP {response.status_code}")
+                else:
+                    failure = check(i % len(bodies), response.json())
+                    if failure:
+                        run.failures.append(failure)
+                    run.latencies.append(elapsed)
+                i += clients
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(c) for c in range(clients)))
+        run.seconds = time.perf_counter() - started
+    return run
+
+
+def paired_overhead_ms(
+    url: str, bodies: list[dict[str, Any]], call: Callable[[int], object], pairs: int
+) -> list[float]:
+    """Per question: HTTP latency (1 client, keep-alive) minus the in-process call's, in ms;
+    the order inside each pair alternates."""
+    out = []
+    with httpx.Client(timeout=30.0) as client:
+        for i in range(pairs):
+            times = {}
+            for name in ("lib", "http") if i % 2 == 0 else ("http", "lib"):
+                start = time.perf_counter()
+                if name == "lib":
+                    call(i % len(bodies))
+                else:
+                    client.post(url, json=bodies[i % len(bodies)]).raise_for_status()
+                times[name] = time.perf_counter() - start
+            out.append((times["http"] - times["lib"]) * 1000)
+    return out
+
+
+# --- the benchmark --------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """One endpoint under test: its library twin, request bodies and response check."""
+
+    name: str
+    path: str
+    call: Callable[[int], object]
+    bodies: list[dict[str, Any]]
+    check: Check
+
+
+def cases(index: Path, questions: list[str], modes: list[str]) -> list[Case]:
+    from docqa.answer import answer
+    from docqa.collection import Collection
+    from docqa.models import ExtractiveModel
+
+    collection, model = Collection.open(index), ExtractiveModel()
+    out = []
+    for mode in modes:
+        retriever = collection.retriever(mode)
+        top = [next((h.id for h in retriever.search(q, 5)), None) for q in questions]
+
+        def check(i: int, body: dict[str, Any], top: list[str | None] = top) -> str | None:
+            got = body["hits"][0]["id"] if body["hits"] else None
+            return None if got == top[i] else f"top hit {got} != {top[i]}"
+
+        out.append(
+            Case(
+                f"/search {mode}",
+                "/search",
+                lambda i, r=retriever: r.search(questions[i % len(questions)], 5),
+                [{"question": q, "k": 5, "mode": mode} for q in questions],
+                check,
+            )
+        )
+    hybrid = collection.retriever("hybrid")
+    texts = [answer(q, hybrid, model, 3).text for q in questions]
+    out.append(
+        Case(
+            "/ask extractive",
+            "/ask",
+            lambda i: answer(questions[i % len(questions)], hybrid, model, 3),
+            [{"question": q, "k": 3, "mode": "hybrid"} for q in questions],
+            lambda i, body: None if body["answer"] == texts[i] else "answer differs",
+        )
+    )
+    return out
+
+
+def row(run: Run, unit: str) -> str:
+    return (
+        f"| {run.what} | {unit} | {run.pct(0.5):.2f} | {run.pct(0.99):.2f} | {run.rps:.0f} "
+        f"| {run.refused_429} | {len(run.failures)} |"
+    )
+
+
+def bench_case(case: Case, url: str, seconds: float, lines: list[str], verdicts: list[str]) -> None:
+    for i in range(len(case.bodies)):  # warm-up, outside the timed runs
+        case.call(i)
+        httpx.post(url + case.path, json=case.bodies[i], timeout=30).raise_for_status()
+    lib1 = library_run(f"{case.name}: library", case.call, 1, seconds)
+    lib2 = library_run(f"{case.name}: library", case.call, 2, seconds)
+    lines += [row(lib1, "1 thread"), row(lib2, "2 threads")]
+    runs = {}
+    for clients in (1, 8, 32):
+        run = asyncio.run(
+            http_run(
+                f"{case.name}: HTTP", url + case.path, case.bodies, case.check, clients, seconds
+            )
+        )
+        runs[clients] = run
+        lines.append(row(run, f"{clients} clients"))
+        if run.failures:
+            lines.append(f"|   first failure: {run.failures[0]} | | | | | | |")
+    overhead = paired_overhead_ms(url + case.path, case.bodies, case.call, 400)
+    ratios = []
+    for _ in range(3):  # alternating short rounds: library 2 threads vs HTTP 8 clients
+        lib = library_run("", case.call, 2, seconds / 3)
+        http = asyncio.run(http_run("", url + case.path, case.bodies, case.check, 8, seconds / 3))
+        ratios.append(http.rps / lib.rps)
+    at32 = runs[32]
+    verdicts += [
+        (
+            f"- {case.name}: HTTP adds {statistics.median(overhead):.2f} ms at p50 (median of "
+            f"{len(overhead)} paired requests; p50 1 client {runs[1].pct(0.5):.2f} ms vs library "
+            f"{lib1.pct(0.5):.2f} ms) -> target <= 1.5 ms "
+            f"{'MET' if statistics.median(overhead) <= 1.5 else 'NOT met'}"
+        ),
+        (
+            f"- {case.name}: 32 clients: {len(at32.failures)} failures, {at32.refused_429} 429s, "
+            f"p99/p50 = {at32.pct(0.99) / at32.pct(0.5):.2f} -> target 0 failures, <= 5x "
+            f"{'MET' if not at32.failures and at32.pct(0.99) <= 5 * at32.pct(0.5) else 'NOT met'}"
+        ),
+        (
+            f"- {case.name}: 8 clients / library 2 threads throughput = "
+            f"{statistics.median(ratios):.2f} (median of 3 alternating rounds, range "
+            f"{min(ratios):.2f}-{max(ratios):.2f}) -> target >= 0.70 "
+            f"{'MET' if statistics.median(ratios) >= 0.7 else 'NOT met'}"
+        ),
+    ]
+
+
+def floor_rows(url: str, bodies: list[dict[str, Any]], seconds: float, lines: list[str]) -> None:
+    for i in range(20):
+        httpx.post(url + "/search", json=bodies[i % len(bodies)]).raise_for_status()
+    for clients in (1, 8, 32):
+        run = asyncio.run(
+            http_run("FastAPI constant (floor)", url + "/search", bodies, lambda i, b: None,
+                     clients, seconds)
+        )  # fmt: skip
+        lines.append(row(run, f"{clients} clients"))
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="bound of each run")
+    parser.add_argument("--modes", default="dense,keyword,hybrid")
+    args = parser.parse_args(argv)
+    WORK.mkdir(parents=True, exist_ok=True)
+    index = build_index_100k()
+    questions = questions_of(index)
+    all_cases = cases(index, questions, args.modes.split(","))
+    lines = [
+        (
+            f"{len(questions)} questions, 100k-chunk index, each run bounded to {args.seconds:g} s; "
+            f"{os.cpu_count()} cores; latencies in ms"
+        ),
+        "",
+        "| what | load | p50 ms | p99 ms | req/s | 429 | failures |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    verdicts: list[str] = []
+    serve = Process(
+        [sys.executable, "-m", "docqa", "serve", "--index", str(index), "--port", "0",
+         "--max-concurrency", "64"],
+        WORK / "serve.log",
+    )  # fmt: skip
+    try:
+        serve.wait_ready("/ready")
+        for case in all_cases:
+            bench_case(case, serve.url, args.seconds, lines, verdicts)
+    finally:
+        serve.stop()
+    floor = Process([sys.executable, "-c", FLOOR], WORK / "floor.log")
+    try:
+        floor.wait_ready("/search")
+        floor_rows(floor.url, all_cases[0].bodies, args.seconds, lines)
+    finally:
+        floor.stop()
+    report = "\n".join([*lines, "", *verdicts])
+    (WORK / "report.md").write_text(report + "\n", encoding="utf-8")
+    return report
+
+
+def test_service_load() -> None:
+    """The load test under pytest (``make bench``): prints the table; asserts only correctness
+    (no failed request other than deliberate 429s), never a timing."""
+    report = main(["--seconds", "5"])
+    print(report)
+    assert "first failure" not in report
+
+
+if __name__ == "__main__":
+    print(main())

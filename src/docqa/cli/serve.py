@@ -1,0 +1,157 @@
+"""``docqa serve``: its options (light, imported by the parser) and its runner (imports FastAPI
+and uvicorn only when called, so ``docqa --help`` stays fast)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from docqa.errors import InputError
+
+Adder = Callable[[argparse.ArgumentParser], None]
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def add_parser(
+    sub: Any, index_options: Adder, model_options: Adder, positive: Callable[[str], int]
+) -> None:
+    """Add the ``serve`` subcommand to ``sub`` (the parser's subcommands)."""
+    p = sub.add_parser(
+        "serve",
+        help="serve /search, /ask and /ask/stream over HTTP, with a web page at /",
+        description="Keys come from DOCQA_SERVE_KEYS or --keys-file (JSON "
+        '{"KEY": ["tenant", ...]} or KEY=tenant,tenant;KEY=tenant), never the command line. '
+        "Without keys only a loopback address is served.",
+    )
+    index_options(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (0: any free one; default 8000)")
+    p.add_argument("--keys-file", type=Path, default=None, help="file of keys and their tenants")
+    p.add_argument(
+        "--max-concurrency", type=positive, default=8, help="requests in work (429 past it)"
+    )
+    p.add_argument(
+        "--max-question", type=positive, default=2000, help="question length limit (chars)"
+    )
+    p.add_argument(
+        "--max-body", type=positive, default=64 * 1024, help="request body limit (bytes)"
+    )
+    p.add_argument("--model-timeout", type=_seconds, default=60.0, help="seconds for one answer")
+    p.add_argument(
+        "--shutdown-timeout",
+        type=_seconds,
+        default=10.0,
+        help="seconds in-flight requests get on SIGTERM",
+    )
+    p.add_argument("--min-score", type=float, default=None, help="guard threshold (as for ask)")
+    model_options(p)
+
+
+def is_loopback(host: str) -> bool:
+    """True when every address ``host`` resolves to is a loopback address."""
+    import ipaddress
+
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except socket.gaierror:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (InputError naming both when it cannot)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port")
+    sock.listen(2048)
+    return sock
+
+
+def _logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    for name in ("docqa.serve", "docqa.serve.access"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        logger.addHandler(handler)
+        logger.propagate = False
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Open the index, check keys and address, then serve until SIGTERM / Ctrl-C (exit 0)."""
+    import uvicorn
+
+    from docqa.build import default_index_dir
+    from docqa.cli.commands import _guard, make_model
+    from docqa.pricing import load_prices
+    from docqa.service.app import ServeSettings, create_app
+    from docqa.service.keys import load_keys
+    from docqa.service.live import LiveIndex
+
+    keys = load_keys(args.keys_file)
+    if keys is None and not is_loopback(args.host):
+        raise InputError(
+            f"refusing to serve {args.host} without API keys: set DOCQA_SERVE_KEYS or pass "
+            "--keys-file, or serve on 127.0.0.1"
+        )
+    args.mode = "hybrid"  # _guard reads it: one threshold for both components
+    tenant_sets = [g.tenants for g in keys.grants()] if keys else []
+    root = args.index if args.index is not None else default_index_dir()
+    live = LiveIndex(root, guard=_guard(args), tenant_sets=tenant_sets)
+    settings = ServeSettings(
+        keys=keys,
+        max_concurrency=args.max_concurrency,
+        max_question=args.max_question,
+        max_body=args.max_body,
+        model_timeout=args.model_timeout,
+        prices=load_prices(),
+    )
+    app = create_app(live, make_model(args), settings)
+    sock = bind(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    _logging()
+    logging.getLogger("docqa.serve").info(
+        "docqa serve: http://%s:%d/ (index %s, %d chunks, %s)",
+        host if ":" not in host else f"[{host}]",
+        port,
+        root,
+        live.current().chunks,
+        f"{len(keys)} keys" if keys else "no keys: loopback only",
+    )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=math.ceil(args.shutdown_timeout),
+        lifespan="on",
+    )
+    # uvicorn re-raises the signal it stopped for once it has shut down; after a graceful
+    # SIGTERM that lands here, so the exit code is 0
+    signal.signal(signal.SIGTERM, _stopped)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _stopped(signum: int, frame: object) -> None:
+    logging.getLogger("docqa.serve").info("docqa serve: stopped (SIGTERM)")

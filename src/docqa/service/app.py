@@ -1,0 +1,277 @@
+"""The FastAPI app of ``docqa serve``: a thin HTTP edge over the library's answer path.
+
+::
+
+    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve (thread)
+                                                 └─▶ /search: hits    └─▶ /ask: answer_stream
+                                                                      └─▶ /ask/stream: SSE
+
+Every search is restricted to the key's tenants by a row mask inside the kernels. The
+answer path is :func:`docqa.answer.answer_stream` over hits retrieved before any response
+starts, so a bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+import anyio
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from starlette.exceptions import HTTPException
+
+from docqa.answer import answer, answer_stream
+from docqa.errors import DocqaError
+from docqa.pricing import Price
+from docqa.service import errors
+from docqa.service.keys import OPEN, Grant, KeyRing
+from docqa.service.live import LiveIndex, Snapshot
+from docqa.service.middleware import AccessLog, BodyLimit
+from docqa.service.schemas import (
+    AskRequest,
+    AskResponse,
+    ErrorBody,
+    SearchRequest,
+    SearchResponse,
+    answer_body,
+    search_body,
+)
+from docqa.service.streaming import Retrieved, relay, sse
+from docqa.types import Answer, Hit, ModelClient
+
+log = logging.getLogger("docqa.serve")
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 422, 429, 502, 503, 504)
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ServeSettings:
+    """Limits and keys of one service (``docqa serve --help`` documents each)."""
+
+    keys: KeyRing | None = None
+    max_concurrency: int = 8
+    max_question: int = 2000
+    max_body: int = 64 * 1024
+    model_timeout: float = 60.0
+    prices: Mapping[str, Price] | None = None
+
+
+class Slots:
+    """At most ``size`` requests in work; the event loop thread is the only user."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.busy = 0
+
+    def take(self) -> None:
+        if self.busy >= self.size:
+            raise HTTPException(
+                429,
+                f"the service is at its limit of {self.size} requests in work; retry shortly",
+                headers={"Retry-After": "1"},
+            )
+        self.busy += 1
+
+    def give(self) -> None:
+        self.busy -= 1
+
+
+class SlotStream(StreamingResponse):
+    """A streaming response that gives its slot back however the stream ends."""
+
+    def __init__(self, content: AsyncIterator[str], slots: Slots) -> None:
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        super().__init__(content, media_type="text/event-stream", headers=headers)
+        self.slots = slots
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.slots.give()
+
+
+class Service:
+    """What the routes share: the live index, the model, the settings and the slots."""
+
+    def __init__(self, live: LiveIndex, model: ModelClient, settings: ServeSettings) -> None:
+        self.live = live
+        self.model = model
+        self.settings = settings
+        self.slots = Slots(settings.max_concurrency)
+
+    def grant(self, request: Request) -> Grant:
+        """The caller's grant from ``Authorization: Bearer KEY``; 401 for a missing or wrong
+        key alike (the response never tells which)."""
+        keys = self.settings.keys
+        if keys is None:
+            return OPEN
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        grant = keys.grant(token.strip()) if scheme.lower() == "bearer" else None
+        if grant is None:
+            raise HTTPException(
+                401,
+                "missing or invalid API key; send Authorization: Bearer KEY",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        request.state.tenant = grant.label
+        return grant
+
+    def question(self, body: SearchRequest, request: Request) -> str:
+        """The question, checked against the length limit (422 when too long or blank)."""
+        request.state.question_chars = len(body.question)
+        limit = self.settings.max_question
+        if len(body.question) > limit:
+            raise HTTPException(
+                422,
+                f"question: {len(body.question)} characters is more than the limit of {limit} "
+                "(--max-question); shorten it",
+            )
+        if not body.question.strip():
+            raise HTTPException(422, "question: it is blank; send a question")
+        return body.question
+
+    def snapshot(self) -> Snapshot:
+        if not self.live.ready:
+            raise HTTPException(
+                503, "the index is still warming up; retry shortly", headers={"Retry-After": "1"}
+            )
+        return self.live.current()
+
+    async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
+        retriever = self.snapshot().retriever(body.mode, grant.tenants)
+        hits: list[Hit] = await anyio.to_thread.run_sync(retriever.search, question, body.k)
+        return hits
+
+    async def answer(self, question: str, hits: list[Hit], k: int) -> Answer:
+        if not hits:
+            return answer(question, Retrieved(hits), self.model, k)
+        items = answer_stream(question, Retrieved(hits), self.model, k, prices=self.settings.prices)
+        final: Answer | None = None
+        async for item in relay(items, self.settings.model_timeout):
+            if isinstance(item, Answer):
+                final = item
+        if final is None:
+            raise DocqaError("the answer path ended without an answer")
+        return final
+
+    async def frames(self, question: str, hits: list[Hit], k: int) -> AsyncIterator[str]:
+        """The SSE frames of one answer: text pieces, ``[DONE]``, then ``event: sources``;
+        a failure ends the stream with ``event: error``."""
+        items = answer_stream(question, Retrieved(hits), self.model, k, prices=self.settings.prices)
+        final: Answer | None = None
+        try:
+            async for item in relay(items, self.settings.model_timeout):
+                if isinstance(item, Answer):
+                    final = item
+                else:
+                    yield sse({"text": item})
+        except Exception as exc:  # noqa: BLE001 (any failure ends the stream with a frame)
+            yield sse({"error": errors.public_message(exc)}, "error")
+            return
+        yield sse("[DONE]")
+        if final is not None:
+            yield sse(answer_body(final), "sources")
+
+
+def _lifespan(live: LiveIndex) -> Any:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        threading.Thread(target=_warm, args=(live,), daemon=True).start()
+        yield
+
+    return lifespan
+
+
+def _warm(live: LiveIndex) -> None:
+    try:
+        live.warm()
+    except Exception:
+        log.exception("docqa serve: warming the index failed; /ready stays 503")
+
+
+def create_app(live: LiveIndex, model: ModelClient, settings: ServeSettings) -> FastAPI:
+    """The service over ``live`` answering with ``model``. Warming starts with the app's
+    lifespan (call ``live.warm()`` yourself when driving the app without one)."""
+    app = FastAPI(
+        title="docqa",
+        summary="Grounded answers with sources over your own documents",
+        lifespan=_lifespan(live),
+    )
+    service = Service(live, model, settings)
+    errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body)
+    app.add_middleware(AccessLog)
+    _routes(app, service)
+    return app
+
+
+def _routes(app: FastAPI, service: Service) -> None:
+    caller = Depends(service.grant)
+    page = files("docqa.service").joinpath("static/index.html").read_text(encoding="utf-8")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        """The process is up."""
+        return {"status": "ok"}
+
+    @app.get("/ready", responses={503: {"model": ErrorBody}})
+    async def ready() -> JSONResponse:
+        """The index is open and the kernels are compiled."""
+        snap = service.snapshot()
+        return JSONResponse({"ready": True, "chunks": snap.chunks, "created": snap.created})
+
+    @app.post("/search", response_model=SearchResponse, responses=ERRORS)
+    async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> JSONResponse:
+        """The passages that best match the question, among the key's tenants."""
+        question = service.question(body, request)
+        service.slots.take()
+        try:
+            hits = await service.retrieve(question, body, grant)
+        finally:
+            service.slots.give()
+        return JSONResponse(search_body(hits))
+
+    @app.post("/ask", response_model=AskResponse, responses=ERRORS)
+    async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> JSONResponse:
+        """An answer with its sources and checked citations, or a refusal (no model call)."""
+        question = service.question(body, request)
+        service.slots.take()
+        try:
+            hits = await service.retrieve(question, body, grant)
+            final = await service.answer(question, hits, body.k)
+        finally:
+            service.slots.give()
+        return JSONResponse(answer_body(final))
+
+    @app.post("/ask/stream", response_class=StreamingResponse, responses=ERRORS)
+    async def ask_stream(
+        body: AskRequest, request: Request, grant: Grant = caller
+    ) -> StreamingResponse:
+        """Server-sent events: ``data: {"text": ...}`` pieces, ``data: [DONE]``, then
+        ``event: sources``; a refusal is one ``event: refused``; a failure ``event: error``."""
+        question = service.question(body, request)
+        service.slots.take()
+        try:
+            hits = await service.retrieve(question, body, grant)
+        except BaseException:
+            service.slots.give()
+            raise
+        if not hits:
+            service.slots.give()
+            refusal = answer(question, Retrieved(hits), service.model, body.k)
+            return StreamingResponse(
+                iter([sse(answer_body(refusal), "refused")]), media_type="text/event-stream"
+            )
+        return SlotStream(service.frames(question, hits, body.k), service.slots)

@@ -1,0 +1,123 @@
+"""The index the service reads, reopened when ``docqa index`` atomically replaces it.
+
+Each request takes the current :class:`Snapshot` (an opened Collection with its retrievers) and
+keeps it for its whole life, so a request that started on the old index finishes on it (the
+old files stay readable through their memory maps after the directory is replaced). The check
+is two ``stat`` calls per request: the directory's and the manifest's inode, mtime and size.
+When they change, one background thread opens and warms the new index and then swaps it in;
+until then requests keep the old one. An index that fails to open is reported once and the old
+one kept until the directory changes again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from docqa.collection import MODES, Collection, Mode
+from docqa.errors import DocqaError
+from docqa.index.format import MANIFEST
+from docqa.retrieve.guard import GuardConfig
+from docqa.retrieve.masked import MaskedRetriever
+from docqa.types import Retriever
+
+Identity = tuple[int, ...]
+log = logging.getLogger("docqa.serve")
+
+WARM_QUESTION = "warm up the search kernels"
+
+
+def identity(root: Path) -> Identity | None:
+    """The directory's and the manifest's (device, inode, mtime, size); None while missing."""
+    try:
+        d, m = os.stat(root), os.stat(root / MANIFEST)
+    except OSError:
+        return None
+    return (d.st_dev, d.st_ino, m.st_ino, m.st_mtime_ns, m.st_size)
+
+
+class Snapshot:
+    """One opened index: its collection, identity, and a retriever per mode."""
+
+    def __init__(self, collection: Collection, ident: Identity | None, guard: GuardConfig | None):
+        self.collection = collection
+        self.identity = ident
+        self.created = collection.index.manifest.created
+        self.chunks = len(collection.index)
+        self._retrievers = {m: collection.retriever(m, guard=guard) for m in MODES}
+
+    def retriever(self, mode: Mode, tenants: frozenset[str] | None) -> Retriever:
+        """The guarded retriever of ``mode``, restricted to ``tenants`` (None: every row)."""
+        base = self._retrievers[mode]
+        if tenants is None:
+            return base
+        return MaskedRetriever(base, self.collection.tenant_mask(tenants))
+
+    def warm(self, tenant_sets: Iterable[frozenset[str] | None]) -> None:
+        """Compile the kernels (masked and not) and build every tenant mask before serving."""
+        everything = np.ones(self.chunks, dtype=np.bool_)
+        for mode in MODES:
+            self._retrievers[mode].search(WARM_QUESTION, 3)
+            self._retrievers[mode].search(WARM_QUESTION, 3, mask=everything)
+        for tenants in tenant_sets:
+            if tenants is not None:
+                self.collection.tenant_mask(tenants)
+
+
+class LiveIndex:
+    """The current snapshot of the index at ``root`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        guard: GuardConfig | None = None,
+        tenant_sets: Iterable[frozenset[str] | None] = (),
+    ) -> None:
+        self.root = root
+        self.guard = guard
+        self.tenant_sets = list(tenant_sets)
+        self.ready = False
+        self._lock = threading.Lock()
+        self._failed: Identity | None = None
+        self._snapshot = self._open(identity(root))
+
+    def _open(self, ident: Identity | None) -> Snapshot:
+        return Snapshot(Collection.open(self.root), ident, self.guard)
+
+    def warm(self) -> None:
+        """Warm the first snapshot; the service is ready after this."""
+        self._snapshot.warm(self.tenant_sets)
+        self.ready = True
+
+    def current(self) -> Snapshot:
+        """The snapshot to use for one request; starts a reload when the directory changed."""
+        snapshot = self._snapshot
+        ident = identity(self.root)
+        changed = ident is not None and ident != snapshot.identity and ident != self._failed
+        if changed and self._lock.acquire(blocking=False):
+            threading.Thread(target=self._reload, args=(ident,), daemon=True).start()
+        return snapshot
+
+    def _reload(self, ident: Identity) -> None:
+        try:
+            snapshot = self._open(ident)
+            snapshot.warm(self.tenant_sets)
+        except (DocqaError, OSError) as exc:
+            self._failed = ident
+            log.warning("docqa serve: kept the previous index; the new one failed: %s", exc)
+        else:
+            self._snapshot = snapshot
+            log.warning(
+                "docqa serve: reloaded %s (%d chunks, created %s)",
+                self.root,
+                snapshot.chunks,
+                snapshot.created,
+            )
+        finally:
+            self._lock.release()

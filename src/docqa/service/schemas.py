@@ -1,0 +1,81 @@
+"""What the service's endpoints take and give (pydantic models, documented at ``/docs``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from docqa.cli.render import answer_json, hit_json
+from docqa.types import Answer, Hit
+
+ModeName = Literal["dense", "keyword", "hybrid"]
+MAX_K = 100
+
+
+class SearchRequest(BaseModel):
+    """A question and how many passages to return, by which retrieval mode."""
+
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, description="the question (at most --max-question chars)")
+    k: int = Field(5, ge=1, le=MAX_K, strict=True, description="passages to return (1..100)")
+    mode: ModeName = Field("hybrid", description="dense, keyword or hybrid (RRF of both)")
+
+
+class AskRequest(SearchRequest):
+    """A question to answer from the top ``k`` passages."""
+
+    k: int = Field(3, ge=1, le=MAX_K, strict=True, description="passages to answer from")
+
+
+class ComponentBody(BaseModel):
+    score: float
+    rank: int
+
+
+class HitBody(BaseModel):
+    rank: int
+    id: str
+    section: str
+    source: str | None
+    heading_path: list[str]
+    score: float
+    text: str | None
+    components: dict[str, ComponentBody]
+
+
+class SearchResponse(BaseModel):
+    hits: list[HitBody]
+
+
+class UsageBody(BaseModel):
+    input_tokens: int
+    output_tokens: int
+    estimated: bool
+
+
+class AskResponse(BaseModel):
+    answer: str
+    sources: list[HitBody]
+    refused: bool
+    cited: list[str]
+    not_retrieved: list[str]
+    usage: UsageBody | None
+    cost: float | None
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="one line: what was wrong and what to do")
+
+
+def search_body(hits: list[Hit]) -> dict[str, Any]:
+    """``{"hits": [...]}``, each hit as ``docqa search --json`` prints it."""
+    return {"hits": [hit_json(rank, hit) for rank, hit in enumerate(hits, start=1)]}
+
+
+def answer_body(answer: Answer) -> dict[str, Any]:
+    """The ``/ask`` body: ``docqa ask --json`` with ``hits`` named ``sources``, no question."""
+    body = answer_json(answer)
+    body["sources"] = body.pop("hits")
+    body.pop("question")
+    return body

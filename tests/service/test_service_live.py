@@ -1,0 +1,50 @@
+"""The live index: a replaced directory is picked up, a broken replacement is not, and the
+snapshot a request holds keeps working after its directory is gone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from service_helpers import write_docs
+
+from docqa.build import build_index
+from docqa.service.live import LiveIndex, identity
+
+
+def test_reload_keeps_old_snapshots_working_and_skips_a_broken_index(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "docs")
+    index = tmp_path / "index"
+    build_index([docs], index)
+    live = LiveIndex(index)
+    live.warm()
+    old = live.current()
+    assert identity(index) == old.identity
+    question = "How much is the overdue fine for a book?"
+    assert "ten cents" in old.retriever("hybrid", None).search(question, 1)[0].chunk.text  # type: ignore[union-attr]
+
+    fines = docs / "acme" / "fines.md"
+    fines.write_text(fines.read_text().replace("ten cents", "twenty cents"), encoding="utf-8")
+    time.sleep(0.01)  # a distinct manifest mtime
+    build_index([docs], index)  # atomically replaces the directory; the old one is removed
+    deadline = time.monotonic() + 20
+    while live.current() is old and time.monotonic() < deadline:
+        time.sleep(0.02)
+    new = live.current()
+    assert new is not old
+    assert "twenty cents" in new.retriever("hybrid", None).search(question, 1)[0].chunk.text  # type: ignore[union-attr]
+    # a request that still holds the old snapshot reads the old (deleted) files through its maps
+    assert "ten cents" in old.retriever("keyword", None).search(question, 1)[0].chunk.text  # type: ignore[union-attr]
+
+    broken = tmp_path / "broken"
+    shutil.copytree(index, broken)
+    (broken / "manifest.json").write_text("{not json", encoding="utf-8")
+    aside = tmp_path / "aside"
+    os.rename(index, aside)
+    os.rename(broken, index)
+    for _ in range(50):  # many requests notice the change; one reload is tried and fails
+        assert live.current() is new
+        time.sleep(0.01)
+    assert live.current() is new and live._failed == identity(index)
