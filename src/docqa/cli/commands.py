@@ -25,6 +25,10 @@ EXIT_OK, EXIT_EMPTY = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.command == "cache":
+        from docqa.cli import cache
+
+        return cache.run(args)
     handler = {"index": cmd_index, "search": cmd_search, "ask": cmd_ask, "eval": cmd_eval}
     return handler[args.command](args)
 

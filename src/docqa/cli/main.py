@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _model_options(p)
     p.add_argument("--json", action="store_true")
+    from docqa.cli import cache
+
+    cache.add_parser(sub)
     return parser
 
 
