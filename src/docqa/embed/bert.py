@@ -82,14 +82,13 @@ def _attention(w: Weights, p: str, x: np.ndarray, bias: np.ndarray, s: BertShape
     return _linear(w, p + "attention.output.dense", ctx)
 
 
-def forward(
-    weights: Weights, ids: np.ndarray, mask: np.ndarray, shape: BertShape = MINILM_L6
+def hidden_states(
+    w: Weights, ids: np.ndarray, types: np.ndarray, mask: np.ndarray, s: BertShape
 ) -> np.ndarray:
-    """``(B, hidden) float32`` unit-length mean-pooled embeddings of ``ids`` under ``mask``."""
-    w, s = weights, shape
+    """``(B, L, hidden)`` last hidden states of ``ids`` with token ``types`` under ``mask``."""
     n = ids.shape[1]
     x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
-    x = x + w["embeddings.token_type_embeddings.weight"][0]
+    x = x + w["embeddings.token_type_embeddings.weight"][types]
     x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], s.eps)
     maskf = mask.astype(np.float32)
     bias = ((1.0 - maskf) * np.float32(-1e9))[:, None, None, :]
@@ -101,6 +100,27 @@ def forward(
         h = gelu(_linear(w, p + "intermediate.dense", x))
         ln = p + "output.LayerNorm"
         x = layer_norm(x + _linear(w, p + "output.dense", h), w[ln + ".weight"], w[ln + ".bias"], s.eps)
+    return x
+
+
+def forward(
+    weights: Weights, ids: np.ndarray, mask: np.ndarray, shape: BertShape = MINILM_L6
+) -> np.ndarray:
+    """``(B, hidden) float32`` unit-length mean-pooled embeddings of ``ids`` under ``mask``."""
+    x = hidden_states(weights, ids, np.zeros_like(ids), mask, shape)
+    maskf = mask.astype(np.float32)
     pooled = (x * maskf[:, :, None]).sum(axis=1) / np.maximum(maskf.sum(axis=1), 1e-9)[:, None]
     norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
     return np.ascontiguousarray(pooled / norms, dtype=np.float32)
+
+
+def cross_encoder_scores(
+    weights: Weights, ids: np.ndarray, types: np.ndarray, mask: np.ndarray, shape: BertShape
+) -> np.ndarray:
+    """``(B,) float32`` first logit of a ``BertForSequenceClassification`` on each pair:
+    ``classifier(tanh(pooler(h[:, 0])))``; weight names under ``bert.`` and ``classifier.``."""
+    w = {k.removeprefix("bert."): v for k, v in weights.items()}
+    x = hidden_states(w, ids, types, mask, shape)[:, 0]
+    pooled = np.tanh(_linear(w, "pooler.dense", x))
+    logits = pooled @ w["classifier.weight"][:1].T + w["classifier.bias"][:1]
+    return np.ascontiguousarray(logits[:, 0], dtype=np.float32)

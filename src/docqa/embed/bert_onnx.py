@@ -121,13 +121,17 @@ def _layer(g: _Graph, x: str, bias: str, w: Weights, i: int, s: BertShape, int8:
     return _layer_norm(g, g.op1("Add", [x, y]), w, p + "output.LayerNorm", s.eps)
 
 
-def _embeddings(g: _Graph, w: Weights) -> str:
-    positions = w["embeddings.position_embeddings.weight"] + w["embeddings.token_type_embeddings.weight"][0]
-    words = g.op1("Gather", [g.const(w["embeddings.word_embeddings.weight"], "words"), "ids"])
+def _embeddings(g: _Graph, w: Weights, p: str, pairs: bool) -> str:
+    types = w[p + "embeddings.token_type_embeddings.weight"]
+    positions = w[p + "embeddings.position_embeddings.weight"] + (0 if pairs else types[0])
+    words = g.op1("Gather", [g.const(w[p + "embeddings.word_embeddings.weight"], "words"), "ids"])
     length = g.op1("Shape", ["ids"], start=1, end=2)
     zero, axis = g.const(np.array([0], np.int64)), g.const(np.array([0], np.int64))
     pos = g.op1("Slice", [g.const(positions.astype(np.float32), "positions"), zero, length, axis])
-    return g.op1("Add", [words, pos])
+    x = g.op1("Add", [words, pos])
+    if pairs:  # token types 0 (question) / 1 (passage) from the ``types`` input
+        x = g.op1("Add", [x, g.op1("Gather", [g.const(types.astype(np.float32), "types"), "types"])])
+    return x
 
 
 def _pool(g: _Graph, x: str, maskf: str) -> str:
@@ -141,12 +145,28 @@ def _pool(g: _Graph, x: str, maskf: str) -> str:
     return g.op1("Div", [pooled, norm])
 
 
-def build_graph(weights: Weights, shape: BertShape, *, int8: bool) -> bytes:
-    """The serialized ONNX model of the encoder (see the module docstring)."""
+def _classify(g: _Graph, x: str, w: Weights) -> str:
+    """Cross-encoder head: ``classifier(tanh(pooler([CLS])))[:, 0]``, one score a pair."""
+    cls = g.op1("Gather", [x, g.const(np.array(0, np.int64))], axis=1)
+    pooled = g.op1("Tanh", [_linear_fp32(g, cls, w["bert.pooler.dense.weight"], w["bert.pooler.dense.bias"])])
+    logits = _linear_fp32(g, pooled, w["classifier.weight"][:1], w["classifier.bias"][:1])
+    return g.op1("Reshape", [logits, g.const(np.array([-1], np.int64))])
+
+
+def build_graph(weights: Weights, shape: BertShape, *, int8: bool, cross_encoder: bool = False) -> bytes:
+    """The serialized ONNX model of the encoder (see the module docstring).
+
+    ``cross_encoder=True``: the weights are a ``BertForSequenceClassification`` (names under
+    ``bert.``, plus ``classifier``); inputs ``ids``, ``types`` and ``mask``, output ``score``
+    ``(B,) float32``, the first logit of each (question, passage) pair.
+    """
     from onnx import TensorProto, helper
 
     g = _Graph()
-    x = _layer_norm(g, _embeddings(g, weights), weights, "embeddings.LayerNorm", shape.eps)
+    p = "bert." if cross_encoder else ""
+    weights = {k[len(p) :]: v for k, v in weights.items() if k.startswith(p)} | dict(weights)
+    x = _embeddings(g, weights, "", cross_encoder)
+    x = _layer_norm(g, x, weights, "embeddings.LayerNorm", shape.eps)
     maskf = g.op1("Cast", ["mask"], to=TensorProto.FLOAT)
     one = g.const(np.array(1.0, np.float32))
     neg = g.const(np.array(-1e9, np.float32))
@@ -154,13 +174,16 @@ def build_graph(weights: Weights, shape: BertShape, *, int8: bool) -> bytes:
     bias = g.op1("Unsqueeze", [bias, g.const(np.array([1, 2], np.int64))])
     for i in range(shape.layers):
         x = _layer(g, x, bias, weights, i, shape, int8)
-    out = _pool(g, x, maskf)
-    g.nodes.append(helper.make_node("Identity", [out], ["embedding"]))
+    names = ("ids", "types", "mask") if cross_encoder else ("ids", "mask")
     inputs = [
-        helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "length"])
-        for n in ("ids", "mask")
+        helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "length"]) for n in names
     ]
-    output = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", shape.hidden])
+    if cross_encoder:
+        g.nodes.append(helper.make_node("Identity", [_classify(g, x, weights)], ["score"]))
+        output = helper.make_tensor_value_info("score", TensorProto.FLOAT, ["batch"])
+    else:
+        g.nodes.append(helper.make_node("Identity", [_pool(g, x, maskf)], ["embedding"]))
+        output = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", shape.hidden])
     graph = helper.make_graph(g.nodes, "bert_sentence_encoder", inputs, [output], g.inits)  # type: ignore[arg-type]
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = 8
