@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from docqa._checks import positive
-from docqa.embed import HashingEmbedder, TfidfEmbedder
+from docqa.embed import TfidfEmbedder
+from docqa.embed.choices import EMBEDDERS, make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
 from docqa.index import open_index, write_index
@@ -38,7 +39,6 @@ from docqa.text.loaders import find_files
 from docqa.text.windows import check_window
 from docqa.types import Chunk
 
-EMBEDDERS = ("hashing", "tfidf")
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -61,10 +61,8 @@ class IndexSettings:
         check_window("max_words", self.max_words, "overlap", self.overlap)
         storage_arrays(self.storage, np.zeros((0, 1), np.float32))  # validates the name
 
-    def make_embedder(self) -> HashingEmbedder | TfidfEmbedder:
-        if self.embedder == "tfidf":
-            return TfidfEmbedder()
-        return HashingEmbedder(self.dim)
+    def make_embedder(self) -> Embedder | TfidfEmbedder:
+        return make_embedder(self.embedder, dim=self.dim)
 
 
 @dataclass(frozen=True)
@@ -146,7 +144,7 @@ MAX_DENSE_BYTES = 2 << 30
 
 
 def _vectors(
-    embedder: HashingEmbedder | TfidfEmbedder,
+    embedder: Embedder | TfidfEmbedder,
     documents: Sequence[Document],
     chunks_of: Sequence[Sequence[Chunk]],
     texts: Sequence[str],

@@ -30,6 +30,10 @@ def run(args: argparse.Namespace) -> int:
         from docqa.cli.serve import run_serve
 
         return run_serve(args)
+    if args.command == "cache":
+        from docqa.cli import cache
+
+        return cache.run(args)
     from docqa.cli.verify import cmd_verify
 
     handler = {

@@ -20,6 +20,7 @@ from docqa.errors import DocqaError
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
+EMBEDDERS = ("hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="index folders or files of .md, .txt and .html")
     p.add_argument("paths", nargs="+", type=Path)
     _index_options(p)
-    p.add_argument("--embedder", choices=("hashing", "tfidf"), default="hashing")
+    p.add_argument("--embedder", choices=EMBEDDERS, default="hashing")
     p.add_argument("--dim", type=_positive, default=256, help="hashing embedder dimension")
     p.add_argument("--max-words", type=_positive, default=120)
     p.add_argument("--overlap", type=_non_negative, default=0)
@@ -160,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_verify_parser(sub)
     serve.add_parser(sub, _index_options, _model_options, _positive)
+    from docqa.cli import cache
+
+    cache.add_parser(sub)
     return parser
 
 

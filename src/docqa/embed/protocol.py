@@ -53,6 +53,18 @@ def register(kind: str) -> Callable[[type[_E]], type[_E]]:
     return add
 
 
+def register_lazy(kind: str, module: str, cls_name: str) -> None:
+    """Like ``register``, for a class in ``module`` that is imported only when a config of
+    ``kind`` is restored (its dependencies may be heavy or not installed)."""
+
+    def restore(config: Mapping[str, Any], state: Mapping[str, np.ndarray] | None) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(module), cls_name).from_config(config, state)
+
+    _REGISTRY.setdefault(kind, restore)
+
+
 def from_config(
     config: Mapping[str, Any], state: Mapping[str, np.ndarray] | None = None
 ) -> Embedder:

@@ -1,0 +1,134 @@
+"""The persistent embedding cache: keys, eviction, two processes, and CachedEmbedder."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docqa.embed import HashingEmbedder
+from docqa.embed.cache import CachedEmbedder, EmbeddingCache, fingerprint, text_key
+from docqa.errors import InputError
+
+
+class CountingEmbedder:
+    """The hashing embedder, counting the texts it was asked to embed."""
+
+    def __init__(self, dim: int = 16) -> None:
+        self.inner = HashingEmbedder(dim)
+        self.seen: list[str] = []
+        self.name, self.dim = self.inner.name, dim
+
+    def config(self) -> dict[str, Any]:
+        return self.inner.config()
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        self.seen.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_second_pass_embeds_only_new_texts(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    emb = CachedEmbedder(inner, EmbeddingCache(tmp_path / "c.sqlite3"))
+    first = emb.embed(["alpha beta", "gamma", "alpha beta"])
+    assert inner.seen == ["alpha beta", "gamma"]  # duplicates embedded once
+    again = CachedEmbedder(CountingEmbedder(), EmbeddingCache(tmp_path / "c.sqlite3"))
+    out = again.embed(["gamma", "delta", "alpha beta"])
+    assert again.inner.seen == ["delta"]  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(out[[0, 2]], first[[1, 0]])
+    np.testing.assert_array_equal(out, HashingEmbedder(16).embed(["gamma", "delta", "alpha beta"]))
+    assert (again.hits, again.misses) == (2, 1)
+
+
+def test_queries_and_models_do_not_share_rows(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "c.sqlite3")
+    a, b = CountingEmbedder(16), CountingEmbedder(32)
+    CachedEmbedder(a, cache).embed(["x y"])
+    CachedEmbedder(a, cache).embed(["x y"], query=True)
+    CachedEmbedder(b, cache).embed(["x y"])
+    assert a.seen == ["x y", "x y"] and b.seen == ["x y"]
+    assert fingerprint(a) != fingerprint(b)
+    assert text_key("t", query=True) != text_key("t", query=False)
+    assert cache.stats().entries == 3 and len(cache.stats().models) == 2
+
+
+def test_eviction_keeps_the_bound_and_the_recently_used(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "c.sqlite3", max_bytes=10 * 64)  # ten 16-dim rows
+    keys = [text_key(str(i), query=False) for i in range(12)]
+    vecs = np.arange(12 * 16, dtype=np.float32).reshape(12, 16)
+    cache.put("m", keys[:8], vecs[:8])
+    cache.get("m", keys[:2], 16)  # 0 and 1 are now the most recently used
+    cache.put("m", keys[8:], vecs[8:])
+    stats = cache.stats()
+    assert stats.bytes <= 10 * 64 and stats.entries == stats.bytes // 64
+    kept = cache.get("m", keys, 16)
+    assert all(keys[i] in kept for i in (0, 1, 8, 9, 10, 11))  # recently used or new
+    assert sum(keys[i] in kept for i in range(2, 8)) == 3  # 768 bytes down to <= 576
+    np.testing.assert_array_equal(kept[keys[11]], vecs[11])
+
+
+@settings(max_examples=40)
+@given(st.lists(st.integers(0, 30), max_size=40), st.integers(1, 12))
+def test_stored_bytes_always_match_the_rows(tmp_path_factory: Any, ids: list[int], bound_rows: int) -> None:
+    cache = EmbeddingCache(tmp_path_factory.mktemp("h") / "c.sqlite3", max_bytes=bound_rows * 16)
+    for i in ids:
+        cache.put("m", [text_key(str(i), query=False)], np.full((1, 4), i, np.float32))
+    stats = cache.stats()
+    with sqlite3.connect(stats.path) as con:
+        (real,) = con.execute("SELECT COALESCE(SUM(length(vec)), 0) FROM vectors").fetchone()
+    assert stats.bytes == real <= bound_rows * 16
+    if ids:
+        assert text_key(str(ids[-1]), query=False) in cache.get("m", [text_key(str(ids[-1]), query=False)], 4)
+
+
+def test_clear_all_and_one_model(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "c.sqlite3")
+    cache.put("a", [b"1", b"2"], np.ones((2, 4), np.float32))
+    cache.put("b", [b"1"], np.ones((1, 4), np.float32))
+    assert cache.clear("a") == 2
+    assert cache.stats().models == {"b": 1} and cache.stats().bytes == 16
+    assert cache.clear() == 1 and cache.stats().entries == 0
+
+
+def _writer(path: str, start: int, n: int) -> None:
+    cache = EmbeddingCache(path)
+    for i in range(start, start + n):
+        cache.put("m", [text_key(str(i), query=False)], np.full((1, 8), i, np.float32))
+        cache.get("m", [text_key(str(i - 1), query=False)], 8)
+
+
+def test_two_processes_share_the_file(tmp_path: Path) -> None:
+    path = str(tmp_path / "c.sqlite3")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, s, 60)) for s in (0, 1000)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    cache = EmbeddingCache(path)
+    assert cache.stats().entries == 120 and cache.stats().bytes == 120 * 32
+    keys = [text_key(str(i), query=False) for i in (*range(60), *range(1000, 1060))]
+    found = cache.get("m", keys, 8)
+    assert len(found) == 120 and found[keys[-1]][0] == 1059.0
+
+
+def test_unusable_file_and_bad_bound_are_clear_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "c.sqlite3"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(InputError, match="unusable.*docqa cache clear"):
+        EmbeddingCache(bad).stats()
+    with pytest.raises(InputError, match="max_bytes"):
+        EmbeddingCache(tmp_path / "d", max_bytes=0)
+
+
+def test_default_path_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCQA_CACHE_DIR", str(tmp_path / "cc"))
+    assert EmbeddingCache().path == tmp_path / "cc" / "embeddings.sqlite3"
