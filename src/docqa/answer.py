@@ -18,19 +18,30 @@ from docqa.prompt import REFUSAL, build_prompt
 from docqa.types import Answer, Hit, ModelClient, Retriever
 
 _BRACKETS = re.compile(r"\[([^\[\]\n]+)\](?!\()")
+_SLUG = r"[^\W_]+(?:-[^\W_]+)*"  # what slugify makes, plus a chunk's -pN
+_PATH = r"[^\s\[\](),#`'\"]+(?: [^\s\[\](),#`'\"]+)*"  # a source path without its suffix
+DOCQA_ID = re.compile(rf"{_PATH}#{_SLUG}")
+"""The shape of the ids docqa gives passages: ``path#slug`` or ``path#slug-p2``."""
+
+
+def is_docqa_id(text: str) -> bool:
+    """Whether ``text`` is shaped like a passage id docqa hands a model (``guide/loans#fees``)."""
+    return DOCQA_ID.fullmatch(text) is not None
 
 
 def cited_ids(text: str) -> tuple[str, ...]:
     """Every id cited in ``text``, first-seen order, no repeats.
 
-    A citation is square brackets holding one id or a comma-separated list (``[a#b]``,
-    ``[a#b, c#d]``); items are stripped; Markdown links (``[text](url)``) are not citations.
+    A citation is square brackets holding one docqa-shaped id or a comma-separated list of
+    them (``[a#b]``, ``[a#b-p2, c#d]``). Other brackets are text: syntax synopses
+    (``[option...]``, ``[, suffix]``), arrays, ``[ RECORD 1 ]``, Markdown links
+    (``[text](url)``), and any bracket with an item not shaped like an id.
     """
     found: dict[str, None] = {}
     for inside in _BRACKETS.findall(text):
-        for item in inside.split(","):
-            if item.strip():
-                found.setdefault(item.strip(), None)
+        items = [item.strip() for item in inside.split(",")]
+        if all(is_docqa_id(item) for item in items):
+            found.update(dict.fromkeys(items))
     return tuple(found)
 
 

@@ -2,12 +2,13 @@
 
 ``Collection.open(path)`` memory-maps the vectors, chunk store and BM25 arrays, rebuilds the
 recorded embedder (with its fitted state for TF-IDF) and hands out retrievers by mode, each
-wrapped in the weak-retrieval guard unless asked otherwise.
+wrapped in the weak-retrieval guard unless asked otherwise. The guard's settings are those
+``docqa calibrate`` stored in the manifest (``meta["guard"]``), else the measured defaults.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -31,6 +32,7 @@ class Collection:
     index: Index
     embedder: Embedder
     bm25: BM25Index
+    guard: GuardConfig = field(default_factory=GuardConfig)
 
     @classmethod
     def open(cls, path: str | Path) -> Collection:
@@ -53,12 +55,16 @@ class Collection:
         if "bm25" not in meta:
             raise IndexCorrupt(f"{root}/manifest.json records no BM25 settings; rebuild the index")
         bm25 = BM25Index.from_arrays({name: index.array(name) for name in ARRAYS}, meta["bm25"])
-        return cls(index=index, embedder=embedder, bm25=bm25)
+        guard = GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()
+        return cls(index=index, embedder=embedder, bm25=bm25, guard=guard)
 
-    def retriever(
-        self, mode: str = "hybrid", *, guard: GuardConfig | None = None, guarded: bool = True
-    ) -> Retriever:
-        """A retriever of ``mode`` over this collection, behind the guard when ``guarded``."""
+    def retriever(self, mode: str = "hybrid", *, guard: GuardConfig | bool = True) -> Retriever:
+        """A retriever of ``mode`` over this collection.
+
+        ``guard``: True (default) puts it behind the collection's guard (``self.guard``: the
+        calibrated settings, else the defaults); a ``GuardConfig`` behind that guard; False
+        returns the bare retriever (hits however weak).
+        """
         chunks = self.index.chunks
         dense = DenseRetriever(self.embedder, self.index.vectors, chunks)
         keyword = KeywordRetriever(self.bm25, chunks)
@@ -71,4 +77,9 @@ class Collection:
             inner = HybridRetriever(dense, keyword)
         else:
             raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        return GuardedRetriever(inner, guard) if guarded else inner
+        if guard is False:
+            return inner
+        config = self.guard if guard is True else guard
+        if not isinstance(config, GuardConfig):
+            raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
+        return GuardedRetriever(inner, config, bm25=self.bm25)

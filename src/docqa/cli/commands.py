@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
 from docqa.pricing import load_prices
-from docqa.retrieve.guard import GuardConfig
+from docqa.retrieve.guard import GuardConfig, Verdict
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
 EXIT_OK, EXIT_EMPTY = 0, 1
@@ -53,14 +54,30 @@ def cmd_index(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _guard(args: argparse.Namespace) -> GuardConfig | None:
-    if args.min_score is None:
-        return None
-    if args.mode == "dense":
-        return GuardConfig(min_cosine=args.min_score)
-    if args.mode == "keyword":
-        return GuardConfig(min_keyword=args.min_score)
-    return GuardConfig(min_cosine=args.min_score, min_keyword=args.min_score)
+def _guard(args: argparse.Namespace, base: GuardConfig) -> GuardConfig | bool:
+    """False for --no-guard, else the collection's guard with the command line's changes."""
+    if args.no_guard:
+        return False
+    changes: dict[str, Any] = {}
+    if args.min_coverage is not None:
+        changes["min_coverage"] = args.min_coverage
+    if args.min_score is not None:
+        if args.mode in ("dense", "hybrid"):
+            changes["min_cosine"] = args.min_score
+        if args.mode in ("keyword", "hybrid"):
+            changes["min_keyword"] = args.min_score
+    return replace(base, **changes)
+
+
+def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
+    """Print the guard's verdict on the last search to stderr (for --explain-guard)."""
+    if not getattr(args, "explain_guard", False):
+        return
+    verdict = getattr(retriever, "last_verdict", None)
+    if not isinstance(verdict, Verdict):
+        _err().print("guard: off (--no-guard)", markup=False)
+        return
+    _err().print(render.verdict_text(verdict, args.mode, args.k), markup=False)
 
 
 def _retriever(args: argparse.Namespace) -> Retriever:
@@ -71,11 +88,13 @@ def _retriever(args: argparse.Namespace) -> Retriever:
         if report is not None:
             _err().print(render.build_summary(report))
     collection = Collection.open(index_dir)
-    return collection.retriever(args.mode, guard=_guard(args), guarded=not args.no_guard)
+    return collection.retriever(args.mode, guard=_guard(args, collection.guard))
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    hits = _retriever(args).search(args.question, args.k)
+    retriever = _retriever(args)
+    hits = retriever.search(args.question, args.k)
+    _explain(args, retriever)
     if args.json:
         print(json.dumps(render.hits_json(args.question, hits), ensure_ascii=False, indent=2))
     elif hits:
@@ -128,6 +147,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.write(item)
             sys.stdout.flush()
     assert final is not None
+    _explain(args, retriever)
     if args.show_prompt and model.prompt is not None:
         _err().print(render.prompt_text(model.prompt), markup=False)
     if args.json:
@@ -155,7 +175,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if min(ks) < 1:
         raise InputError(f"every -k must be at least 1, got {args.k!r}")
     collection = Collection.open(_index_dir(args))
-    retrievers = {m: collection.retriever(m, guarded=not args.no_guard) for m in modes}
+    retrievers = {m: collection.retriever(m, guard=not args.no_guard) for m in modes}
     report = evaluate(questions, retrievers, ks=ks)
     data: dict[str, Any] = report.to_json()
     if args.answers:

@@ -69,10 +69,20 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
         "--min-score",
         type=float,
         default=None,
-        help="guard threshold for the mode (cosine for dense, share of the best "
+        help="extra guard threshold for the mode (cosine for dense, share of the best "
         "attainable BM25 score for keyword; both for hybrid)",
     )
+    p.add_argument(
+        "--min-coverage",
+        type=float,
+        default=None,
+        help="guard: share of the question's IDF mass the best passage must hold "
+        "(default: the index's calibrated value, else 0.15)",
+    )
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
+    p.add_argument(
+        "--explain-guard", action="store_true", help="print why the guard passed or refused"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from docqa.build import BuildReport
 from docqa.eval import EvalReport
+from docqa.retrieve.guard import Verdict
 from docqa.types import Answer, Hit, Prompt
 
 PREVIEW = 70
@@ -104,6 +105,12 @@ def answer_json(a: Answer) -> dict[str, Any]:
         },
         "cost": a.cost,
     }
+
+
+def verdict_text(verdict: Verdict, mode: str, k: int) -> str:
+    """The guard's verdict as ``guard: passed|refused (mode, k=N)`` and one line per check."""
+    head = f"guard: {'passed' if verdict.passed else 'refused'} ({mode}, k={k})"
+    return "\n".join([head, *(f"  {line}" for line in verdict.reasons)])
 
 
 def answer_footer(a: Answer) -> str:
