@@ -26,6 +26,10 @@ EXIT_OK, EXIT_EMPTY = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.command == "calibrate":
+        from docqa.cli import calibrate
+
+        return calibrate.run(args)
     handler = {"index": cmd_index, "search": cmd_search, "ask": cmd_ask, "eval": cmd_eval}
     return handler[args.command](args)
 
@@ -77,7 +81,7 @@ def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
     if not isinstance(verdict, Verdict):
         _err().print("guard: off (--no-guard)", markup=False)
         return
-    _err().print(render.verdict_text(verdict, args.mode, args.k), markup=False)
+    _err().print(render.verdict_text(verdict, args.mode, args.k), markup=False, soft_wrap=True)
 
 
 def _retriever(args: argparse.Namespace) -> Retriever:
@@ -165,6 +169,17 @@ def _csv(text: str, what: str) -> list[str]:
     return items
 
 
+def _judge_args(args: argparse.Namespace) -> argparse.Namespace:
+    """The model options of the judge (``--judge``, ``--judge-model``, ``--judge-reply``)."""
+    return argparse.Namespace(
+        backend=args.judge,
+        model=args.judge_model,
+        max_tokens=args.max_tokens,
+        base_url=args.base_url,
+        fake_reply=args.judge_reply or ["yes"],
+    )
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     modes = _csv(args.mode, "--mode")
@@ -178,10 +193,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     retrievers = {m: collection.retriever(m, guard=not args.no_guard) for m in modes}
     report = evaluate(questions, retrievers, ks=ks)
     data: dict[str, Any] = report.to_json()
+    if args.judge is not None and not args.answers:
+        raise InputError("--judge checks answers; add --answers")
     if args.answers:
         from docqa.eval.answers import check_answers
 
-        data["answers"] = check_answers(questions, retrievers, make_model(args))
+        judge = None if args.judge is None else make_model(_judge_args(args))
+        data["answers"] = check_answers(questions, retrievers, make_model(args), judge=judge)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

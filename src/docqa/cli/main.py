@@ -1,4 +1,4 @@
-"""The ``docqa`` command: index, search, ask, eval.
+"""The ``docqa`` command: index, search, ask, eval, calibrate.
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from docqa.errors import DocqaError
 
@@ -124,8 +124,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="also answer every question and check must_contain and citations",
     )
     _model_options(p)
+    p.add_argument(
+        "--judge",
+        choices=BACKENDS,
+        default=None,
+        help="with --answers: ask this backend whether each answer is supported by the "
+        "passages it cites",
+    )
+    p.add_argument("--judge-model", default=None, help="judge model name (else DOCQA_MODEL)")
+    p.add_argument(
+        "--judge-reply",
+        action="append",
+        default=None,
+        help="scripted verdict for --judge fake (repeat for several answers)",
+    )
     p.add_argument("--json", action="store_true")
+    _calibrate_parser(sub)
     return parser
+
+
+def _calibrate_parser(sub: Any) -> None:
+    """``docqa calibrate`` (runner: ``docqa.cli.calibrate``)."""
+    p = sub.add_parser(
+        "calibrate",
+        help="fit the guard to labelled questions and store it in the index",
+        description="Fit the weak-retrieval guard to labelled questions (answerable and "
+        "unanswerable), print the kept / refused trade-off and store the chosen settings in "
+        "the index manifest, where every mode uses them. Re-run it after re-indexing.",
+    )
+    p.add_argument("questions", type=Path)
+    _index_options(p)
+    p.add_argument("--mode", choices=("dense", "keyword", "hybrid"), default="hybrid")
+    p.add_argument("-k", type=_positive, default=5, help="passages judged per question")
+    p.add_argument(
+        "--min-kept",
+        type=float,
+        default=0.9,
+        help="share of the answerable questions the guard must keep (default 0.9)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
+    p.add_argument("--json", action="store_true")
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:

@@ -169,8 +169,20 @@ def eval_table(report: EvalReport) -> Table:
 
 
 def answers_summary(data: dict[str, Any]) -> str:
-    return "\n".join(
-        f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
-        f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
-        for mode, v in data.items()
-    )
+    lines = []
+    for mode, v in data.items():
+        lines.append(
+            f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
+            f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of "
+            f"{v['asked']}"
+        )
+        figures = v.get("figures", {})
+        shown = [
+            f"{name} {_cell(f['value'], f['low'], f['high'])} (n={f['n']})"
+            for name, f in figures.items()
+        ]
+        if shown:
+            lines.append(f"  {'; '.join(shown)}")
+        if "judge" in v:
+            lines.append(f"  judge: unclear replies {v['judge']['unclear']}")
+    return "\n".join(lines)
