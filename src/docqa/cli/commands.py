@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from docqa.answer import answer_stream
+from docqa.answer import Context, answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
 from docqa.cli import render
 from docqa.collection import Collection
@@ -84,15 +84,32 @@ def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
     _err().print(render.verdict_text(verdict, args.mode, args.k), markup=False, soft_wrap=True)
 
 
+def _context(args: argparse.Namespace, collection: Collection) -> Context | None:
+    """The passage widening chosen by ``--context`` (None: the retrieved windows)."""
+    if args.context == "window":
+        return None
+    from docqa.context import SectionContext
+
+    return SectionContext(collection.index.chunks, max_tokens=args.max_context_tokens)
+
+
 def _retriever(args: argparse.Namespace) -> Retriever:
+    return _guarded(args, _open(args))
+
+
+def _guarded(args: argparse.Namespace, collection: Collection) -> Retriever:
+    return collection.retriever(args.mode, guard=_guard(args, collection.guard))
+
+
+def _open(args: argparse.Namespace) -> Collection:
+    """The collection at --index, indexing --docs into it first when given."""
     index_dir = _index_dir(args)
     if args.docs is not None:
         with render.progress(_err()) as progress:
             report = ensure_index([args.docs], index_dir, progress=progress)
         if report is not None:
             _err().print(render.build_summary(report))
-    collection = Collection.open(index_dir)
-    return collection.retriever(args.mode, guard=_guard(args, collection.guard))
+    return Collection.open(index_dir)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -140,11 +157,15 @@ def make_model(args: argparse.Namespace) -> ModelClient:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    retriever = _retriever(args)
+    collection = _open(args)
+    retriever = _guarded(args, collection)
     model = RecordingModel(make_model(args))
     prices = load_prices()
     final: Answer | None = None
-    for item in answer_stream(args.question, retriever, model, args.k, prices=prices):
+    context = _context(args, collection)
+    for item in answer_stream(
+        args.question, retriever, model, args.k, prices=prices, context=context
+    ):
         if isinstance(item, Answer):
             final = item
         elif not args.json:
@@ -199,7 +220,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from docqa.eval.answers import check_answers
 
         judge = None if args.judge is None else make_model(_judge_args(args))
-        data["answers"] = check_answers(questions, retrievers, make_model(args), judge=judge)
+        data["answers"] = check_answers(
+            questions, retrievers, make_model(args), judge=judge, context=_context(args, collection)
+        )
     if args.json:
         print(json.dumps(data, indent=2))
     else:

@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     _retrieval_options(p, default_k=3)
     _model_options(p)
+    _context_options(p)
     p.add_argument("--show-prompt", action="store_true", help="print exactly what was sent")
     p = sub.add_parser("eval", help="recall@k, MRR and guard figures on labelled questions")
     p.add_argument("questions", type=Path)
@@ -124,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also answer every question and check must_contain and citations",
     )
     _model_options(p)
+    _context_options(p)
     p.add_argument(
         "--judge",
         choices=BACKENDS,
@@ -164,6 +166,21 @@ def _calibrate_parser(sub: Any) -> None:
     )
     p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
     p.add_argument("--json", action="store_true")
+
+
+def _context_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--context",
+        choices=("window", "section"),
+        default="window",
+        help="what the model reads: the retrieved windows, or the whole section of each hit",
+    )
+    p.add_argument(
+        "--max-context-tokens",
+        type=_positive,
+        default=2000,
+        help="token budget of --context section over all passages (default 2000)",
+    )
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:

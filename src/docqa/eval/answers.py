@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docqa.answer import answer
+from docqa.answer import Context, answer
 from docqa.eval.judge import ask_judge, cited_hits, overlap
 from docqa.eval.metrics import bootstrap_interval
 from docqa.eval.questions import Question
@@ -89,13 +89,14 @@ def check_answers(
     k: int = 3,
     judge: ModelClient | None = None,
     rounds: int = 1000,
+    context: Context | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Answer every question with every retriever; the tallies and figures per mode (see the
-    module docstring)."""
+    """Answer every question with every retriever (``context`` widening the passages, as in
+    :func:`docqa.answer.answer`); the tallies and figures per mode (see the module docstring)."""
     out: dict[str, dict[str, Any]] = {}
     for mode, retriever in retrievers.items():
         counts = AnswerCounts()
         for q in questions:
-            _tally(counts, q, answer(q.question, retriever, model, k), judge)
+            _tally(counts, q, answer(q.question, retriever, model, k, context=context), judge)
         out[mode] = counts.to_json(rounds)
     return out
