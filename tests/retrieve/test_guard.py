@@ -111,6 +111,7 @@ def test_optional_absolute_checks(bm25: BM25Index, chunks: list[Chunk]) -> None:
         ({"min_coverage": 1.5}, "min_coverage"),
         ({"min_coverage": -0.1}, "min_coverage"),
         ({"names": 1}, "names"),
+        ({"beyond_names": None}, "beyond_names"),
         ({"unknown_from": -1}, "unknown_from"),
         ({"min_cosine": float("nan")}, "min_cosine"),
         ({"min_keyword": "high"}, "min_keyword"),
@@ -153,3 +154,21 @@ def test_guarded_hybrid_and_dense(texts: list[str], chunks: list[Chunk], fake: t
     with pytest.raises(InputError, match="pass bm25="):
         GuardedRetriever(dense)
     assert GuardedRetriever(dense, bm25=bm25).check("error 40001", 1)[1].passed
+
+
+def test_the_passage_holding_the_names_must_hold_more_when_the_rest_weighs_more(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    hits = [hit(chunks, 2), hit(chunks, 0)]
+    # the rest ("limit client connections") is in the passage holding max_connections
+    assert judge("max_connections to limit client connections", hits, GuardConfig(), bm25).passed
+    # the rest outweighs the name and no passage holding the name holds any of it
+    question = "max_connections for quantum chromodynamics"
+    verdict = judge(question, hits, GuardConfig(min_coverage=0.0), bm25)
+    assert verdict.reasons == (
+        "names: the passages holding max_connections hold nothing else asked",
+    )
+    off = GuardConfig(min_coverage=0.0, beyond_names=False)
+    assert judge(question, hits, off, bm25).passed
+    # a question that is mostly its name passes on the name alone
+    assert judge("What is max_connections?", hits, GuardConfig(), bm25).passed

@@ -59,6 +59,14 @@ def question_terms(bm25: BM25Index, question: str) -> QuestionTerms:
     return QuestionTerms(hashes, weights)
 
 
+def without(bm25: BM25Index, terms: QuestionTerms, words: Sequence[str]) -> QuestionTerms:
+    """``terms`` less every term of ``words`` (the rest of a question besides its names)."""
+    if not words:
+        return terms
+    keep = ~np.isin(terms.hashes, _hashes(bm25, words).hashes)
+    return QuestionTerms(terms.hashes[keep], terms.weights[keep])
+
+
 def document_frequencies(bm25: BM25Index, hashes: np.ndarray) -> np.ndarray:
     """How many rows of ``bm25`` hold each term of ``hashes`` (int64, 0 when unknown)."""
     pos = np.searchsorted(bm25.vocab, hashes)

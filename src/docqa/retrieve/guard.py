@@ -4,20 +4,27 @@ The default checks use only the collection's own term statistics (the BM25 vocab
 document frequencies, :mod:`docqa.retrieve.evidence`), so they mean the same with any embedder
 and in every mode (dense, keyword, hybrid), judged on the hits that mode returns:
 
-- **names**: every word of the question shaped like a name (``Django``, ``os.walk``,
-  ``SO_REUSEADDR``, ``cProfile``) must occur whole in at least one hit;
-- **coverage**: the best hit must hold at least ``min_coverage`` of the question's IDF mass
-  (terms the collection never uses weigh the most).
+- **names**: one hit must hold, whole, every word of the question shaped like a name
+  (``Django``, ``os.walk``, ``SO_REUSEADDR``, ``cProfile``): passages that never mention a
+  thing cannot answer a question about it;
+- **beyond names** (``beyond_names``): when the rest of the question weighs at least as much
+  as its names (IDF mass), that hit must also hold some of the rest: a passage that merely
+  mentions ``JavaScript`` does not answer "what is the difference between let and const";
+- **coverage**: among those hits, the best must hold at least ``min_coverage`` of the
+  question's IDF mass (terms the collection never uses weigh the most).
+- optionally (``unknown_from``, off by default): in a collection of at least that many
+  distinct terms, a question word the collection never uses counts as a name.
 
 Two optional absolute checks (off by default, since their scale depends on the embedder and the
 collection) remain for callers who calibrated them: ``min_cosine`` on the best dense score and
 ``min_keyword`` on the best BM25 score over the question's maximum attainable score.
 Every check must pass. No hits fail. The answer path then refuses without calling a model.
 
-Defaults, measured (``python benchmarks/guard_transfer.py``; the figures per corpus and mode,
-chosen leaving each corpus out, are in ``docs/trust.md``): ``names=True``,
-``min_coverage=0.2``. ``docqa calibrate`` fits ``min_coverage`` to a collection's own
-labelled questions and stores it in the index manifest.
+Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus and mode and
+leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
+Node.js API docs: ``names=True``, ``beyond_names=True``, ``min_coverage=0.15``,
+``unknown_from=None``. ``docqa calibrate`` fits ``min_coverage`` and ``unknown_from`` to a
+collection's own labelled questions and stores them in the index manifest.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ class GuardConfig:
 
     min_coverage: float = DEFAULT_MIN_COVERAGE
     names: bool = True
+    beyond_names: bool = True
     unknown_from: int | None = None
     min_cosine: float | None = None
     min_keyword: float | None = None
@@ -52,8 +60,9 @@ class GuardConfig:
     def __post_init__(self) -> None:
         if not (isinstance(self.min_coverage, (int, float)) and 0.0 <= self.min_coverage <= 1.0):
             raise InputError(f"guard min_coverage must be in [0, 1], got {self.min_coverage!r}")
-        if not isinstance(self.names, bool):
-            raise InputError(f"guard names must be True or False, got {self.names!r}")
+        for flag in ("names", "beyond_names"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InputError(f"guard {flag} must be True or False, got {getattr(self, flag)!r}")
         u = self.unknown_from
         if u is not None and (isinstance(u, bool) or not isinstance(u, int) or u < 0):
             raise InputError(f"guard unknown_from must be an int >= 0 or None, got {u!r}")
@@ -117,6 +126,10 @@ def _evidence_check(
     eligible = held.all(axis=0)
     if not eligible.any():
         return False, f"names: {_missing(bm25, words, held)}"
+    if config.beyond_names:
+        eligible &= _beyond_names(bm25, terms, words, hits)
+        if not eligible.any():
+            return False, f"names: the passages holding {', '.join(words)} hold nothing else asked"
     best = float(cover[eligible].max())
     ok = best >= config.min_coverage
     which = f"holding every name ({', '.join(words)})" if words else "found"
@@ -124,6 +137,17 @@ def _evidence_check(
         f"coverage: the best passage {which} holds {best:.2f} of the question's IDF mass "
         f"{'>=' if ok else '<'} min_coverage {config.min_coverage}"
     )
+
+
+def _beyond_names(
+    bm25: BM25Index, terms: evidence.QuestionTerms, words: Sequence[str], hits: Sequence[Hit]
+) -> np.ndarray:
+    """Per hit, whether it holds some term besides the names, when the rest of the question
+    weighs at least as much as its names (else every hit qualifies): bool (len(hits),)."""
+    rest = evidence.without(bm25, terms, words)
+    if not words or rest.mass <= 0 or rest.mass < terms.mass - rest.mass:
+        return np.ones(len(hits), dtype=np.bool_)
+    return np.asarray(evidence.coverages(bm25, rest, hits) > 0)
 
 
 def _missing(bm25: BM25Index, words: Sequence[str], held: np.ndarray) -> str:
