@@ -172,7 +172,13 @@ def test_cited_ids(text: str, ids: tuple[str, ...]) -> None:
     assert cited_ids(text) == ids
 
 
-ids = st.text(st.sampled_from("abc#/-_0"), min_size=1, max_size=6)
+_part = st.text(st.sampled_from("abc0"), min_size=1, max_size=3)
+ids = st.builds(
+    lambda path, slugs, page: f"{path}#{'-'.join(slugs)}{page}",
+    st.lists(_part, min_size=1, max_size=2).map("/".join),
+    st.lists(_part, min_size=1, max_size=2),
+    st.sampled_from(["", "-p2"]),
+)
 
 
 @given(st.lists(st.lists(ids, min_size=1, max_size=3), max_size=4), st.sets(ids, max_size=3))

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from docqa.errors import InputError
 from docqa.models.base import join_pieces
@@ -17,20 +17,34 @@ from docqa.pricing import Price, cost
 from docqa.prompt import REFUSAL, build_prompt
 from docqa.types import Answer, Hit, ModelClient, Retriever
 
+Context = Callable[[Sequence[Hit]], Sequence[Hit]]
+"""Turns the retrieved hits into the passages the model reads (e.g. ``SectionContext``)."""
+
 _BRACKETS = re.compile(r"\[([^\[\]\n]+)\](?!\()")
+_SLUG = r"[^\W_]+(?:-[^\W_]+)*"  # what slugify makes, plus a chunk's -pN
+_PATH = r"[^\s\[\](),#`'\"]+(?: [^\s\[\](),#`'\"]+)*"  # a source path without its suffix
+DOCQA_ID = re.compile(rf"{_PATH}#{_SLUG}")
+"""The shape of the ids docqa gives passages: ``path#slug`` or ``path#slug-p2``."""
+
+
+def is_docqa_id(text: str) -> bool:
+    """Whether ``text`` is shaped like a passage id docqa hands a model (``guide/loans#fees``)."""
+    return DOCQA_ID.fullmatch(text) is not None
 
 
 def cited_ids(text: str) -> tuple[str, ...]:
     """Every id cited in ``text``, first-seen order, no repeats.
 
-    A citation is square brackets holding one id or a comma-separated list (``[a#b]``,
-    ``[a#b, c#d]``); items are stripped; Markdown links (``[text](url)``) are not citations.
+    A citation is square brackets holding one docqa-shaped id or a comma-separated list of
+    them (``[a#b]``, ``[a#b-p2, c#d]``). Other brackets are text: syntax synopses
+    (``[option...]``, ``[, suffix]``), arrays, ``[ RECORD 1 ]``, Markdown links
+    (``[text](url)``), and any bracket with an item not shaped like an id.
     """
     found: dict[str, None] = {}
     for inside in _BRACKETS.findall(text):
-        for item in inside.split(","):
-            if item.strip():
-                found.setdefault(item.strip(), None)
+        items = [item.strip() for item in inside.split(",")]
+        if all(is_docqa_id(item) for item in items):
+            found.update(dict.fromkeys(items))
     return tuple(found)
 
 
@@ -47,6 +61,7 @@ def answer_stream(
     k: int = 3,
     *,
     prices: Mapping[str, Price] | None = None,
+    context: Context | None = None,
 ) -> Iterator[str | Answer]:
     """Yield the answer's text pieces as the model streams them, then the finished Answer.
 
@@ -55,6 +70,9 @@ def answer_stream(
     ``refused`` is also True when the model itself replied with exactly the refusal sentence.
     ``prices`` (see :mod:`docqa.pricing`) is looked up by the model's ``name``; ``cost`` is None
     without a price. A model error propagates: pieces already yielded are not an Answer.
+    ``context`` (e.g. :class:`docqa.context.SectionContext`) widens the hits into the passages
+    the model reads; the Answer's ``hits`` are then those passages, and a citation of any
+    retrieved hit's id still counts as retrieved.
     """
     if k < 1:
         raise InputError(f"k must be at least 1 passage, got {k}")
@@ -63,14 +81,15 @@ def answer_stream(
         yield REFUSAL
         yield Answer(question, REFUSAL, (), (), (), refused=True)
         return
-    prompt = build_prompt(question, hits)
+    passages = tuple(context(hits)) if context is not None else hits
+    prompt = build_prompt(question, passages)
     done = yield from join_pieces(model.stream(prompt), prompt)
     cited = cited_ids(done.text)
     name = getattr(model, "name", None)
     yield Answer(
         question=question,
         text=done.text,
-        hits=hits,
+        hits=passages,
         cited_ids=cited,
         not_retrieved=check_citations(cited, hits),
         refused=done.text.strip() == REFUSAL,
@@ -86,9 +105,10 @@ def answer(
     k: int = 3,
     *,
     prices: Mapping[str, Price] | None = None,
+    context: Context | None = None,
 ) -> Answer:
     """Answer ``question`` from the top ``k`` passages (see :func:`answer_stream`)."""
-    for item in answer_stream(question, retriever, model, k, prices=prices):
+    for item in answer_stream(question, retriever, model, k, prices=prices, context=context):
         if isinstance(item, Answer):
             return item
     raise AssertionError("answer_stream always ends with an Answer")

@@ -2,7 +2,8 @@
 
 ``Collection.open(path)`` memory-maps the vectors, chunk store and BM25 arrays, rebuilds the
 recorded embedder (with its fitted state for TF-IDF) and hands out retrievers by mode, each
-wrapped in the weak-retrieval guard unless asked otherwise.
+wrapped in the weak-retrieval guard unless asked otherwise. The guard's settings are those
+``docqa calibrate`` stored in the manifest (``meta["guard"]``), else the measured defaults.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
+from docqa.retrieve.masked import MaskedRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
@@ -37,6 +39,7 @@ class Collection:
     index: Index
     embedder: Embedder
     bm25: BM25Index
+    guard: GuardConfig = field(default_factory=GuardConfig)
     _tenants: tuple[tuple[str, ...], np.ndarray] | None = field(
         default=None, init=False, repr=False
     )
@@ -63,7 +66,8 @@ class Collection:
         if "bm25" not in meta:
             raise IndexCorrupt(f"{root}/manifest.json records no BM25 settings; rebuild the index")
         bm25 = BM25Index.from_arrays({name: index.array(name) for name in ARRAYS}, meta["bm25"])
-        return cls(index=index, embedder=embedder, bm25=bm25)
+        guard = GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()
+        return cls(index=index, embedder=embedder, bm25=bm25, guard=guard)
 
     def dense_matrix(self) -> np.ndarray | CompactMatrix:
         """The vectors, as a :class:`CompactMatrix` when the index stores int8 codes (same
@@ -74,9 +78,19 @@ class Collection:
         return CompactMatrix.from_arrays(self.index.vectors, arrays)
 
     def retriever(
-        self, mode: str = "hybrid", *, guard: GuardConfig | None = None, guarded: bool = True
+        self,
+        mode: str = "hybrid",
+        *,
+        guard: GuardConfig | bool = True,
+        tenants: Iterable[str] | None = None,
     ) -> Retriever:
-        """A retriever of ``mode`` over this collection, behind the guard when ``guarded``."""
+        """A retriever of ``mode`` over this collection.
+
+        ``guard``: True (default) puts it behind the collection's guard (``self.guard``: the
+        calibrated settings, else the defaults); a ``GuardConfig`` behind that guard; False
+        returns the bare retriever (hits however weak). ``tenants``: search only their rows
+        (a row mask inside the kernels, see :meth:`tenant_mask`); None searches every row.
+        """
         chunks = self.index.chunks
         dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks)
         keyword = KeywordRetriever(self.bm25, chunks)
@@ -89,7 +103,14 @@ class Collection:
             inner = HybridRetriever(dense, keyword)
         else:
             raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        return GuardedRetriever(inner, guard) if guarded else inner
+        if tenants is not None:
+            inner = MaskedRetriever(inner, self.tenant_mask(tenants))
+        if guard is False:
+            return inner
+        config = self.guard if guard is True else guard
+        if not isinstance(config, GuardConfig):
+            raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
+        return GuardedRetriever(inner, config, bm25=self.bm25)
 
     def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
         """Bool ``(N,)``: the rows whose chunk belongs to one of ``tenants`` (see

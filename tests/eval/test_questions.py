@@ -64,3 +64,35 @@ def test_duplicate_ids_empty_missing_and_non_utf8_files(tmp_path):
     bad.write_bytes('{"id": "caf\xe9"}'.encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8"):
         load_questions(bad)
+
+
+def test_golden_set_shape_q_alias_and_single_must_contain(tmp_path):
+    path = write(
+        tmp_path,
+        [
+            json.dumps({"id": "g1", "q": "How long is a loan?", "relevant": ["a#b"],
+                        "must_contain": "30 days"}),
+            json.dumps({"id": "g2", "question": "Fees?", "relevant": ["a#c"],
+                        "must_contain": ["$1", "day"]}),
+        ],
+    )  # fmt: skip
+    g1, g2 = load_questions(path)
+    assert g1.question == "How long is a loan?" and g1.must_contain == ("30 days",)
+    assert g2.must_contain == ("$1", "day")
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        ({"id": "x", "q": "a?", "question": "b?", "relevant": []}, "not both"),
+        ({"id": "x", "q": "", "relevant": []}, "'question' must be a non-empty string"),
+        ({"id": "x", "q": 3, "relevant": []}, "'question' must be a non-empty string"),
+        ({"id": "x", "q": "a?", "relevant": [], "must_contain": " "}, "empty string"),
+        ({"id": "x", "q": "a?", "relevant": [], "must_contain": 5}, "list of strings"),
+    ],
+)
+def test_golden_set_shape_errors_name_the_line(tmp_path, obj, message):
+    path = write(tmp_path, [json.dumps(obj)])
+    with pytest.raises(InputError, match=message) as err:
+        load_questions(path)
+    assert f"{path}:1" in str(err.value)

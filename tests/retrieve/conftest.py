@@ -40,7 +40,14 @@ class FakeRetriever:
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         self.calls.append((question, k, mask))
         return [
-            Hit(row, CHUNKS[row].id, CHUNKS[row].section, s, {self.name: Component(s, i + 1)})
+            Hit(
+                row,
+                CHUNKS[row].id,
+                CHUNKS[row].section,
+                s,
+                {self.name: Component(s, i + 1)},
+                CHUNKS[row],
+            )
             for i, (row, s) in enumerate(self.rows_scores[:k])
         ]
 

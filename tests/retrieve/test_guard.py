@@ -1,10 +1,11 @@
-"""The weak-retrieval guard: per-component thresholds, the hybrid rule, and the wrapper."""
+"""The weak-retrieval guard: coverage and names from term statistics, optional absolute checks,
+the wrapper, and its settings' round trip."""
 
 from __future__ import annotations
 
 import pytest
 
-from docqa.errors import InputError
+from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve import (
     DENSE,
@@ -18,93 +19,156 @@ from docqa.retrieve import (
 from docqa.types import Chunk, Component, Hit
 
 
-def hit(**components: tuple[float, int]) -> Hit:
-    return Hit(0, "c", "s", 0.0, {n: Component(*v) for n, v in components.items()})
+@pytest.fixture(scope="module")
+def bm25(texts: list[str]) -> BM25Index:
+    return BM25Index.from_texts(texts)
 
 
-CONFIG = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="any")
+def hit(chunks: list[Chunk], row: int, **components: tuple[float, int]) -> Hit:
+    c = chunks[row]
+    parts = {n: Component(*v) for n, v in components.items()}
+    return Hit(row, c.id, c.section, 0.0, parts, chunk=c)
 
 
-def test_dense_threshold_uses_the_best_cosine() -> None:
-    assert judge([hit(dense=(0.2, 2)), hit(dense=(0.6, 1))], CONFIG, keyword_max=None).passed
-    verdict = judge([hit(dense=(0.49, 1))], CONFIG, keyword_max=None)
-    assert not verdict.passed and verdict.reasons == ("dense: best cosine 0.490 < min_cosine 0.5",)
+def test_no_hits_fail(bm25: BM25Index) -> None:
+    verdict = judge("pg_dump archive", [], GuardConfig(), bm25)
+    assert not verdict.passed and verdict.reasons == ("no hits",)
 
 
-def test_keyword_threshold_is_relative_to_the_max_attainable_score() -> None:
-    hits = [hit(keyword=(3.0, 1))]
-    assert judge(hits, CONFIG, keyword_max=10.0).passed  # 0.30 >= 0.25
-    assert not judge(hits, CONFIG, keyword_max=20.0).passed  # 0.15 < 0.25
-    assert not judge(hits, CONFIG, keyword_max=0.0).passed
-    with pytest.raises(InputError, match="keyword_max"):
-        judge(hits, CONFIG, keyword_max=None)
+def test_coverage_passes_a_passage_holding_the_question(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    verdict = judge("pg_dump compressed archive", [hit(chunks, 3)], GuardConfig(), bm25)
+    assert verdict.passed
+    assert "holds 1.00 of the question's IDF mass >= min_coverage" in verdict.reasons[0]
+
+
+def test_coverage_refuses_a_passage_holding_little_of_it(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    # "books" is in the passage; the rest of the question is in no row at all (largest idf)
+    question = "books quantum chromodynamics lattice gluon"
+    verdict = judge(question, [hit(chunks, 0)], GuardConfig(), bm25)
+    assert not verdict.passed and "< min_coverage 0.15" in verdict.reasons[0]
+    assert judge(question, [hit(chunks, 0)], GuardConfig(min_coverage=0.0), bm25).passed
+
+
+def test_only_stop_words_fail(bm25: BM25Index, chunks: list[Chunk]) -> None:
+    verdict = judge("the of and", [hit(chunks, 0)], GuardConfig(min_coverage=0.0), bm25)
+    assert not verdict.passed and "no searchable terms" in verdict.reasons[0]
+
+
+def test_a_name_no_passage_holds_refuses_and_says_where(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    hits = [hit(chunks, 0), hit(chunks, 1)]
+    verdict = judge("How long is the loan period for books in Django?", hits, GuardConfig(), bm25)
+    assert not verdict.passed
+    assert verdict.reasons == ("names: Django (not in the collection)",)
+    # max_connections is in the collection, but not in these passages
+    verdict = judge("loan periods for books and max_connections", hits, GuardConfig(), bm25)
+    assert verdict.reasons == ("names: max_connections (not in the passages)",)
+    off = GuardConfig(names=False)
+    assert judge("How long is the loan period for books in Django?", hits, off, bm25).passed
+
+
+def test_names_must_be_held_together_by_one_passage(bm25: BM25Index, chunks: list[Chunk]) -> None:
+    hits = [hit(chunks, 2), hit(chunks, 3)]
+    verdict = judge("Does pg_dump read max_connections?", hits, GuardConfig(), bm25)
+    assert not verdict.passed
+    assert verdict.reasons == ("names: no passage holds pg_dump, max_connections together",)
+
+
+def test_unknown_terms_count_as_names_in_large_vocabularies(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    question = "loan periods for books and zebras"
+    hits = [hit(chunks, 0)]
+    assert judge(question, hits, GuardConfig(), bm25).passed
+    small = GuardConfig(unknown_from=bm25.n_terms)
+    assert judge(question, hits, small, bm25).reasons == ("names: zebras (not in the collection)",)
+    assert judge(question, hits, GuardConfig(unknown_from=bm25.n_terms + 1), bm25).passed
+
+
+def test_optional_absolute_checks(bm25: BM25Index, chunks: list[Chunk]) -> None:
+    question = "pg_dump compressed archive"
+    weak_dense = [hit(chunks, 3, dense=(0.2, 1))]
+    verdict = judge(question, weak_dense, GuardConfig(min_cosine=0.5), bm25)
+    assert not verdict.passed
+    assert verdict.reasons[1] == "dense: best cosine 0.200 < min_cosine 0.5"
+    assert judge(question, weak_dense, GuardConfig(min_cosine=0.1), bm25).passed
+    bound = float(bm25.max_scores([question])[0])
+    keyword = [hit(chunks, 3, keyword=(0.3 * bound, 1))]
+    assert judge(question, keyword, GuardConfig(min_keyword=0.25), bm25).passed
+    assert not judge(question, keyword, GuardConfig(min_keyword=0.35), bm25).passed
+    no_keyword = judge(question, weak_dense, GuardConfig(min_keyword=0.1), bm25)
+    assert not no_keyword.passed and "keyword: no keyword hit" in no_keyword.reasons
 
 
 @pytest.mark.parametrize(
-    ("cosine", "share", "any_passes", "all_passes"),
+    ("changes", "match"),
     [
-        (0.9, 0.9, True, True),
-        (0.9, 0.1, True, False),
-        (0.1, 0.9, True, False),
-        (0.1, 0.1, False, False),
+        ({"min_coverage": 1.5}, "min_coverage"),
+        ({"min_coverage": -0.1}, "min_coverage"),
+        ({"names": 1}, "names"),
+        ({"beyond_names": None}, "beyond_names"),
+        ({"unknown_from": -1}, "unknown_from"),
+        ({"min_cosine": float("nan")}, "min_cosine"),
+        ({"min_keyword": "high"}, "min_keyword"),
     ],
 )
-def test_hybrid_rule(cosine: float, share: float, any_passes: bool, all_passes: bool) -> None:
-    hits = [hit(dense=(cosine, 1), keyword=(share, 1))]
-    assert judge(hits, CONFIG, keyword_max=1.0).passed is any_passes
-    all_config = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="all")
-    verdict = judge(hits, all_config, keyword_max=1.0)
-    assert verdict.passed is all_passes and len(verdict.reasons) == 2
+def test_config_is_validated(changes: dict[str, object], match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        GuardConfig(**changes)  # type: ignore[arg-type]
 
 
-def test_no_evidence_fails() -> None:
-    assert not judge([], CONFIG, keyword_max=None).passed
-    assert not judge([hit(other=(1.0, 1))], CONFIG, keyword_max=None).passed
+def test_config_round_trips_through_a_dict() -> None:
+    config = GuardConfig(min_coverage=0.3, names=False, unknown_from=100, min_cosine=0.2)
+    assert GuardConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(IndexCorrupt, match="unknown keys"):
+        GuardConfig.from_dict({"min_coverage": 0.2, "rule": "all"})
+    with pytest.raises(IndexCorrupt, match="re-run `docqa calibrate`"):
+        GuardConfig.from_dict({"min_coverage": 7})
 
 
-def test_config_is_validated() -> None:
-    with pytest.raises(InputError, match="rule"):
-        GuardConfig(rule="most")  # type: ignore[arg-type]
-    with pytest.raises(InputError, match="min_cosine"):
-        GuardConfig(min_cosine=float("nan"))
-
-
-def test_guarded_keyword_retriever_refuses_weak_questions(
-    texts: list[str], chunks: list[Chunk]
-) -> None:
-    guarded = GuardedRetriever(KeywordRetriever(BM25Index.from_texts(texts), chunks), CONFIG)
+def test_guarded_keyword_retriever(texts: list[str], chunks: list[Chunk]) -> None:
+    guarded = GuardedRetriever(KeywordRetriever(BM25Index.from_texts(texts), chunks))
     strong = guarded.search("pg_dump -Fc archive", 3)
-    assert strong and strong[0].row == 3
-    # One known word among many unknown ones: normalised score far below the threshold.
+    assert strong and strong[0].row == 3 and guarded.last_verdict is not None
+    assert guarded.last_verdict.passed
     hits, verdict = guarded.check("books quantum chromodynamics lattice gluon", 3)
-    assert hits and not verdict.passed and verdict.reasons[0].startswith("keyword:")
+    assert hits and not verdict.passed
     assert guarded.search("books quantum chromodynamics lattice gluon", 3) == []
+    assert not guarded.last_verdict.passed
     assert guarded.search("the of and", 3) == []
 
 
-def test_guarded_hybrid_consults_the_keyword_bound(
-    texts: list[str], chunks: list[Chunk], fake: type
-) -> None:
-    keyword = KeywordRetriever(BM25Index.from_texts(texts), chunks)
-    weak_dense = fake(DENSE, [(1, 0.1)])
-    guarded = GuardedRetriever(HybridRetriever(weak_dense, keyword), CONFIG)
-    hits, verdict = guarded.check("error 40001", 2)
+def test_guarded_hybrid_and_dense(texts: list[str], chunks: list[Chunk], fake: type) -> None:
+    bm25 = BM25Index.from_texts(texts)
+    keyword = KeywordRetriever(bm25, chunks)
+    dense = fake(DENSE, [(4, 0.1)])
+    hybrid = GuardedRetriever(HybridRetriever(dense, keyword))
+    hits, verdict = hybrid.check("error 40001", 2)
     assert verdict.passed and {DENSE, KEYWORD} <= {n for h in hits for n in h.components}
-    assert GuardedRetriever(HybridRetriever(weak_dense, keyword), CONFIG).search("zzz", 2) == []
+    assert hybrid.search("zzz", 2) == []
+    with pytest.raises(InputError, match="pass bm25="):
+        GuardedRetriever(dense)
+    assert GuardedRetriever(dense, bm25=bm25).check("error 40001", 1)[1].passed
 
 
-def test_an_expected_component_with_no_hit_fails_under_rule_all() -> None:
-    dense_only = [
-        Hit(
-            row=0,
-            id="c",
-            section="s",
-            score=0.9,
-            components={"dense": Component(score=0.9, rank=1)},
-        )
-    ]
-    strict = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="all")
-    verdict = judge(dense_only, strict, keyword_max=None, expect=("dense", "keyword"))
-    assert not verdict.passed and "keyword: no hit" in verdict.reasons
-    lenient = GuardConfig(min_cosine=0.5, min_keyword=0.25, rule="any")
-    assert judge(dense_only, lenient, keyword_max=None, expect=("dense", "keyword")).passed
+def test_the_passage_holding_the_names_must_hold_more_when_the_rest_weighs_more(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    hits = [hit(chunks, 2), hit(chunks, 0)]
+    # the rest ("limit client connections") is in the passage holding max_connections
+    assert judge("max_connections to limit client connections", hits, GuardConfig(), bm25).passed
+    # the rest outweighs the name and no passage holding the name holds any of it
+    question = "max_connections for quantum chromodynamics"
+    verdict = judge(question, hits, GuardConfig(min_coverage=0.0), bm25)
+    assert verdict.reasons == (
+        "names: the passages holding max_connections hold nothing else asked",
+    )
+    off = GuardConfig(min_coverage=0.0, beyond_names=False)
+    assert judge(question, hits, off, bm25).passed
+    # a question that is mostly its name passes on the name alone
+    assert judge("What is max_connections?", hits, GuardConfig(), bm25).passed

@@ -6,20 +6,20 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from docqa.answer import answer_stream
+from docqa.answer import Context, answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
 from docqa.cli import render, store
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
 from docqa.pricing import load_prices
-from docqa.retrieve.guard import GuardConfig
-from docqa.retrieve.masked import MaskedRetriever
+from docqa.retrieve.guard import GuardConfig, Verdict
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
 EXIT_OK, EXIT_EMPTY = 0, 1
@@ -34,6 +34,10 @@ def run(args: argparse.Namespace) -> int:
         from docqa.cli import cache
 
         return cache.run(args)
+    if args.command == "calibrate":
+        from docqa.cli import calibrate
+
+        return calibrate.run(args)
     from docqa.cli.verify import cmd_verify
 
     handler = {
@@ -74,36 +78,59 @@ def cmd_index(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _guard(args: argparse.Namespace) -> GuardConfig | None:
-    if args.min_score is None:
+def _guard(args: argparse.Namespace, base: GuardConfig) -> GuardConfig | bool:
+    """False for --no-guard, else the collection's guard with the command line's changes."""
+    if args.no_guard:
+        return False
+    changes: dict[str, Any] = {}
+    if args.min_coverage is not None:
+        changes["min_coverage"] = args.min_coverage
+    if args.min_score is not None:
+        if args.mode in ("dense", "hybrid"):
+            changes["min_cosine"] = args.min_score
+        if args.mode in ("keyword", "hybrid"):
+            changes["min_keyword"] = args.min_score
+    return replace(base, **changes)
+
+
+def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
+    """Print the guard's verdict on the last search to stderr (for --explain-guard)."""
+    if not getattr(args, "explain_guard", False):
+        return
+    verdict = getattr(retriever, "last_verdict", None)
+    if not isinstance(verdict, Verdict):
+        _err().print("guard: off (--no-guard)", markup=False)
+        return
+    _err().print(render.verdict_text(verdict, args.mode, args.k), markup=False, soft_wrap=True)
+
+
+def _context(args: argparse.Namespace, collection: Collection) -> Context | None:
+    """The passage widening chosen by ``--context`` (None: the retrieved windows)."""
+    if args.context == "window":
         return None
-    if args.mode == "dense":
-        return GuardConfig(min_cosine=args.min_score)
-    if args.mode == "keyword":
-        return GuardConfig(min_keyword=args.min_score)
-    return GuardConfig(min_cosine=args.min_score, min_keyword=args.min_score)
+    from docqa.context import SectionContext
+
+    return SectionContext(collection.index.chunks, max_tokens=args.max_context_tokens)
 
 
 def _retriever(args: argparse.Namespace) -> Retriever:
     if store.uses_store(args):
-        return store.retriever(args, _guard(args))
-    index_dir = _index_dir(args)
-    if args.docs is not None:
-        with render.progress(_err()) as progress:
-            report = ensure_index([args.docs], index_dir, progress=progress)
-        if report is not None:
-            print(render.build_summary(report), file=sys.stderr)
-    collection = Collection.open(index_dir)
-    retriever = collection.retriever(args.mode, guard=_guard(args), guarded=not args.no_guard)
-    return _tenant_only(collection, retriever, args.tenant)
+        return store.retriever(args, _guard(args, GuardConfig()))
+    return _guarded(args, _open(args))
 
 
-def _tenant_only(
-    collection: Collection, retriever: Retriever, tenants: list[str] | None
-) -> Retriever:
-    """``retriever`` restricted to the rows of ``tenants`` (every row when None)."""
+def _guarded(args: argparse.Namespace, collection: Collection) -> Retriever:
+    return collection.retriever(
+        args.mode,
+        guard=_guard(args, collection.guard),
+        tenants=_known_tenants(collection, args.tenant),
+    )
+
+
+def _known_tenants(collection: Collection, tenants: list[str] | None) -> list[str] | None:
+    """``tenants`` after checking that each has passages in ``collection`` (None: all rows)."""
     if tenants is None:
-        return retriever
+        return None
     unknown = sorted(set(tenants) - set(collection.tenants()))
     if unknown:
         known = ", ".join(collection.tenants()) or "none"
@@ -111,11 +138,24 @@ def _tenant_only(
             f"tenant {unknown[0]!r} has no passages in {collection.index.root} (tenants there: "
             f"{known}); index with front matter `tenant:` or --tenant-from-folder"
         )
-    return MaskedRetriever(retriever, collection.tenant_mask(tenants))
+    return tenants
+
+
+def _open(args: argparse.Namespace) -> Collection:
+    """The collection at --index, indexing --docs into it first when given."""
+    index_dir = _index_dir(args)
+    if args.docs is not None:
+        with render.progress(_err()) as progress:
+            report = ensure_index([args.docs], index_dir, progress=progress)
+        if report is not None:
+            _err().print(render.build_summary(report))
+    return Collection.open(index_dir)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    hits = _retriever(args).search(args.question, args.k)
+    retriever = _retriever(args)
+    hits = retriever.search(args.question, args.k)
+    _explain(args, retriever)
     if args.json:
         print(json.dumps(render.hits_json(args.question, hits), ensure_ascii=False, indent=2))
     elif hits:
@@ -157,17 +197,22 @@ def make_model(args: argparse.Namespace) -> ModelClient:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    retriever = _retriever(args)
+    collection = _open(args)
+    retriever = _guarded(args, collection)
     model = RecordingModel(make_model(args))
     prices = load_prices()
     final: Answer | None = None
-    for item in answer_stream(args.question, retriever, model, args.k, prices=prices):
+    context = _context(args, collection)
+    for item in answer_stream(
+        args.question, retriever, model, args.k, prices=prices, context=context
+    ):
         if isinstance(item, Answer):
             final = item
         elif not args.json:
             sys.stdout.write(render.safe(item))
             sys.stdout.flush()
     assert final is not None
+    _explain(args, retriever)
     if args.show_prompt and model.prompt is not None:
         show_prompt(model.prompt)
     if args.json:
@@ -192,6 +237,17 @@ def _csv(text: str, what: str) -> list[str]:
     return items
 
 
+def _judge_args(args: argparse.Namespace) -> argparse.Namespace:
+    """The model options of the judge (``--judge``, ``--judge-model``, ``--judge-reply``)."""
+    return argparse.Namespace(
+        backend=args.judge,
+        model=args.judge_model,
+        max_tokens=args.max_tokens,
+        base_url=args.base_url,
+        fake_reply=args.judge_reply or ["yes"],
+    )
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     modes = _csv(args.mode, "--mode")
@@ -202,13 +258,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if min(ks) < 1:
         raise InputError(f"every -k must be at least 1, got {args.k!r}")
     collection = Collection.open(_index_dir(args))
-    retrievers = {m: collection.retriever(m, guarded=not args.no_guard) for m in modes}
+    retrievers = {m: collection.retriever(m, guard=not args.no_guard) for m in modes}
     report = evaluate(questions, retrievers, ks=ks)
     data: dict[str, Any] = report.to_json()
+    if args.judge is not None and not args.answers:
+        raise InputError("--judge checks answers; add --answers")
     if args.answers:
         from docqa.eval.answers import check_answers
 
-        data["answers"] = check_answers(questions, retrievers, make_model(args))
+        judge = None if args.judge is None else make_model(_judge_args(args))
+        data["answers"] = check_answers(
+            questions, retrievers, make_model(args), judge=judge, context=_context(args, collection)
+        )
     if args.json:
         print(json.dumps(data, indent=2))
     else:

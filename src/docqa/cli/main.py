@@ -1,4 +1,4 @@
-"""The ``docqa`` command: index, search, ask, eval, serve.
+"""The ``docqa`` command: index, search, ask, eval, calibrate, verify, serve, cache.
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from docqa.cli import serve
 from docqa.errors import DocqaError
@@ -92,10 +92,20 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
         "--min-score",
         type=float,
         default=None,
-        help="guard threshold for the mode (cosine for dense, share of the best "
+        help="extra guard threshold for the mode (cosine for dense, share of the best "
         "attainable BM25 score for keyword; both for hybrid)",
     )
+    p.add_argument(
+        "--min-coverage",
+        type=float,
+        default=None,
+        help="guard: share of the question's IDF mass the best passage must hold "
+        "(default: the index's calibrated value, else 0.15)",
+    )
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
+    p.add_argument(
+        "--explain-guard", action="store_true", help="print why the guard passed or refused"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _store_options(p, query=True)
     p.add_argument(
@@ -141,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     _retrieval_options(p, default_k=3)
     _model_options(p)
+    _context_options(p)
     p.add_argument("--show-prompt", action="store_true", help="print exactly what was sent")
     p = sub.add_parser("eval", help="recall@k, MRR and guard figures on labelled questions")
     p.add_argument("questions", type=Path)
@@ -156,6 +167,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="also answer every question and check must_contain and citations",
     )
     _model_options(p)
+    _context_options(p)
+    p.add_argument(
+        "--judge",
+        choices=BACKENDS,
+        default=None,
+        help="with --answers: ask this backend whether each answer is supported by the "
+        "passages it cites",
+    )
+    p.add_argument("--judge-model", default=None, help="judge model name (else DOCQA_MODEL)")
+    p.add_argument(
+        "--judge-reply",
+        action="append",
+        default=None,
+        help="scripted verdict for --judge fake (repeat for several answers)",
+    )
     p.add_argument("--json", action="store_true")
     from docqa.cli.verify import add_verify_parser
 
@@ -164,7 +190,46 @@ def build_parser() -> argparse.ArgumentParser:
     from docqa.cli import cache
 
     cache.add_parser(sub)
+    _calibrate_parser(sub)
     return parser
+
+
+def _calibrate_parser(sub: Any) -> None:
+    """``docqa calibrate`` (runner: ``docqa.cli.calibrate``)."""
+    p = sub.add_parser(
+        "calibrate",
+        help="fit the guard to labelled questions and store it in the index",
+        description="Fit the weak-retrieval guard to labelled questions (answerable and "
+        "unanswerable), print the kept / refused trade-off and store the chosen settings in "
+        "the index manifest, where every mode uses them. Re-run it after re-indexing.",
+    )
+    p.add_argument("questions", type=Path)
+    _index_options(p)
+    p.add_argument("--mode", choices=("dense", "keyword", "hybrid"), default="hybrid")
+    p.add_argument("-k", type=_positive, default=5, help="passages judged per question")
+    p.add_argument(
+        "--min-kept",
+        type=float,
+        default=0.9,
+        help="share of the answerable questions the guard must keep (default 0.9)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
+    p.add_argument("--json", action="store_true")
+
+
+def _context_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--context",
+        choices=("window", "section"),
+        default="window",
+        help="what the model reads: the retrieved windows, or the whole section of each hit",
+    )
+    p.add_argument(
+        "--max-context-tokens",
+        type=_positive,
+        default=2000,
+        help="token budget of --context section over all passages (default 2000)",
+    )
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:

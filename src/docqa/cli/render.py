@@ -20,6 +20,7 @@ from rich.text import Text
 from docqa.build import BuildReport
 from docqa.controls import escape_controls
 from docqa.eval import EvalReport
+from docqa.retrieve.guard import Verdict
 from docqa.types import Answer, Hit, Prompt
 
 PREVIEW = 70
@@ -128,6 +129,12 @@ def answer_json(a: Answer) -> dict[str, Any]:
     }
 
 
+def verdict_text(verdict: Verdict, mode: str, k: int) -> str:
+    """The guard's verdict as ``guard: passed|refused (mode, k=N)`` and one line per check."""
+    head = f"guard: {'passed' if verdict.passed else 'refused'} ({mode}, k={k})"
+    return "\n".join([head, *(f"  {line}" for line in verdict.reasons)])
+
+
 def answer_footer(a: Answer) -> str:
     if a.refused and not a.hits:
         return "refused: no passage was relevant enough, so no model was called"
@@ -184,10 +191,20 @@ def eval_table(report: EvalReport) -> Table:
 
 
 def answers_summary(data: dict[str, Any]) -> str:
-    return safe(
-        "\n".join(
+    lines = []
+    for mode, v in data.items():
+        lines.append(
             f"answers ({mode}): must_contain {v['must_contain_ok']}/{v['must_contain_checked']}, "
-            f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of {v['asked']}"
-            for mode, v in data.items()
+            f"citations not retrieved in {v['bad_citations']}, refused {v['refused']} of "
+            f"{v['asked']}"
         )
-    )
+        figures = v.get("figures", {})
+        shown = [
+            f"{name} {_cell(f['value'], f['low'], f['high'])} (n={f['n']})"
+            for name, f in figures.items()
+        ]
+        if shown:
+            lines.append(f"  {'; '.join(shown)}")
+        if "judge" in v:
+            lines.append(f"  judge: unclear replies {v['judge']['unclear']}")
+    return safe("\n".join(lines))

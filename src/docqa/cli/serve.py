@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.errors import InputError
+from docqa.retrieve.guard import GuardConfig
 
 Adder = Callable[[argparse.ArgumentParser], None]
 
@@ -103,7 +104,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from docqa.build import default_index_dir
-    from docqa.cli.commands import _guard, make_model
+    from docqa.cli.commands import make_model
     from docqa.pricing import load_prices
     from docqa.service.app import ServeSettings, create_app
     from docqa.service.keys import load_keys
@@ -115,10 +116,9 @@ def run_serve(args: argparse.Namespace) -> int:
             f"refusing to serve {args.host} without API keys: set DOCQA_SERVE_KEYS or pass "
             "--keys-file, or serve on 127.0.0.1"
         )
-    args.mode = "hybrid"  # _guard reads it: one threshold for both components
     tenant_sets = [g.tenants for g in keys.grants()] if keys else []
     root = args.index if args.index is not None else default_index_dir()
-    live = LiveIndex(root, guard=_guard(args), tenant_sets=tenant_sets)
+    live = LiveIndex(root, guard=_serve_guard(args.min_score), tenant_sets=tenant_sets)
     settings = ServeSettings(
         keys=keys,
         max_concurrency=args.max_concurrency,
@@ -155,3 +155,12 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def _stopped(signum: int, frame: object) -> None:
     logging.getLogger("docqa.serve").info("docqa serve: stopped (SIGTERM)")
+
+
+def _serve_guard(min_score: float | None) -> Any:
+    """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults);
+    ``--min-score`` adds the absolute score checks on both components, as ``ask`` does."""
+
+    if min_score is None:
+        return True
+    return GuardConfig(min_cosine=min_score, min_keyword=min_score)

@@ -84,7 +84,7 @@ def cmd_index(args: argparse.Namespace, progress_console: Console) -> int:
     return EXIT_OK
 
 
-def retriever(args: argparse.Namespace, guard: GuardConfig | None) -> Retriever:
+def retriever(args: argparse.Namespace, guard: GuardConfig | bool) -> Retriever:
     """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
     from docqa.stores.pgvector import PgVectorStore
 
@@ -97,6 +97,6 @@ def retriever(args: argparse.Namespace, guard: GuardConfig | None) -> Retriever:
         args.mode,
         tenant=_one_tenant(args.tenant),
         ef_search=args.ef_search,
-        guard=guard,
-        guarded=not args.no_guard,
+        guard=guard if isinstance(guard, GuardConfig) else None,
+        guarded=guard is not False,
     )

@@ -6,7 +6,9 @@ One JSON object per line::
      "relevant": ["loans#loan-periods"], "kind": "paraphrase", "must_contain": ["three weeks"]}
 
 ``relevant`` lists section ids; an empty list marks a question the library cannot answer.
-``kind`` and ``must_contain`` are optional.
+``kind`` and ``must_contain`` are optional. The common golden-set shape is accepted too:
+``q`` for ``question`` (not both), and ``must_contain`` as one string instead of a list
+(``{"id": "q1", "q": "How long is a loan?", "relevant": [...], "must_contain": "30 days"}``).
 """
 
 from __future__ import annotations
@@ -38,10 +40,27 @@ def _strings(value: Any, field: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _question_text(obj: dict[str, Any], where: str) -> Any:
+    """The ``question`` field, or its alias ``q`` (giving both is an error)."""
+    if "q" in obj and "question" in obj:
+        raise InputError(f"{where}: give 'question' or its alias 'q', not both")
+    return obj["q"] if "q" in obj else obj.get("question")
+
+
+def _must_contain(value: Any, where: str) -> tuple[str, ...]:
+    """``must_contain`` as a tuple: one string is a list of one."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise InputError(f"{where}: 'must_contain' must not be an empty string")
+        return (value,)
+    return _strings(value, "must_contain", where)
+
+
 def parse_question(obj: Any, where: str) -> Question:
     """One question from a decoded JSON object; ``where`` names it in errors."""
     if not isinstance(obj, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    obj = {**obj, "question": _question_text(obj, where)}
     for field in ("id", "question"):
         if not isinstance(obj.get(field), str) or not obj[field].strip():
             raise InputError(f"{where}: {field!r} must be a non-empty string")
@@ -55,7 +74,7 @@ def parse_question(obj: Any, where: str) -> Question:
         question=obj["question"],
         relevant=_strings(obj["relevant"], "relevant", where),
         kind=kind,
-        must_contain=_strings(obj.get("must_contain", []), "must_contain", where),
+        must_contain=_must_contain(obj.get("must_contain", []), where),
     )
 
 

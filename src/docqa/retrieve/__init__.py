@@ -1,7 +1,7 @@
 """Retrieval: dense, keyword and hybrid retrievers, rank fusion, and the weak-retrieval guard."""
 
 from docqa.retrieve.fusion import DEFAULT_RRF_K, Fused, reciprocal_rank_fusion
-from docqa.retrieve.guard import GuardConfig, GuardedRetriever, KeywordBounded, Verdict, judge
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, Verdict, judge
 from docqa.retrieve.retrievers import (
     DENSE,
     KEYWORD,
@@ -19,7 +19,6 @@ __all__ = [
     "GuardConfig",
     "GuardedRetriever",
     "HybridRetriever",
-    "KeywordBounded",
     "KeywordRetriever",
     "Verdict",
     "judge",

@@ -1,128 +1,231 @@
-"""The weak-retrieval guard: return nothing when the best evidence is too weak to answer from.
+"""The weak-retrieval guard: return nothing when the passages found cannot answer the question.
 
-Each component present in the hits is judged on its best hit:
+The default checks use only the collection's own term statistics (the BM25 vocabulary and
+document frequencies, :mod:`docqa.retrieve.evidence`), so they mean the same with any embedder
+and in every mode (dense, keyword, hybrid), judged on the hits that mode returns:
 
-- ``"dense"``: the best cosine similarity must reach ``min_cosine``;
-- ``"keyword"``: the best BM25 score divided by the question's maximum attainable score
-  (``BM25Index.max_scores``: as if one row held every question term at unbounded tf) must
-  reach ``min_keyword``, so one threshold means about the same on any corpus;
-- hybrid hits carry both; ``rule="any"`` passes when either passes, ``"all"`` needs both.
+- **names**: one hit must hold, whole, every word of the question shaped like a name
+  (``Django``, ``os.walk``, ``SO_REUSEADDR``, ``cProfile``): passages that never mention a
+  thing cannot answer a question about it;
+- **beyond names** (``beyond_names``): when the rest of the question weighs at least as much
+  as its names (IDF mass), that hit must also hold some of the rest: a passage that merely
+  mentions ``JavaScript`` does not answer "what is the difference between let and const";
+- **coverage**: among those hits, the best must hold at least ``min_coverage`` of the
+  question's IDF mass (terms the collection never uses weigh the most).
+- optionally (``unknown_from``, off by default): in a collection of at least that many
+  distinct terms, a question word the collection never uses counts as a name.
 
-No hits, or hits with no component the guard knows, fail (the answer path then refuses
-without calling a model).
+Two optional absolute checks (off by default, since their scale depends on the embedder and the
+collection) remain for callers who calibrated them: ``min_cosine`` on the best dense score and
+``min_keyword`` on the best BM25 score over the question's maximum attainable score.
+Every check must pass. No hits fail. The answer path then refuses without calling a model.
 
-Defaults, measured (``python benchmarks/guard_sweep.py``) on the sample library's 38 labelled
-questions (32 answerable, 6 unanswerable), hashing-256 embedder, k = 5: a ``min_cosine`` from
-0.07 to 0.16 refuses no answerable question and 1 of 6 unanswerable ones; a ``min_keyword``
-from 0.04 to 0.06 refuses none answerable and 4 of 6 unanswerable. The defaults are the middles,
-0.12 and 0.05; hybrid uses ``rule="all"`` (both components must pass, and a side that found
-nothing fails), which refuses 4 of 6 unanswerable and no answerable question (``"any"``: 1). The dense threshold depends on the
-embedder (TF-IDF cosines run lower: 0.01..0.13 is safe there); pass a GuardConfig to change it.
+Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus and mode and
+leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
+Node.js API docs: ``names=True``, ``beyond_names=True``, ``min_coverage=0.15``,
+``unknown_from=None``. ``docqa calibrate`` fits ``min_coverage`` and ``unknown_from`` to a
+collection's own labelled questions and stores them in the index manifest.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 import numpy as np
 
-from docqa.errors import InputError
+from docqa.errors import IndexCorrupt, InputError
+from docqa.keyword import BM25Index
+from docqa.retrieve import evidence
 from docqa.retrieve.retrievers import DENSE, KEYWORD
 from docqa.types import Hit, Retriever
+
+DEFAULT_MIN_COVERAGE = 0.15
 
 
 @dataclass(frozen=True, slots=True)
 class GuardConfig:
-    """Thresholds of the guard (measured defaults, see the module docstring)."""
+    """Settings of the guard (measured defaults, see the module docstring); None turns an
+    optional check off."""
 
-    min_cosine: float = 0.12
-    min_keyword: float = 0.05
-    rule: Literal["any", "all"] = "all"
+    min_coverage: float = DEFAULT_MIN_COVERAGE
+    names: bool = True
+    beyond_names: bool = True
+    unknown_from: int | None = None
+    min_cosine: float | None = None
+    min_keyword: float | None = None
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.min_coverage, (int, float)) and 0.0 <= self.min_coverage <= 1.0):
+            raise InputError(f"guard min_coverage must be in [0, 1], got {self.min_coverage!r}")
+        for flag in ("names", "beyond_names"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InputError(f"guard {flag} must be True or False, got {getattr(self, flag)!r}")
+        u = self.unknown_from
+        if u is not None and (isinstance(u, bool) or not isinstance(u, int) or u < 0):
+            raise InputError(f"guard unknown_from must be an int >= 0 or None, got {u!r}")
         for name in ("min_cosine", "min_keyword"):
-            if not math.isfinite(getattr(self, name)):
-                raise InputError(f"guard {name} must be finite, got {getattr(self, name)!r}")
-        if self.rule not in ("any", "all"):
-            raise InputError(f"guard rule must be 'any' or 'all', got {self.rule!r}")
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
+                raise InputError(f"guard {name} must be a finite number or None, got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (stored in the index manifest by ``docqa calibrate``)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GuardConfig:
+        """Inverse of ``to_dict``; unknown keys or bad values are ``IndexCorrupt``."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise IndexCorrupt(
+                f"guard settings have unknown keys {sorted(unknown)}; re-run `docqa calibrate`"
+            )
+        try:
+            return cls(**data)
+        except InputError as exc:
+            raise IndexCorrupt(f"stored {exc}; re-run `docqa calibrate`") from None
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """Whether the evidence passed, and one line per component judged (or why none was)."""
+    """Whether the evidence passed, and one line per check (or why none could run)."""
 
     passed: bool
     reasons: tuple[str, ...]
 
 
-@runtime_checkable
-class KeywordBounded(Protocol):
-    """A retriever that knows a question's maximum attainable BM25 score."""
-
-    def max_keyword_score(self, question: str) -> float: ...
-
-
-def judge(
-    hits: Sequence[Hit],
-    config: GuardConfig,
-    *,
-    keyword_max: float | None,
-    expect: Sequence[str] = (),
-) -> Verdict:
-    """Judge ``hits`` for one question; ``keyword_max`` is needed when a keyword score is there.
-
-    ``expect`` names the components the retriever produces: one of them with no hit at all
-    counts as a failed check (a hybrid search whose keyword side found nothing has no keyword
-    evidence, and under ``rule="all"`` that refuses).
-    """
-    checks: list[tuple[bool, str]] = [
-        (False, f"{name}: no hit") for name in expect if not any(name in h.components for h in hits)
-    ]
-    dense = [h.components[DENSE].score for h in hits if DENSE in h.components]
-    if dense:
-        checks.append(_check("dense: best cosine", max(dense), "min_cosine", config.min_cosine))
-    keyword = [h.components[KEYWORD].score for h in hits if KEYWORD in h.components]
-    if keyword:
-        if keyword_max is None:
-            raise InputError("keyword hits need keyword_max (the question's maximum BM25 score)")
-        share = max(keyword) / keyword_max if keyword_max > 0 else 0.0
-        checks.append(_check("keyword: best score / max", share, "min_keyword", config.min_keyword))
-    if not checks:
-        return Verdict(False, ("no hits with a dense or keyword score",))
-    combine = any if config.rule == "any" else all
-    return Verdict(combine(ok for ok, _ in checks), tuple(reason for _, reason in checks))
+def judge(question: str, hits: Sequence[Hit], config: GuardConfig, bm25: BM25Index) -> Verdict:
+    """Judge ``hits`` for ``question`` by ``config``, with ``bm25``'s term statistics."""
+    if not hits:
+        return Verdict(False, ("no hits",))
+    checks = [_evidence_check(question, hits, config, bm25)]
+    if config.min_cosine is not None:
+        checks.append(_dense_check(hits, config.min_cosine))
+    if config.min_keyword is not None:
+        checks.append(_keyword_check(question, hits, config.min_keyword, bm25))
+    return Verdict(all(ok for ok, _ in checks), tuple(line for _, line in checks))
 
 
-def _check(what: str, value: float, name: str, threshold: float) -> tuple[bool, str]:
-    """Whether ``value`` reaches ``threshold``, and the line that says so."""
-    ok = value >= threshold
-    return ok, f"{what} {value:.3f} {'>=' if ok else '<'} {name} {threshold}"
+def _evidence_check(
+    question: str, hits: Sequence[Hit], config: GuardConfig, bm25: BM25Index
+) -> tuple[bool, str]:
+    """Some hit must hold every name of the question and ``min_coverage`` of its IDF mass."""
+    terms = evidence.question_terms(bm25, question)
+    if terms.hashes.size == 0:
+        return False, "coverage: the question has no searchable terms (only stop words)"
+    cover = evidence.coverages(bm25, terms, hits)
+    words = evidence.named_words(question) if config.names else []
+    if config.unknown_from is not None and bm25.n_terms >= config.unknown_from:
+        words += evidence.unknown_terms(bm25, evidence.plain_words(question))
+    words = list(dict.fromkeys(words))
+    held = evidence.name_holders(bm25, words, hits)
+    eligible = held.all(axis=0)
+    if not eligible.any():
+        return False, f"names: {_missing(bm25, words, held)}"
+    if config.beyond_names:
+        eligible &= _beyond_names(bm25, terms, words, hits)
+        if not eligible.any():
+            return False, f"names: the passages holding {', '.join(words)} hold nothing else asked"
+    best = float(cover[eligible].max())
+    ok = best >= config.min_coverage
+    which = f"holding every name ({', '.join(words)})" if words else "found"
+    return ok, (
+        f"coverage: the best passage {which} holds {best:.2f} of the question's IDF mass "
+        f"{'>=' if ok else '<'} min_coverage {config.min_coverage}"
+    )
+
+
+def _beyond_names(
+    bm25: BM25Index, terms: evidence.QuestionTerms, words: Sequence[str], hits: Sequence[Hit]
+) -> np.ndarray:
+    """Per hit, whether it holds some term besides the names, when the rest of the question
+    weighs at least as much as its names (else every hit qualifies): bool (len(hits),)."""
+    rest = evidence.without(bm25, terms, words)
+    if not words or rest.mass <= 0 or rest.mass < terms.mass - rest.mass:
+        return np.ones(len(hits), dtype=np.bool_)
+    return np.asarray(evidence.coverages(bm25, rest, hits) > 0)
+
+
+def _missing(bm25: BM25Index, words: Sequence[str], held: np.ndarray) -> str:
+    """Which names no passage holds (and which the collection never uses), or that none holds
+    them all together."""
+    missing = [w for w, row in zip(words, held, strict=True) if not row.any()]
+    if not missing:
+        return f"no passage holds {', '.join(words)} together"
+    unknown = set(evidence.unknown_terms(bm25, missing))
+    where = ("not in the collection" if w in unknown else "not in the passages" for w in missing)
+    return ", ".join(f"{w} ({place})" for w, place in zip(missing, where, strict=True))
+
+
+def _dense_check(hits: Sequence[Hit], threshold: float) -> tuple[bool, str]:
+    scores = [h.components[DENSE].score for h in hits if DENSE in h.components]
+    if not scores:
+        return False, "dense: no dense hit"
+    ok = max(scores) >= threshold
+    return ok, f"dense: best cosine {max(scores):.3f} {'>=' if ok else '<'} min_cosine {threshold}"
+
+
+def _keyword_check(
+    question: str, hits: Sequence[Hit], threshold: float, bm25: BM25Index
+) -> tuple[bool, str]:
+    scores = [h.components[KEYWORD].score for h in hits if KEYWORD in h.components]
+    if not scores:
+        return False, "keyword: no keyword hit"
+    bound = float(bm25.max_scores([question])[0])
+    share = max(scores) / bound if bound > 0 else 0.0
+    ok = share >= threshold
+    sign = ">=" if ok else "<"
+    return ok, f"keyword: best score / max {share:.3f} {sign} min_keyword {threshold}"
+
+
+def term_statistics(retriever: Retriever) -> BM25Index | None:
+    """The BM25 index behind ``retriever`` (a keyword or hybrid retriever), if it has one."""
+    for candidate in (retriever, getattr(retriever, "keyword", None)):
+        bm25 = getattr(candidate, "bm25", None)
+        if isinstance(bm25, BM25Index):
+            return bm25
+    return None
 
 
 class GuardedRetriever:
-    """A retriever that returns no hits when the guard judges the evidence weak."""
+    """A retriever that returns no hits when the guard judges the evidence weak.
 
-    def __init__(self, retriever: Retriever, config: GuardConfig | None = None) -> None:
+    ``bm25`` supplies the term statistics; by default the inner retriever's own (keyword and
+    hybrid retrievers have one); a dense retriever needs the collection's passed in.
+    """
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        config: GuardConfig | None = None,
+        *,
+        bm25: BM25Index | None = None,
+    ) -> None:
+        stats = bm25 if bm25 is not None else term_statistics(retriever)
+        if stats is None:
+            raise InputError(
+                "the guard needs the collection's BM25 term statistics; pass bm25= "
+                "(Collection.retriever does this for you)"
+            )
         self.retriever = retriever
         self.config = config or GuardConfig()
+        self.bm25 = stats
+        self.last_verdict: Verdict | None = None
 
     def check(
         self, question: str, k: int, *, mask: np.ndarray | None = None
     ) -> tuple[list[Hit], Verdict]:
         """The inner retriever's hits (kept even when weak) and the verdict on them."""
         hits = self.retriever.search(question, k, mask=mask)
-        keyword_max = None
-        if isinstance(self.retriever, KeywordBounded) and any(
-            KEYWORD in h.components for h in hits
-        ):
-            keyword_max = self.retriever.max_keyword_score(question)
-        expect = tuple(getattr(self.retriever, "components", ()))
-        return hits, judge(hits, self.config, keyword_max=keyword_max, expect=expect)
+        return hits, judge(question, hits, self.config, self.bm25)
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
-        """The hits when they pass the guard, else an empty list."""
+        """The hits when they pass the guard, else an empty list (the verdict is kept in
+        ``last_verdict``, for ``--explain-guard``; concurrent callers should use ``check``)."""
         hits, verdict = self.check(question, k, mask=mask)
+        self.last_verdict = verdict
         return hits if verdict.passed else []

@@ -44,7 +44,7 @@ def identity(root: Path) -> Identity | None:
 class Snapshot:
     """One opened index: its collection, identity, and a retriever per mode."""
 
-    def __init__(self, collection: Collection, ident: Identity | None, guard: GuardConfig | None):
+    def __init__(self, collection: Collection, ident: Identity | None, guard: GuardConfig | bool):
         self.collection = collection
         self.identity = ident
         self.created = collection.index.manifest.created
@@ -76,7 +76,7 @@ class LiveIndex:
         self,
         root: Path,
         *,
-        guard: GuardConfig | None = None,
+        guard: GuardConfig | bool = True,
         tenant_sets: Iterable[frozenset[str] | None] = (),
     ) -> None:
         self.root = root

@@ -1,0 +1,98 @@
+"""``docqa calibrate QUESTIONS --index DIR``: fit the guard, print the curve, store the choice."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from docqa.build import default_index_dir
+from docqa.collection import Collection
+from docqa.eval import load_questions
+from docqa.eval.calibrate import Calibration, Point, calibrate
+from docqa.index.meta import update_meta
+
+EXIT_OK = 0
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.index if args.index is not None else default_index_dir()
+    collection = Collection.open(root)
+    questions = load_questions(args.questions)
+    fit = calibrate(
+        questions,
+        collection.retriever(args.mode, guard=False),
+        collection.bm25,
+        k=args.k,
+        min_kept=args.min_kept,
+        base=collection.guard,
+    )
+    stored = not args.dry_run
+    if stored:
+        update_meta(root, "guard", fit.chosen.config.to_dict())
+        update_meta(root, "guard_calibration", _record(fit, args))
+    if args.json:
+        print(json.dumps({**_record(fit, args), "stored": stored, "curve": _curve(fit)}, indent=2))
+    else:
+        print(report(fit, args, root if stored else None))
+    return EXIT_OK
+
+
+def frontier(points: Sequence[Point]) -> list[Point]:
+    """The points no other point beats on both kept and refused, by threshold."""
+    best = [
+        p
+        for p in points
+        if not any(
+            (o.kept >= p.kept and o.refused > p.refused)
+            or (o.kept > p.kept and o.refused >= p.refused)
+            for o in points
+        )
+    ]
+    unique = {(p.kept, p.refused): p for p in sorted(best, key=lambda p: -p.config.min_coverage)}
+    return sorted(unique.values(), key=lambda p: (-p.kept, p.refused))
+
+
+def _describe(p: Point) -> str:
+    unknown = "yes" if p.config.unknown_from is not None else "no"
+    return f"min_coverage={p.config.min_coverage} unknown words as names: {unknown}"
+
+
+def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -> str:
+    total = fit.answerable + fit.unanswerable
+    head = f"calibrated on {total} questions ({fit.answerable} answerable, "
+    lines = [
+        f"{head}{fit.unanswerable} unanswerable), mode {args.mode}, k={args.k}",
+        "trade-off (settings no other setting beats on both):",
+        "   kept  refused  setting",
+    ]
+    for p in frontier(fit.points):
+        mark = "  <- chosen" if p == fit.chosen else ""
+        lines.append(f"  {p.kept:5.2f}  {p.refused:7.2f}  {_describe(p)}{mark}")
+    c = fit.chosen
+    goal = "" if fit.reached else f" (no setting keeps {args.min_kept}: kept the most)"
+    lines.append(f"chosen: {_describe(c)}: keeps {c.kept:.2f}, refuses {c.refused:.2f}{goal}")
+    if stored_in is None:
+        lines.append("not stored (--dry-run)")
+    else:
+        lines.append(f"stored in {stored_in / 'manifest.json'} (meta.guard), used in every mode")
+    return "\n".join(lines)
+
+
+def _record(fit: Calibration, args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "questions": fit.answerable + fit.unanswerable,
+        "mode": args.mode,
+        "k": args.k,
+        "min_kept": args.min_kept,
+        "kept": fit.chosen.kept,
+        "refused": fit.chosen.refused,
+        "reached": fit.reached,
+        "guard": fit.chosen.config.to_dict(),
+    }
+
+
+def _curve(fit: Calibration) -> list[dict[str, Any]]:
+    return [{"guard": p.config.to_dict(), "kept": p.kept, "refused": p.refused} for p in fit.points]

@@ -1,0 +1,168 @@
+"""What the guard measures about a question and its hits, from the collection's term statistics.
+
+Every figure here comes from the BM25 index's vocabulary and document frequencies, never from
+an embedder's absolute scores, so it means the same with any embedder, in any mode:
+
+- **coverage**: the share of the question's IDF mass that the best hit holds. Each distinct
+  question term (tokenized as the BM25 index tokenizes: stop words dropped, plurals folded)
+  weighs its Lucene idf; a term the collection never uses weighs the idf of a term in no row
+  (the largest there is). A hit's coverage is the summed weight of the question terms in its
+  text (heading path + text, as indexed) over the question's total; the best hit's is kept.
+- **missing names**: words of the question shaped like names (``Django``, ``JavaScript``,
+  ``cProfile``, ``os.walk``, ``SO_REUSEADDR``, ``imap_unordered``) that none of the hits
+  holds: passages that never mention a thing cannot answer a question about it (and a
+  collection that never mentions it at all, :func:`unknown_terms`, cannot either).
+
+Pure functions over arrays; the slow twin of :func:`coverages` is
+:func:`coverages_reference` (one Python set per hit).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from docqa.keyword import BM25Index
+from docqa.text import TokenHashes, hash_tokens
+from docqa.text.sections import embed_text
+from docqa.types import Hit
+
+_WORD = re.compile(r"[\w][\w.'’-]*[\w]|\w")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"(“]\s*)$")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}")
+_JOINED = re.compile(r"[A-Za-z0-9][._][A-Za-z0-9]")
+_NOT_NAMES = frozenset({"e.g", "i.e", "etc", "i'm", "i've", "i'd", "i'll", "ok"})
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionTerms:
+    """A question's distinct terms (BM25 token hashes) and the idf weight of each."""
+
+    hashes: np.ndarray  # (t,) uint64, ascending
+    weights: np.ndarray  # (t,) float64, idf (a term in no row weighs the largest idf)
+
+    @property
+    def mass(self) -> float:
+        return float(self.weights.sum())
+
+
+def question_terms(bm25: BM25Index, question: str) -> QuestionTerms:
+    """The distinct terms of ``question`` as ``bm25`` tokenizes them, with their idf."""
+    hashes = np.unique(_hashes(bm25, [question]).hashes)
+    df = document_frequencies(bm25, hashes)
+    n = bm25.n_docs
+    weights = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    return QuestionTerms(hashes, weights)
+
+
+def without(bm25: BM25Index, terms: QuestionTerms, words: Sequence[str]) -> QuestionTerms:
+    """``terms`` less every term of ``words`` (the rest of a question besides its names)."""
+    if not words:
+        return terms
+    keep = ~np.isin(terms.hashes, _hashes(bm25, words).hashes)
+    return QuestionTerms(terms.hashes[keep], terms.weights[keep])
+
+
+def document_frequencies(bm25: BM25Index, hashes: np.ndarray) -> np.ndarray:
+    """How many rows of ``bm25`` hold each term of ``hashes`` (int64, 0 when unknown)."""
+    pos = np.searchsorted(bm25.vocab, hashes)
+    found = pos < bm25.vocab.size
+    found[found] = bm25.vocab[pos[found]] == hashes[found]
+    df = np.zeros(hashes.size, dtype=np.int64)
+    df[found] = bm25.indptr[pos[found] + 1] - bm25.indptr[pos[found]]
+    return df
+
+
+def coverages(bm25: BM25Index, terms: QuestionTerms, hits: Sequence[Hit]) -> np.ndarray:
+    """Each hit's share of the question's IDF mass, float64 (len(hits),); 0 when no mass."""
+    out = np.zeros(len(hits), dtype=np.float64)
+    mass = terms.mass
+    if mass <= 0 or not hits:
+        return out
+    th = _hashes(bm25, [_hit_text(h) for h in hits])
+    for i in range(len(hits)):
+        present = np.isin(terms.hashes, th.of(i), assume_unique=False)
+        out[i] = float(terms.weights[present].sum()) / mass
+    return out
+
+
+def coverages_reference(bm25: BM25Index, question: str, hits: Sequence[Hit]) -> list[float]:
+    """The slow twin of :func:`coverages`: idf recomputed per term, Python sets per hit."""
+    n = bm25.n_docs
+    weight: dict[int, float] = {}
+    for h in _hashes(bm25, [question]).hashes.tolist():
+        df = int(document_frequencies(bm25, np.array([h], dtype=np.uint64))[0])
+        weight[h] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    total = math.fsum(weight.values())
+    out = []
+    for hit in hits:
+        seen = set(_hashes(bm25, [_hit_text(hit)]).hashes.tolist())
+        out.append(math.fsum(w for h, w in weight.items() if h in seen) / total if total else 0.0)
+    return out
+
+
+def named_words(question: str) -> list[str]:
+    """Words of ``question`` shaped like names: capitalised away from a sentence start, inner
+    capitals (``cProfile``, ``DataFrame``, ``HTTP``), or letters joined by ``.`` / ``_``
+    (``os.walk``, ``SO_REUSEADDR``). Surrounding punctuation and a possessive ``'s`` dropped."""
+    out = []
+    for m in _WORD.finditer(question):
+        word = re.sub(r"['’]s$", "", m.group().strip(".'’-"))
+        if len(word) < 2 or word.lower() in _NOT_NAMES:
+            continue
+        start = bool(_SENTENCE_START.search(question[: m.start()]))
+        capitalised = word[0].isupper() and not start
+        if capitalised or _CAMEL.search(word) or _JOINED.search(word):
+            out.append(word)
+    return out
+
+
+def name_holders(bm25: BM25Index, words: Sequence[str], hits: Sequence[Hit]) -> np.ndarray:
+    """Whether each hit holds each word whole (every term of the word in the hit's text):
+    ``bool (len(words), len(hits))``; a word with no terms counts as held."""
+    out = np.ones((len(words), len(hits)), dtype=np.bool_)
+    if not words or not hits:
+        return out
+    th = _hashes(bm25, words)
+    wanted = [set(th.of(i).tolist()) for i in range(len(words))]
+    for j, row in enumerate(_rows(_hashes(bm25, [_hit_text(h) for h in hits]))):
+        seen = set(row.tolist())
+        out[:, j] = [terms <= seen for terms in wanted]
+    return out
+
+
+def plain_words(question: str) -> list[str]:
+    """The words of ``question`` (split as :func:`named_words` splits), possessives dropped."""
+    words = (re.sub(r"['’]s$", "", m.group().strip(".'’-")) for m in _WORD.finditer(question))
+    return [w for w in words if w]
+
+
+def unknown_terms(bm25: BM25Index, words: Sequence[str]) -> tuple[str, ...]:
+    """The ``words`` holding a term no row of ``bm25`` uses."""
+    if not words:
+        return ()
+    th = _hashes(bm25, words)
+    return tuple(
+        w for i, w in enumerate(words) if (document_frequencies(bm25, th.of(i)) == 0).any()
+    )
+
+
+def _rows(th: TokenHashes) -> list[np.ndarray]:
+    return [th.of(i) for i in range(th.offsets.size - 1)]
+
+
+def _hashes(bm25: BM25Index, texts: Sequence[str]) -> TokenHashes:
+    """``texts`` tokenized and hashed as ``bm25`` was built."""
+    config = bm25.config
+    return hash_tokens(texts, stop_words=config.stop_words, fold_plurals=config.fold_plurals)
+
+
+def _hit_text(hit: Hit) -> str:
+    """The text the BM25 index holds for ``hit``'s row (heading path + text)."""
+    if hit.chunk is None:
+        return ""
+    return embed_text(hit.chunk, headings=True)
