@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from docqa.errors import InputError
-from docqa.retrieve.guard import GuardConfig
 
 Adder = Callable[[argparse.ArgumentParser], None]
 
@@ -160,6 +159,8 @@ def _stopped(signum: int, frame: object) -> None:
 def _serve_guard(min_score: float | None) -> Any:
     """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults);
     ``--min-score`` adds the absolute score checks on both components, as ``ask`` does."""
+
+    from docqa.retrieve.guard import GuardConfig
 
     if min_score is None:
         return True

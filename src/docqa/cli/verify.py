@@ -13,9 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from docqa.build import default_index_dir
-from docqa.collection import Collection
-
 
 def add_verify_parser(sub: Any) -> None:
     """Add the ``verify`` subcommand to the ``docqa`` subparsers ``sub``."""
@@ -31,6 +28,9 @@ def add_verify_parser(sub: Any) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Run every check over the index; print what was checked."""
+    from docqa.build import default_index_dir
+    from docqa.collection import Collection
+
     root = args.index if args.index is not None else default_index_dir()
     collection = Collection.open(root)
     index = collection.index
