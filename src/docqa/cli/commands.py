@@ -13,7 +13,7 @@ from rich.console import Console
 
 from docqa.answer import answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
-from docqa.cli import render
+from docqa.cli import batch, render
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
@@ -25,7 +25,8 @@ EXIT_OK, EXIT_EMPTY = 0, 1
 
 
 def run(args: argparse.Namespace) -> int:
-    handler = {"index": cmd_index, "search": cmd_search, "ask": cmd_ask, "eval": cmd_eval}
+    handler = {"index": cmd_index, "search": cmd_search, "ask": cmd_ask, "eval": cmd_eval,
+               "search-batch": batch.cmd_search_batch}  # fmt: skip
     return handler[args.command](args)
 
 
@@ -45,6 +46,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         overlap=args.overlap,
         headings=not args.no_headings,
     )
+    if args.shard_rows is not None or args.ray is not None:
+        return batch.cmd_index_sharded(args, settings)
     with render.progress(_err()) as progress:
         report = build_index(
             args.paths, _index_dir(args), settings, progress=progress, verify=args.verify

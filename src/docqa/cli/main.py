@@ -1,4 +1,4 @@
-"""The ``docqa`` command: index, search, ask, eval.
+"""The ``docqa`` command: index, search, ask, eval, search-batch.
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from docqa.cli import batch
 from docqa.errors import DocqaError
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
@@ -92,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="embed chunk text without its heading path in front",
     )
     p.add_argument("--verify", action="store_true", help="checksum every file after writing")
+    p.add_argument(
+        "--shard-rows", type=_positive, default=None, help="write shards of at most N rows"
+    )
+    batch.ray_option(p)
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)
@@ -115,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _model_options(p)
     p.add_argument("--json", action="store_true")
+    batch.add_parsers(sub, _positive)
     return parser
 
 
