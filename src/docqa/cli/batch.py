@@ -140,6 +140,8 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
                 done = min(lo + BATCH, len(texts))
                 bar.update(task, completed=done, rate=done / (time.perf_counter() - start))
     finally:
+        if args.ray is not None:
+            collection.searcher.close()
         if started_ray:
             from docqa.distributed import require_ray
 

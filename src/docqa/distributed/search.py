@@ -57,9 +57,17 @@ def assign(counts: Sequence[int], n_actors: int) -> list[list[int]]:
 
 
 class RayShardSearcher:
-    """A ``RowSearcher`` backed by ``n_actors`` Ray actors of ``n_threads`` CPUs each."""
+    """A ``RowSearcher`` backed by ``n_actors`` Ray actors, each searching with ``n_threads``
+    threads and reserving ``cpus`` of the cluster's CPUs (default ``n_threads``)."""
 
-    def __init__(self, root: str | Path, n_actors: int = 2, *, n_threads: int = 1) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        n_actors: int = 2,
+        *,
+        n_threads: int = 1,
+        cpus: float | None = None,
+    ) -> None:
         ray = require_ray()
         for name, value in (("n_actors", n_actors), ("n_threads", n_threads)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -71,7 +79,7 @@ class RayShardSearcher:
             )
         index = open_sharded(root)
         self._n_rows = len(index)
-        actor = ray.remote(num_cpus=n_threads, max_restarts=MAX_RESTARTS,
+        actor = ray.remote(num_cpus=n_threads if cpus is None else cpus, max_restarts=MAX_RESTARTS,
                            max_task_retries=MAX_RESTARTS)(ShardOwner)  # fmt: skip
         owned = assign([len(s) for s in index.shards], n_actors)
         self.actors = [actor.remote(str(Path(root).absolute()), o, n_threads) for o in owned]
@@ -108,8 +116,10 @@ class RayShardSearcher:
         self.actors = []
 
 
-def open_ray(path: str | Path, n_actors: int = 2, *, n_threads: int = 1) -> ShardedCollection:
+def open_ray(
+    path: str | Path, n_actors: int = 2, *, n_threads: int = 1, cpus: float | None = None
+) -> ShardedCollection:
     """The sharded index at ``path`` with its rows searched by Ray actors (Ray joined first,
     see ``connect``); ``.searcher.close()`` stops them."""
-    searcher = RayShardSearcher(path, n_actors, n_threads=n_threads)
+    searcher = RayShardSearcher(path, n_actors, n_threads=n_threads, cpus=cpus)
     return ShardedCollection.open(path, searcher=searcher)
