@@ -3,15 +3,17 @@
 ``Collection.open(path)`` memory-maps the vectors, chunk store and BM25 arrays, rebuilds the
 recorded embedder (with its fitted state for TF-IDF) and hands out retrievers by mode, each
 wrapped in the weak-retrieval guard unless asked otherwise. The guard's settings are those
-``docqa calibrate`` stored in the manifest (``meta["guard"]``), else the measured defaults.
+``docqa calibrate`` stored in the manifest (``meta["guard"]``), else the measured defaults. A
+sharded index opens as a :class:`~docqa.shards.collection.ShardedCollection` with the same
+surface (``retriever``, ``search_batch``, ``tenant_mask``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
@@ -21,16 +23,22 @@ from docqa.errors import IndexCorrupt, IndexNotFound, InputError
 from docqa.index import open_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
+from docqa.index.shards import is_sharded
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.retrieve.masked import MaskedRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
-from docqa.tenants import tenant_codes, tenant_rows
-from docqa.types import Retriever
+from docqa.tenants import TenantRows
+from docqa.types import Chunk, Hit, Retriever
+
+if TYPE_CHECKING:
+    from docqa.shards.collection import ShardedCollection
 
 Mode = Literal["dense", "keyword", "hybrid"]
+AnyCollection: TypeAlias = "Collection | ShardedCollection"
+"""What ``Collection.open`` returns: one index directory or a sharded one."""
 MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
 
 
@@ -40,34 +48,32 @@ class Collection:
     embedder: Embedder
     bm25: BM25Index
     guard: GuardConfig = field(default_factory=GuardConfig)
-    _tenants: tuple[tuple[str, ...], np.ndarray] | None = field(
-        default=None, init=False, repr=False
-    )
-    _masks: dict[frozenset[str], np.ndarray] = field(default_factory=dict, init=False, repr=False)
+    _tenants: TenantRows | None = field(default=None, init=False, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path) -> Collection:
-        """Open the index at ``path``; ``IndexNotFound`` says how to build one."""
+    def open(cls, path: str | Path) -> Collection | ShardedCollection:
+        """Open the index at ``path``, one directory or sharded (then a ``ShardedCollection``,
+        with the same ``retriever`` and ``search_batch``); ``IndexNotFound`` says how to build
+        one."""
         root = Path(path)
         if not (root / "manifest.json").exists():
             raise IndexNotFound(
                 f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
             )
+        if is_sharded(root):
+            from docqa.shards.collection import ShardedCollection
+
+            return ShardedCollection.open(root)
         index = open_index(root)
-        meta = index.manifest.meta
-        record = index.manifest.embedder
-        state = {
-            name[len(TFIDF_PREFIX) :]: index.array(name)
-            for name in index.manifest.arrays
-            if name.startswith(TFIDF_PREFIX)
-        }
-        embedder = from_config(record.get("config", {}), state or None)
-        index.check_embedder(embedder)
-        if "bm25" not in meta:
-            raise IndexCorrupt(f"{root}/manifest.json records no BM25 settings; rebuild the index")
-        bm25 = BM25Index.from_arrays({name: index.array(name) for name in ARRAYS}, meta["bm25"])
-        guard = GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()
-        return cls(index=index, embedder=embedder, bm25=bm25, guard=guard)
+        bm25 = BM25Index.from_arrays(
+            {name: index.array(name) for name in ARRAYS}, bm25_config(index)
+        )
+        return cls(index=index, embedder=embedder_of(index), bm25=bm25, guard=guard_of(index))
+
+    @property
+    def chunks(self) -> Sequence[Chunk]:
+        """The chunks in row order (decoded when accessed)."""
+        return self.index.chunks
 
     def dense_matrix(self) -> np.ndarray | CompactMatrix:
         """The vectors, as a :class:`CompactMatrix` when the index stores int8 codes (same
@@ -76,6 +82,23 @@ class Collection:
             return self.index.vectors
         arrays = {name: self.index.array(name) for name in COMPACT_ARRAYS}
         return CompactMatrix.from_arrays(self.index.vectors, arrays)
+
+    def search_batch(
+        self,
+        questions: Sequence[str],
+        k: int,
+        *,
+        mode: str = "hybrid",
+        mask: np.ndarray | None = None,
+    ) -> list[list[Hit]]:
+        """Unguarded hits for every question through the batch kernels, in input order:
+        the same as ``retriever(mode, guard=False).search(q, k, mask=mask)`` one by one."""
+        from docqa.retrieve.batch import IndexSearcher, search_batch
+
+        searcher = IndexSearcher(self.index.vectors, self.bm25)
+        return search_batch(
+            searcher, self.embedder, self.chunks, questions, k, mode=mode, mask=mask
+        )
 
     def retriever(
         self,
@@ -94,41 +117,79 @@ class Collection:
         chunks = self.index.chunks
         dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks)
         keyword = KeywordRetriever(self.bm25, chunks)
-        inner: Retriever
-        if mode == "dense":
-            inner = dense
-        elif mode == "keyword":
-            inner = keyword
-        elif mode == "hybrid":
-            inner = HybridRetriever(dense, keyword)
-        else:
-            raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        if tenants is not None:
-            inner = MaskedRetriever(inner, self.tenant_mask(tenants))
-        if guard is False:
-            return inner
-        config = self.guard if guard is True else guard
-        if not isinstance(config, GuardConfig):
-            raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
-        return GuardedRetriever(inner, config, bm25=self.bm25)
+        inner = by_mode(mode, dense, keyword)
+        return restricted(inner, self, guard, tenants, self.guard, self.bm25)
 
     def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
         """Bool ``(N,)``: the rows whose chunk belongs to one of ``tenants`` (see
         :mod:`docqa.tenants`). The rows' tenants are read once per opened index and each mask
         is kept, so a repeated call costs a dict lookup; pass it to a search as ``mask=``."""
-        wanted = frozenset(tenants)
-        mask = self._masks.get(wanted)
-        if mask is None:
-            mask = tenant_rows(*self._tenant_codes(), wanted)
-            mask.setflags(write=False)
-            self._masks[wanted] = mask
-        return mask
+        return self._tenant_rows().mask(tenants)
 
     def tenants(self) -> tuple[str, ...]:
         """The distinct tenants of this index's chunks, first-seen order."""
-        return self._tenant_codes()[0]
+        return self._tenant_rows().names
 
-    def _tenant_codes(self) -> tuple[tuple[str, ...], np.ndarray]:
+    def _tenant_rows(self) -> TenantRows:
         if self._tenants is None:
-            self._tenants = tenant_codes(c.metadata for c in self.index.chunks)
+            self._tenants = TenantRows(self.chunks)
         return self._tenants
+
+
+def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
+    """The retriever of ``mode`` over a dense and a keyword retriever."""
+    if mode == "dense":
+        return dense
+    if mode == "keyword":
+        return keyword
+    if mode == "hybrid":
+        return HybridRetriever(dense, keyword)
+    raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+
+
+def restricted(
+    inner: Retriever,
+    masks: Any,
+    guard: GuardConfig | bool,
+    tenants: Iterable[str] | None,
+    default: GuardConfig,
+    bm25: BM25Index,
+) -> Retriever:
+    """``inner`` limited to ``tenants``' rows (``masks.tenant_mask``) and behind the guard
+    (True: ``default``; a GuardConfig; False: none), judged with ``bm25``'s term statistics."""
+    if tenants is not None:
+        inner = MaskedRetriever(inner, masks.tenant_mask(tenants))
+    if guard is False:
+        return inner
+    config = default if guard is True else guard
+    if not isinstance(config, GuardConfig):
+        raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
+    return GuardedRetriever(inner, config, bm25=bm25)
+
+
+def embedder_of(index: Index) -> Embedder:
+    """The embedder recorded in ``index``'s manifest, restored with its fitted state."""
+    state = {
+        name[len(TFIDF_PREFIX) :]: index.array(name)
+        for name in index.manifest.arrays
+        if name.startswith(TFIDF_PREFIX)
+    }
+    embedder = from_config(index.manifest.embedder.get("config", {}), state or None)
+    index.check_embedder(embedder)
+    return embedder
+
+
+def bm25_config(index: Index) -> Mapping[str, Any]:
+    """The BM25 settings recorded in ``index``'s manifest; ``IndexCorrupt`` when absent."""
+    if "bm25" not in index.manifest.meta:
+        raise IndexCorrupt(
+            f"{index.root}/manifest.json records no BM25 settings; rebuild the index"
+        )
+    config: Mapping[str, Any] = index.manifest.meta["bm25"]
+    return config
+
+
+def guard_of(index: Index) -> GuardConfig:
+    """The guard settings ``docqa calibrate`` stored in ``index``'s manifest, else defaults."""
+    meta = index.manifest.meta
+    return GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()

@@ -68,3 +68,22 @@ def tenant_rows(names: tuple[str, ...], codes: np.ndarray, tenants: Iterable[str
     with no rows simply adds none)."""
     wanted = [names.index(t) for t in set(tenants) if t in names]
     return np.ascontiguousarray(np.isin(codes, np.asarray(wanted, dtype=np.int32)))
+
+
+class TenantRows:
+    """The tenants of an index's rows, read once, and the mask of each set asked for (kept,
+    read-only), so a repeated ``mask`` costs a dict lookup."""
+
+    def __init__(self, chunks: Iterable[Any]) -> None:
+        self.names, self._codes = tenant_codes(c.metadata for c in chunks)
+        self._masks: dict[frozenset[str], np.ndarray] = {}
+
+    def mask(self, tenants: Iterable[str]) -> np.ndarray:
+        """Bool ``(N,)``: the rows of any of ``tenants``."""
+        wanted = frozenset(tenants)
+        found = self._masks.get(wanted)
+        if found is None:
+            found = tenant_rows(self.names, self._codes, wanted)
+            found.setflags(write=False)
+            self._masks[wanted] = found
+        return found

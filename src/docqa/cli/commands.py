@@ -14,8 +14,8 @@ from rich.console import Console
 
 from docqa.answer import Context, answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
-from docqa.cli import render, store
-from docqa.collection import Collection
+from docqa.cli import batch, render, store
+from docqa.collection import AnyCollection, Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
 from docqa.pricing import load_prices
@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         "ask": cmd_ask,
         "eval": cmd_eval,
         "verify": cmd_verify,
+        "search-batch": batch.cmd_search_batch,
     }
     return handler[args.command](args)
 
@@ -70,6 +71,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         storage=args.storage,
         tenant_from_folder=args.tenant_from_folder,
     )
+    if args.shard_rows is not None or args.ray is not None:
+        return batch.cmd_index_sharded(args, settings)
     with render.progress(_err()) as progress:
         report = build_index(
             args.paths, _index_dir(args), settings, progress=progress, verify=args.verify
@@ -104,13 +107,13 @@ def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
     _err().print(render.verdict_text(verdict, args.mode, args.k), markup=False, soft_wrap=True)
 
 
-def _context(args: argparse.Namespace, collection: Collection) -> Context | None:
+def _context(args: argparse.Namespace, collection: AnyCollection) -> Context | None:
     """The passage widening chosen by ``--context`` (None: the retrieved windows)."""
     if args.context == "window":
         return None
     from docqa.context import SectionContext
 
-    return SectionContext(collection.index.chunks, max_tokens=args.max_context_tokens)
+    return SectionContext(collection.chunks, max_tokens=args.max_context_tokens)
 
 
 def _retriever(args: argparse.Namespace) -> Retriever:
@@ -119,7 +122,7 @@ def _retriever(args: argparse.Namespace) -> Retriever:
     return _guarded(args, _open(args))
 
 
-def _guarded(args: argparse.Namespace, collection: Collection) -> Retriever:
+def _guarded(args: argparse.Namespace, collection: AnyCollection) -> Retriever:
     return collection.retriever(
         args.mode,
         guard=_guard(args, collection.guard),
@@ -127,7 +130,7 @@ def _guarded(args: argparse.Namespace, collection: Collection) -> Retriever:
     )
 
 
-def _known_tenants(collection: Collection, tenants: list[str] | None) -> list[str] | None:
+def _known_tenants(collection: AnyCollection, tenants: list[str] | None) -> list[str] | None:
     """``tenants`` after checking that each has passages in ``collection`` (None: all rows)."""
     if tenants is None:
         return None
@@ -141,7 +144,7 @@ def _known_tenants(collection: Collection, tenants: list[str] | None) -> list[st
     return tenants
 
 
-def _open(args: argparse.Namespace) -> Collection:
+def _open(args: argparse.Namespace) -> AnyCollection:
     """The collection at --index, indexing --docs into it first when given."""
     index_dir = _index_dir(args)
     if args.docs is not None:

@@ -1,4 +1,4 @@
-"""The ``docqa`` command: index, search, ask, eval, calibrate, verify, serve, cache.
+"""The ``docqa`` command: index, search, ask, eval, calibrate, verify, serve, cache, search-batch.
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from docqa.cli import serve
+from docqa.cli import batch, serve
 from docqa.errors import DocqaError
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="each file's tenant is its first folder under the indexed folder",
     )
+    p.add_argument(
+        "--shard-rows", type=_positive, default=None, help="write shards of at most N rows"
+    )
+    batch.ray_option(p)
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)
@@ -191,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cache.add_parser(sub)
     _calibrate_parser(sub)
+    batch.add_parsers(sub, _positive)
     return parser
 
 

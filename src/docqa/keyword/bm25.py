@@ -25,6 +25,7 @@ import numpy as np
 from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
+from docqa.keyword.stats import CorpusStats
 from docqa.search.masks import mask_bools
 from docqa.text import TermCounter, TermIds, hash_tokens
 from docqa.text.tokenize import StopWords, TokenSettings
@@ -84,18 +85,31 @@ class BM25Config:
 class BM25Index:
     """An immutable BM25 index over rows ``0..N-1`` (arrays may be read-only memory maps)."""
 
-    def __init__(self, config: BM25Config, arrays: Mapping[str, np.ndarray]) -> None:
-        """Use ``from_texts`` or ``from_arrays``; ``arrays`` as described in ``ARRAYS``."""
+    def __init__(
+        self,
+        config: BM25Config,
+        arrays: Mapping[str, np.ndarray],
+        *,
+        stats: CorpusStats | None = None,
+    ) -> None:
+        """Use ``from_texts`` or ``from_arrays``; ``arrays`` as described in ``ARRAYS``.
+
+        ``stats`` (a shard of a larger collection): score with the collection's N, df and
+        average length instead of these rows' own, so scores equal the whole collection's.
+        """
         self.config = config
         self._scratch_pool: SimpleQueue[kernels.Scratch] = SimpleQueue()  # for _search_one
         self.vocab, self.indptr, self.rows, self.tf, self.lengths = (
             arrays[name] for name in ARRAYS
         )
-        n = self.lengths.size
-        total = int(self.lengths.sum(dtype=np.int64))
-        self.avgdl = total / n if total > 0 else 1.0
         df = np.diff(self.indptr)
-        self.idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        if stats is None:
+            n, total, df_all = self.lengths.size, int(self.lengths.sum(dtype=np.int64)), df
+        else:
+            n, total, df_all = stats.n_docs, stats.total_length, stats.df_for(self.vocab)
+        self.corpus_docs = n  # N of the idf: this index's rows, or the whole collection's
+        self.avgdl = total / n if total > 0 else 1.0
+        self.idf = np.log(1.0 + (n - df_all + 0.5) / (df_all + 0.5))
         self.weights = self._weights(df)
         self.max_weights = np.zeros(df.size, dtype=np.float64)  # each term's largest weight
         if self.weights.size:
@@ -152,15 +166,20 @@ class BM25Index:
 
     @classmethod
     def from_arrays(
-        cls, arrays: Mapping[str, np.ndarray], config: BM25Config | Mapping[str, Any]
+        cls,
+        arrays: Mapping[str, np.ndarray],
+        config: BM25Config | Mapping[str, Any],
+        *,
+        stats: CorpusStats | None = None,
     ) -> BM25Index:
-        """Rebuild from ``to_arrays`` output (e.g. read-only memory maps) and the config.
+        """Rebuild from ``to_arrays`` output (e.g. read-only memory maps) and the config;
+        ``stats`` as in ``__init__``.
 
         Raises ``IndexCorrupt`` naming the array that is missing or malformed.
         """
         if not isinstance(config, BM25Config):
             config = BM25Config.from_dict(config)
-        return cls(config, _checked(arrays))
+        return cls(config, _checked(arrays), stats=stats)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The CSR arrays by name (see ``ARRAYS``); the config is ``self.config.to_dict()``."""
@@ -240,7 +259,7 @@ class BM25Index:
         ``idf * (k1 + 1)``: a row's score divided by it lies in [0, 1] (1 only when k1 = 0).
         """
         hashes, q_terms, offsets = self._query_terms(queries)
-        unknown_idf = math.log(1.0 + (self.n_docs + 0.5) / 0.5)
+        unknown_idf = math.log(1.0 + (self.corpus_docs + 0.5) / 0.5)
         term_idf = np.append(self.idf, unknown_idf)[q_terms]  # id -1 picks the unknown idf
         out = np.zeros(offsets.size - 1, dtype=np.float64)
         for i in range(out.size):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.collection import MODES, Collection, Mode
+from docqa.collection import MODES, AnyCollection, Collection, Mode
 from docqa.errors import DocqaError
 from docqa.index.format import MANIFEST
 from docqa.retrieve.guard import GuardConfig
@@ -44,7 +44,9 @@ def identity(root: Path) -> Identity | None:
 class Snapshot:
     """One opened index: its collection, identity, and a retriever per mode."""
 
-    def __init__(self, collection: Collection, ident: Identity | None, guard: GuardConfig | bool):
+    def __init__(
+        self, collection: AnyCollection, ident: Identity | None, guard: GuardConfig | bool
+    ) -> None:
         self.collection = collection
         self.identity = ident
         self.created = collection.index.manifest.created

@@ -1,0 +1,296 @@
+"""A sharded index: a top-level manifest over shard directories, each in today's format.
+
+::
+
+    manifest.json              format "docqa-shards": shards with row offsets, BM25 statistics
+    shard-00000/ ...           an ordinary index directory (own manifest and checksums)
+    shard-00001/ ...
+    global/bm25_global_*.npy   collection-wide BM25 term statistics (``CorpusStats``)
+
+Global row id = shard offset + local row id; shards are listed in row order and their counts
+add up to ``count``. The top-level manifest records each shard's manifest sha256 (so a shard
+swapped underneath is caught at open) and the statistics' sizes and checksums. The whole
+directory is written in a temporary sibling and moved into place in one rename.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+
+from docqa.errors import IndexCorrupt, IndexNotFound, IndexVersionError
+from docqa.index import format as fmt
+from docqa.index.reader import Index, open_index
+from docqa.index.writer import _fsync_dir, _write_bytes, _write_npy
+from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
+from docqa.types import Chunk
+
+SHARDS_FORMAT = "docqa-shards"
+SHARDS_VERSION = 1
+STATS_DIR = "global"
+
+
+def shard_name(i: int) -> str:
+    """Directory name of shard ``i``: ``shard-00000``."""
+    return f"shard-{i:05d}"
+
+
+@dataclass(frozen=True)
+class ShardEntry:
+    """One shard: its directory (relative), first global row, rows, manifest sha256."""
+
+    path: str
+    offset: int
+    count: int
+    manifest_sha256: str
+
+
+@dataclass(frozen=True)
+class ShardsManifest:
+    """Contents of a sharded index's top-level ``manifest.json``."""
+
+    embedder: Mapping[str, Any]
+    dim: int
+    count: int
+    created: str
+    shards: tuple[ShardEntry, ...]
+    bm25: Mapping[str, Any]  # {"config": BM25Config dict, "n_docs": N, "total_length": T}
+    files: Mapping[str, fmt.FileEntry]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        """Pretty, key-sorted JSON text."""
+        doc = {
+            "format": SHARDS_FORMAT,
+            "version": SHARDS_VERSION,
+            "embedder": dict(self.embedder),
+            "dim": self.dim,
+            "count": self.count,
+            "created": self.created,
+            "shards": [vars(s) for s in self.shards],
+            "bm25": dict(self.bm25),
+            "files": {p: {"size": f.size, "sha256": f.sha256} for p, f in self.files.items()},
+            "meta": dict(self.meta),
+        }
+        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> ShardsManifest:
+        """Parse; ``IndexCorrupt`` / ``IndexVersionError`` name ``where``."""
+        doc = _parse(text, where)
+        if doc.get("version") != SHARDS_VERSION:
+            raise IndexVersionError(
+                f"{where} has sharded format version {doc.get('version')!r}, this docqa reads "
+                f"[{SHARDS_VERSION}]; upgrade docqa or {fmt.REBUILD}"
+            )
+        try:
+            return cls(
+                embedder=dict(doc["embedder"]),
+                dim=int(doc["dim"]),
+                count=int(doc["count"]),
+                created=str(doc["created"]),
+                shards=tuple(
+                    ShardEntry(
+                        str(s["path"]), int(s["offset"]), int(s["count"]), str(s["manifest_sha256"])
+                    )
+                    for s in doc["shards"]
+                ),
+                bm25=dict(doc["bm25"]),
+                files={
+                    p: fmt.FileEntry(int(f["size"]), str(f["sha256"]))
+                    for p, f in doc["files"].items()
+                },
+                meta=dict(doc.get("meta", {})),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise IndexCorrupt(f"{where} has a missing or malformed field ({exc!r}); {fmt.REBUILD}")
+
+
+def _parse(text: str, where: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {fmt.REBUILD}") from exc
+    if not isinstance(doc, dict) or doc.get("format") != SHARDS_FORMAT:
+        raise IndexCorrupt(f"{where} is not a sharded docqa index manifest; {fmt.REBUILD}")
+    return doc
+
+
+def is_sharded(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path/manifest.json`` is a sharded index's (False when unreadable)."""
+    try:
+        doc = json.loads((Path(path) / fmt.MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == SHARDS_FORMAT
+
+
+def _sha256(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def write_top_manifest(
+    tmp: Path, shard_dirs: Sequence[str], bm25_config: Mapping[str, Any], meta: Mapping[str, Any]
+) -> ShardsManifest:
+    """Write the statistics and the top-level manifest over the finished shards in ``tmp``
+    (a directory not yet in place), fsyncing both; returns the manifest."""
+    shards = [open_index(tmp / name) for name in shard_dirs]
+    if not shards:
+        raise IndexCorrupt(f"{tmp} has no shards to list")
+    stats = CorpusStats.of([_local_bm25(s, bm25_config) for s in shards])
+    (tmp / STATS_DIR).mkdir()
+    files = {
+        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr)
+        for name, arr in stats.to_arrays().items()
+    }
+    entries, offset = [], 0
+    for name, shard in zip(shard_dirs, shards, strict=True):
+        entries.append(ShardEntry(name, offset, len(shard), _sha256(tmp / name / fmt.MANIFEST)))
+        offset += len(shard)
+    first = shards[0].manifest
+    manifest = ShardsManifest(
+        embedder=dict(first.embedder),
+        dim=first.dim,
+        count=offset,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        shards=tuple(entries),
+        bm25={"config": dict(bm25_config), "n_docs": stats.n_docs,
+              "total_length": stats.total_length, "n_terms": int(stats.vocab.size)},
+        files=files,
+        meta=dict(meta),
+    )  # fmt: skip
+    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
+    _fsync_dir(tmp / STATS_DIR)
+    _fsync_dir(tmp)
+    return manifest
+
+
+def _local_bm25(index: Index, config: Mapping[str, Any]) -> Any:
+    from docqa.keyword import ARRAYS, BM25Index
+
+    return BM25Index.from_arrays({n: index.array(n) for n in ARRAYS}, config)
+
+
+def open_sharded(path: str | os.PathLike[str]) -> ShardedIndex:
+    """Open the sharded index at ``path``: every shard (sizes checked), the statistics."""
+    root = Path(path)
+    where = root / fmt.MANIFEST
+    try:
+        text = where.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise IndexNotFound(f"no index at {root}; build one with `docqa index`") from None
+    manifest = ShardsManifest.from_json(text, str(where))
+    offset = 0
+    shards = []
+    for entry in manifest.shards:
+        index = open_index(root / entry.path)
+        if entry.offset != offset or entry.count != len(index):
+            raise IndexCorrupt(
+                f"{root / entry.path} holds {len(index)} rows at offset {offset} but "
+                f"{where} records {entry.count} at {entry.offset}; {fmt.REBUILD}"
+            )
+        if _sha256(root / entry.path / fmt.MANIFEST) != entry.manifest_sha256:
+            raise IndexCorrupt(
+                f"{root / entry.path / fmt.MANIFEST} is not the shard {where} lists; {fmt.REBUILD}"
+            )
+        offset += entry.count
+        shards.append(index)
+    if offset != manifest.count:
+        raise IndexCorrupt(f"{where} counts {manifest.count} rows, its shards {offset}")
+    return ShardedIndex(root, manifest, tuple(shards))
+
+
+class ShardedIndex:
+    """An opened sharded index: its ``shards`` (each an ``Index``), their row ``offsets``
+    ``(S + 1,) int64``, the BM25 ``stats`` and a global, lazy ``chunks`` view."""
+
+    def __init__(self, root: Path, manifest: ShardsManifest, shards: tuple[Index, ...]) -> None:
+        self.root = root
+        self.manifest = manifest
+        self.shards = shards
+        self.offsets = np.array([0, *np.cumsum([len(s) for s in shards])], dtype=np.int64)
+        bm25 = manifest.bm25
+        try:
+            self.stats = CorpusStats.from_arrays(
+                int(bm25["n_docs"]), int(bm25["total_length"]), self._stats_arrays()
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IndexCorrupt(f"{root / fmt.MANIFEST} has malformed BM25 statistics ({exc!r})")
+        self.chunks = GlobalChunks(self)
+
+    def _stats_arrays(self) -> dict[str, np.ndarray]:
+        out = {}
+        for name in STATS_ARRAYS:
+            rel = f"{STATS_DIR}/{name}.npy"
+            entry = self.manifest.files.get(rel)
+            path = self.root / rel
+            if entry is None or not path.is_file() or path.stat().st_size != entry.size:
+                raise IndexCorrupt(f"{path} is missing or not the size recorded; {fmt.REBUILD}")
+            out[name] = np.load(path, mmap_mode="r", allow_pickle=False)
+        return out
+
+    def __len__(self) -> int:
+        return self.manifest.count
+
+    def __repr__(self) -> str:
+        return f"ShardedIndex({str(self.root)!r}, count={len(self)}, shards={len(self.shards)})"
+
+    def locate(self, row: int) -> tuple[int, int]:
+        """``(shard, local row)`` of global ``row`` (0..count-1)."""
+        if not 0 <= row < len(self):
+            raise IndexError(f"row {row} is outside 0..{len(self) - 1} of {self.root}")
+        s = bisect.bisect_right(self.offsets.tolist(), row) - 1
+        while self.offsets[s + 1] <= row:  # skip empty shards sharing the offset
+            s += 1
+        return s, row - int(self.offsets[s])
+
+    def chunk(self, row: int) -> Chunk:
+        """The chunk of global ``row``."""
+        s, local = self.locate(row)
+        return self.shards[s].chunk(local)
+
+    def verify(self) -> None:
+        """Checksum the statistics and every shard; ``IndexCorrupt`` names the first bad file."""
+        for rel, entry in self.manifest.files.items():
+            if _sha256(self.root / rel) != entry.sha256:
+                raise IndexCorrupt(f"{self.root / rel} fails its checksum; {fmt.REBUILD}")
+        for shard in self.shards:
+            shard.verify()
+
+
+class GlobalChunks(Sequence[Chunk]):
+    """The chunks of every shard in global row order, decoded when accessed."""
+
+    def __init__(self, index: ShardedIndex) -> None:
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @overload
+    def __getitem__(self, row: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, row: int | slice) -> Chunk | list[Chunk]:
+        if isinstance(row, slice):
+            return [self._index.chunk(i) for i in range(*row.indices(len(self)))]
+        return self._index.chunk(row % len(self) if -len(self) <= row < 0 else row)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for shard in self._index.shards:
+            yield from shard.chunks

@@ -1,0 +1,97 @@
+"""Collection-wide BM25 statistics, so that each shard of an index scores as the whole would.
+
+BM25's idf needs the number of rows ``N`` and each term's document frequency ``df``; its length
+normalisation needs the average row length. Over a sharded index these are sums over the
+shards: ``CorpusStats`` holds them (terms as the same 64-bit hashes as ``BM25Index.vocab``,
+ascending) and ``BM25Index(..., stats=...)`` scores one shard's postings with them. Given the
+same statistics, a row's score is bit-identical whichever shard holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from docqa.errors import IndexCorrupt
+
+if TYPE_CHECKING:
+    from docqa.keyword.bm25 import BM25Config, BM25Index
+
+STATS_ARRAYS = {"bm25_global_vocab": np.uint64, "bm25_global_df": np.int64}
+
+
+@dataclass(frozen=True, eq=False)
+class CorpusStats:
+    """``n_docs`` rows holding ``total_length`` tokens; ``vocab (V,) uint64`` ascending term
+    hashes with ``df (V,) int64`` rows containing each."""
+
+    n_docs: int
+    total_length: int
+    vocab: np.ndarray
+    df: np.ndarray
+
+    @classmethod
+    def of(cls, parts: Sequence[BM25Index]) -> CorpusStats:
+        """The statistics of the rows of all ``parts`` together (empty parts allowed)."""
+        vocab = np.concatenate([p.vocab for p in parts] or [np.zeros(0, np.uint64)])
+        df = np.concatenate([np.diff(p.indptr) for p in parts] or [np.zeros(0, np.int64)])
+        terms, inverse = np.unique(vocab, return_inverse=True)
+        summed = np.zeros(terms.size, dtype=np.int64)
+        np.add.at(summed, inverse.ravel(), df.astype(np.int64))
+        n = sum(p.n_docs for p in parts)
+        total = sum(int(p.lengths.sum(dtype=np.int64)) for p in parts)
+        return cls(n, total, terms.astype(np.uint64), summed)
+
+    @property
+    def avgdl(self) -> float:
+        """Mean tokens per row, 1.0 for a collection without tokens (as ``BM25Index``)."""
+        return self.total_length / self.n_docs if self.total_length > 0 else 1.0
+
+    def df_for(self, vocab: np.ndarray) -> np.ndarray:
+        """Global ``df (V,) int64`` of each term in ``vocab``; ``IndexCorrupt`` if one is absent."""
+        pos = np.searchsorted(self.vocab, vocab)
+        ok = pos < self.vocab.size
+        ok[ok] = self.vocab[pos[ok]] == vocab[ok]
+        if not ok.all():
+            raise IndexCorrupt(
+                "a shard holds terms missing from the collection's BM25 statistics; "
+                "rebuild the index with `docqa index`"
+            )
+        out: np.ndarray = self.df[pos].astype(np.int64)
+        return out
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The term arrays by name (see ``STATS_ARRAYS``); counts go in the manifest."""
+        return {"bm25_global_vocab": self.vocab, "bm25_global_df": self.df}
+
+    @classmethod
+    def from_arrays(
+        cls, n_docs: int, total_length: int, arrays: Mapping[str, np.ndarray]
+    ) -> CorpusStats:
+        """Inverse of ``to_arrays``; ``IndexCorrupt`` names a malformed array."""
+        for name, dtype in STATS_ARRAYS.items():
+            a = arrays.get(name)
+            if a is None or a.dtype != dtype or a.ndim != 1:
+                raise IndexCorrupt(f"BM25 statistics array {name!r} is missing or malformed")
+        vocab, df = arrays["bm25_global_vocab"], arrays["bm25_global_df"]
+        if vocab.size != df.size or n_docs < 0 or total_length < 0:
+            raise IndexCorrupt("BM25 statistics have inconsistent sizes; rebuild the index")
+        return cls(int(n_docs), int(total_length), vocab, df)
+
+    def bounds_index(self, config: BM25Config) -> BM25Index:
+        """A postings-free ``BM25Index`` over the global vocabulary: its ``max_scores`` is the
+        bound of the whole collection (what the guard compares a keyword score with)."""
+        from docqa.keyword.bm25 import BM25Index
+
+        empty = np.zeros(0, dtype=np.int32)
+        arrays = {
+            "bm25_vocab": self.vocab,
+            "bm25_indptr": np.zeros(self.vocab.size + 1, dtype=np.int64),
+            "bm25_rows": empty,
+            "bm25_tf": empty,
+            "bm25_lengths": empty,
+        }
+        return BM25Index.from_arrays(arrays, config, stats=self)

@@ -1,0 +1,134 @@
+"""Batch search: many questions at once through the batch kernels, same hits as one by one.
+
+A ``RowSearcher`` answers whole batches with row ids and canonical scores (``TopK``): one
+index (``IndexSearcher``), a set of shards (``docqa.shards.search.ShardSet``) or Ray actors
+owning shards (``docqa.distributed``). ``search_batch`` turns its answers into the hits that
+``Collection.retriever(mode, guarded=False).search(question, k)`` returns for each question:
+dense and keyword directly, hybrid by the same reciprocal-rank fusion over ``over_fetch * k``
+rows of each. Rows become hits (their chunks decoded) only once they are in the final top k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from docqa.embed.protocol import Embedder
+from docqa.errors import InputError
+from docqa.keyword import BM25Index
+from docqa.retrieve.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from docqa.retrieve.retrievers import DENSE, KEYWORD
+from docqa.search import topk
+from docqa.types import Chunk, Component, Hit, TopK
+
+OVER_FETCH = 4  # HybridRetriever's default: each list is asked for 4 * k rows
+BATCH_MODES = ("dense", "keyword", "hybrid")
+
+
+class RowSearcher(Protocol):
+    """Batch search over rows ``0..n_rows-1``; results in canonical order, padded."""
+
+    @property
+    def n_rows(self) -> int: ...
+
+    def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
+        """Top ``k`` rows by inner product for ``queries (n, d) float32``."""
+        ...
+
+    def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
+        """Top ``k`` rows by BM25 for ``questions``."""
+        ...
+
+
+@dataclass
+class IndexSearcher:
+    """A ``RowSearcher`` over one index's vectors ``(N, d)`` and its BM25 index."""
+
+    vectors: np.ndarray
+    bm25: BM25Index
+    n_threads: int | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
+        return topk(self.vectors, queries, k, mask=mask, n_threads=self.n_threads)
+
+    def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
+        return self.bm25.search(questions, k, mask=mask, n_threads=self.n_threads)
+
+
+def check_questions(questions: Any) -> list[str]:
+    """``questions`` as a list of str; ``InputError`` for a bare str or a non-str item."""
+    if isinstance(questions, str):
+        raise InputError("questions must be a sequence of str, got one str; wrap it in a list")
+    out = list(questions)
+    bad = next((i for i, q in enumerate(out) if not isinstance(q, str)), None)
+    if bad is not None:
+        raise InputError(f"question {bad} is a {type(out[bad]).__name__}, not a str")
+    return out
+
+
+def search_batch(
+    searcher: RowSearcher,
+    embedder: Embedder,
+    chunks: Sequence[Chunk],
+    questions: Sequence[str],
+    k: int,
+    *,
+    mode: str = "hybrid",
+    mask: np.ndarray | None = None,
+) -> list[list[Hit]]:
+    """The unguarded hits of ``mode`` for every question, in input order (see module doc)."""
+    qs = check_questions(questions)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise InputError(f"k must be an int >= 0, got {k!r}")
+    if mode not in BATCH_MODES:
+        raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(BATCH_MODES)}")
+    fetch = int(k) * (OVER_FETCH if mode == "hybrid" else 1)
+    lists: dict[str, TopK] = {}
+    if mode in ("dense", "hybrid"):
+        lists[DENSE] = searcher.dense(embedder.embed(qs, query=True), fetch, mask)
+    if mode in ("keyword", "hybrid"):
+        lists[KEYWORD] = searcher.keyword(qs, fetch, mask)
+    if mode != "hybrid":
+        (name, result), = lists.items()  # fmt: skip
+        return [_plain_hits(result, i, chunks, name) for i in range(len(qs))]
+    return [_fused_hits(lists, i, int(k), chunks) for i in range(len(qs))]
+
+
+def _ranked(result: TopK, i: int) -> list[tuple[int, float]]:
+    """Row ``i`` of ``result`` as ``(row, score)`` pairs, padding dropped."""
+    rows, scores = result.ids[i], result.scores[i]
+    n = int(np.count_nonzero(rows >= 0))
+    return list(zip(rows[:n].tolist(), scores[:n].tolist(), strict=True))
+
+
+def _plain_hits(result: TopK, i: int, chunks: Sequence[Chunk], name: str) -> list[Hit]:
+    hits = []
+    for rank, (row, score) in enumerate(_ranked(result, i), start=1):
+        chunk = chunks[row]
+        components = {name: Component(score, rank)}
+        hits.append(Hit(row, chunk.id, chunk.section, score, components, chunk=chunk))
+    return hits
+
+
+def _fused_hits(lists: dict[str, TopK], i: int, k: int, chunks: Sequence[Chunk]) -> list[Hit]:
+    """What ``HybridRetriever.search`` makes of the same two ranked lists (plain RRF)."""
+    ranked = {name: _ranked(result, i) for name, result in lists.items()}
+    score_of = {name: dict(pairs) for name, pairs in ranked.items()}
+    fused = reciprocal_rank_fusion(
+        {name: [row for row, _ in pairs] for name, pairs in ranked.items()},
+        rrf_k=DEFAULT_RRF_K,
+        limit=k,
+    )
+    hits = []
+    for f in fused:
+        chunk = chunks[f.row]
+        components = {n: Component(score_of[n][f.row], r) for n, r in f.ranks.items()}
+        hits.append(Hit(f.row, chunk.id, chunk.section, f.score, components, chunk=chunk))
+    return hits

@@ -1,0 +1,108 @@
+"""An opened sharded index and its retrievers: the same surface as ``Collection``.
+
+Every search over it (dense, keyword, hybrid, masked, one question or a batch) returns what
+the same collection indexed as one directory returns. ``searcher`` is where the rows are
+searched: in this process (``ShardSet``) or in Ray actors (``docqa.distributed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from docqa.collection import bm25_config, by_mode, embedder_of, restricted
+from docqa.embed.protocol import Embedder
+from docqa.errors import EmbedderMismatch
+from docqa.index.shards import ShardedIndex, open_sharded
+from docqa.keyword import ARRAYS, BM25Index
+from docqa.retrieve.batch import RowSearcher, search_batch
+from docqa.retrieve.guard import GuardConfig
+from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
+from docqa.tenants import TenantRows
+from docqa.types import Chunk, Hit, Retriever
+
+
+def load_shard(index: ShardedIndex, i: int) -> Shard:
+    """Shard ``i`` memory-mapped, its BM25 index scoring with the collection's statistics."""
+    shard = index.shards[i]
+    arrays = {name: shard.array(name) for name in ARRAYS}
+    bm25 = BM25Index.from_arrays(arrays, bm25_config(shard), stats=index.stats)
+    return Shard(int(index.offsets[i]), shard.vectors, bm25)
+
+
+def local_shards(index: ShardedIndex, n_threads: int | None = None) -> ShardSet:
+    """Every shard of ``index``, searched in this process."""
+    shards = [load_shard(index, i) for i in range(len(index.shards))]
+    return ShardSet(shards, len(index), n_threads)
+
+
+@dataclass
+class ShardedCollection:
+    """A sharded index, its embedder, the global BM25 ``bounds`` and a ``searcher``."""
+
+    index: ShardedIndex
+    embedder: Embedder
+    bounds: BM25Index
+    searcher: RowSearcher
+    guard: GuardConfig = field(default_factory=GuardConfig)  # calibration is per directory
+    _tenants: TenantRows | None = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def open(cls, path: str | Path, *, searcher: RowSearcher | None = None) -> ShardedCollection:
+        """Open the sharded index at ``path``; search it locally unless given a ``searcher``."""
+        index = open_sharded(path)
+        embedder = embedder_of(index.shards[0])
+        for shard in index.shards[1:]:
+            if shard.manifest.embedder != index.shards[0].manifest.embedder:
+                raise EmbedderMismatch(
+                    f"shards of {index.root} were built with different embedders; rebuild it"
+                )
+        bounds = index.stats.bounds_index(index.manifest.bm25["config"])
+        return cls(index, embedder, bounds, searcher or local_shards(index))
+
+    @property
+    def chunks(self) -> Sequence[Chunk]:
+        """The chunks in global row order (decoded when accessed)."""
+        return self.index.chunks
+
+    def retriever(
+        self,
+        mode: str = "hybrid",
+        *,
+        guard: GuardConfig | bool = True,
+        tenants: Iterable[str] | None = None,
+    ) -> Retriever:
+        """As ``Collection.retriever`` (the guard judges with the collection's global term
+        statistics, ``bounds``)."""
+        dense = RowsDenseRetriever(self.embedder, self.searcher, self.chunks)
+        keyword = RowsKeywordRetriever(self.searcher, self.chunks, self.bounds)
+        inner = by_mode(mode, dense, keyword)
+        return restricted(inner, self, guard, tenants, self.guard, self.bounds)
+
+    def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
+        """As ``Collection.tenant_mask``, over the global rows."""
+        if self._tenants is None:
+            self._tenants = TenantRows(self.chunks)
+        return self._tenants.mask(tenants)
+
+    def tenants(self) -> tuple[str, ...]:
+        """As ``Collection.tenants``."""
+        if self._tenants is None:
+            self._tenants = TenantRows(self.chunks)
+        return self._tenants.names
+
+    def search_batch(
+        self,
+        questions: Sequence[str],
+        k: int,
+        *,
+        mode: str = "hybrid",
+        mask: np.ndarray | None = None,
+    ) -> list[list[Hit]]:
+        """As ``Collection.search_batch``."""
+        return search_batch(
+            self.searcher, self.embedder, self.chunks, questions, k, mode=mode, mask=mask
+        )

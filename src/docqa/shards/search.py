@@ -1,0 +1,153 @@
+"""Search over shards: each shard searched alone, per-shard top k merged in canonical order.
+
+A row's dense score does not depend on the other rows, and a shard's BM25 index scores with
+the collection's statistics, so every row has the same score in its shard as in one index;
+merging the shards' top k by (score desc, global id asc) then gives exactly the one-index
+answer. Masks are global (a bool array of length N or global row ids) and are split per shard.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from docqa.embed.protocol import Embedder
+from docqa.keyword import BM25Index
+from docqa.retrieve.batch import RowSearcher
+from docqa.retrieve.retrievers import DENSE, KEYWORD, _check_request, _hits
+from docqa.search import topk
+from docqa.search.masks import mask_rows
+from docqa.types import Chunk, Hit, TopK
+
+
+def padding(n: int, k: int) -> TopK:
+    """An empty result: ``-inf`` / ``-1`` everywhere."""
+    return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
+
+
+def shifted(result: TopK, offset: int) -> TopK:
+    """``result`` with local row ids turned global (padding stays ``-1``)."""
+    ids = np.where(result.ids >= 0, result.ids + np.int64(offset), np.int64(-1))
+    return TopK(result.scores, ids)
+
+
+def merge_topk(parts: Sequence[TopK], n: int, k: int) -> TopK:
+    """The ``k`` best of several ``(n, *)`` results with global ids, in canonical order."""
+    if not parts or k == 0:
+        return padding(n, k)
+    scores = np.concatenate([p.scores for p in parts], axis=1)
+    ids = np.concatenate([p.ids for p in parts], axis=1)
+    if scores.shape[1] < k:
+        pad = padding(n, k - scores.shape[1])
+        scores, ids = np.hstack([scores, pad.scores]), np.hstack([ids, pad.ids])
+    # padding is (-inf, -1): -(-inf) sorts after every real score, so it stays at the end
+    order = np.lexsort((ids, -scores), axis=1)[:, :k]
+    return TopK(np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1))
+
+
+def merge_topk_reference(parts: Sequence[TopK], n: int, k: int) -> TopK:
+    """Slow twin of ``merge_topk``: a heap merge of each query's (already sorted) lists."""
+    out = padding(n, k)
+    for qi in range(n):
+        lists = [
+            [(-float(s), int(i)) for s, i in zip(p.scores[qi], p.ids[qi], strict=True) if i >= 0]
+            for p in parts
+        ]
+        for j, (neg, row) in enumerate(heapq.merge(*lists)):
+            if j == k:
+                break
+            out.scores[qi, j], out.ids[qi, j] = -neg, row
+    return out
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard's searchable parts: first global row, vectors ``(n, d)``, BM25 index."""
+
+    offset: int
+    vectors: np.ndarray
+    bm25: BM25Index
+
+    @property
+    def rows(self) -> int:
+        return int(self.vectors.shape[0])
+
+
+class ShardSet:
+    """A ``RowSearcher`` over consecutive shards (``n_threads`` per kernel call)."""
+
+    def __init__(self, shards: Sequence[Shard], n_rows: int, n_threads: int | None = None):
+        self.shards = tuple(shards)
+        self._n_rows = n_rows
+        self.n_threads = n_threads
+
+    @property
+    def n_rows(self) -> int:
+        return self._n_rows
+
+    def _local_masks(self, mask: np.ndarray | None) -> list[np.ndarray | None]:
+        """Each shard's allowed local rows (None: all), from a global mask."""
+        rows = mask_rows(mask, self._n_rows)
+        if rows is None:
+            return [None] * len(self.shards)
+        out: list[np.ndarray | None] = []
+        for s in self.shards:
+            lo, hi = np.searchsorted(rows, [s.offset, s.offset + s.rows])
+            out.append(rows[lo:hi] - s.offset)
+        return out
+
+    def _skip(self, shard: Shard, local: np.ndarray | None) -> bool:
+        return shard.rows == 0 or (local is not None and local.size == 0)
+
+    def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
+        parts = [
+            shifted(topk(s.vectors, queries, k, mask=m, n_threads=self.n_threads), s.offset)
+            for s, m in zip(self.shards, self._local_masks(mask), strict=True)
+            if not self._skip(s, m)
+        ]
+        n = 1 if np.ndim(queries) == 1 else int(np.shape(queries)[0])
+        return merge_topk(parts, n, k)
+
+    def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
+        parts = [
+            shifted(s.bm25.search(questions, k, mask=m, n_threads=self.n_threads), s.offset)
+            for s, m in zip(self.shards, self._local_masks(mask), strict=True)
+            if not self._skip(s, m)
+        ]
+        return merge_topk(parts, len(questions), k)
+
+
+class RowsDenseRetriever:
+    """A dense ``Retriever`` over any ``RowSearcher`` (shards, Ray actors)."""
+
+    components = (DENSE,)
+
+    def __init__(self, embedder: Embedder, rows: RowSearcher, chunks: Sequence[Chunk]) -> None:
+        self.embedder, self.rows, self.chunks = embedder, rows, chunks
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        """As ``DenseRetriever.search``."""
+        _check_request(question, k)
+        query = self.embedder.embed([question], query=True)
+        return _hits(self.rows.dense(query, k, mask), self.chunks, DENSE)
+
+
+class RowsKeywordRetriever:
+    """A BM25 ``Retriever`` over any ``RowSearcher``; ``bounds`` scores with global stats."""
+
+    components = (KEYWORD,)
+
+    def __init__(self, rows: RowSearcher, chunks: Sequence[Chunk], bounds: BM25Index) -> None:
+        self.rows, self.chunks, self.bounds = rows, chunks, bounds
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        """As ``KeywordRetriever.search``."""
+        _check_request(question, k)
+        return _hits(self.rows.keyword([question], k, mask), self.chunks, KEYWORD)
+
+    def max_keyword_score(self, question: str) -> float:
+        """The collection-wide bound (see ``BM25Index.max_scores``)."""
+        return float(self.bounds.max_scores([question])[0])
