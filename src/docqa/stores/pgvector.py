@@ -19,6 +19,7 @@ from typing import Any, Self
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, EmbedderMismatch, IndexNotFound, InputError
+from docqa.keyword import BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.stores.connection import connect, describe, store_url, translated
 from docqa.stores.migrations import migrate
@@ -67,6 +68,7 @@ class PgVectorStore:
             self.conn.close()
             raise
         self._ef_search: int | None = None
+        self._stats: dict[int, BM25Index] = {}  # term statistics by collection, for the guard
 
     def __repr__(self) -> str:
         return f"PgVectorStore({self.where!r}, collection={self.collection!r})"
@@ -145,7 +147,24 @@ class PgVectorStore:
             raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         record, embedder = self.open_collection(embedder)
         inner = StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
-        return GuardedRetriever(inner, guard) if guarded else inner
+        if not guarded:
+            return inner
+        return GuardedRetriever(inner, guard, bm25=self.term_statistics(record))
+
+    def term_statistics(self, record: CollectionRecord) -> BM25Index:
+        """The collection's term statistics for the guard (vocabulary and document
+        frequencies over every chunk's text, all tenants: the same collection-wide statistics
+        a file index's guard reads), built once per store object from one SELECT."""
+        cached = self._stats.get(record.collection_id)
+        if cached is None:
+            with translated(self.url, f"reading the texts of collection {self.collection!r}"):
+                rows = self.conn.execute(
+                    "SELECT text FROM chunks WHERE collection_id = %s ORDER BY row_id",
+                    (record.collection_id,),
+                ).fetchall()
+            cached = BM25Index.from_texts([r[0] for r in rows] or [""])
+            self._stats[record.collection_id] = cached
+        return cached
 
     def set_ef_search(self, ef_search: int) -> None:
         """``SET hnsw.ef_search`` (and the strict iterative scan, so a tenant filter still
