@@ -77,8 +77,10 @@ class StoreRetriever:
         rrf_k: float = DEFAULT_RRF_K,
     ) -> None:
         _check_ef_search(ef_search)
-        if tenant is not None and not isinstance(tenant, str):
-            raise InputError(f"tenant must be a str or None, got {type(tenant).__name__}")
+        if tenant is not None and (not isinstance(tenant, str) or not tenant):
+            raise InputError(
+                f"tenant must be a non-empty str or None (every tenant), got {tenant!r}"
+            )
         self.store, self.record, self.embedder = store, record, embedder
         self.mode, self.tenant, self.ef_search, self.rrf_k = mode, tenant, ef_search, rrf_k
         self.components = {"dense": (DENSE,), "keyword": (KEYWORD,)}.get(mode, (DENSE, KEYWORD))
