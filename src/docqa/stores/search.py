@@ -28,11 +28,14 @@ if TYPE_CHECKING:
 OVER_FETCH = 4  # hybrid asks each side for k * OVER_FETCH rows, as HybridRetriever does
 
 
-def _check(question: Any, k: Any, ef_search: Any) -> None:
+def _check_request(question: Any, k: Any) -> None:
     if not isinstance(question, str):
         raise InputError(f"question must be a str, got {type(question).__name__}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
         raise InputError(f"k must be an int >= 0, got {k!r}")
+
+
+def _check_ef_search(ef_search: Any) -> None:
     if ef_search is not None and (
         isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= 1000
     ):
@@ -73,16 +76,18 @@ class StoreRetriever:
         ef_search: int | None = None,
         rrf_k: float = DEFAULT_RRF_K,
     ) -> None:
-        _check("", 0, ef_search)
-        if tenant is not None and not isinstance(tenant, str):
-            raise InputError(f"tenant must be a str or None, got {type(tenant).__name__}")
+        _check_ef_search(ef_search)
+        if tenant is not None and (not isinstance(tenant, str) or not tenant):
+            raise InputError(
+                f"tenant must be a non-empty str or None (every tenant), got {tenant!r}"
+            )
         self.store, self.record, self.embedder = store, record, embedder
         self.mode, self.tenant, self.ef_search, self.rrf_k = mode, tenant, ef_search, rrf_k
         self.components = {"dense": (DENSE,), "keyword": (KEYWORD,)}.get(mode, (DENSE, KEYWORD))
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` best rows of the tenant (and ``mask``), best first."""
-        _check(question, k, self.ef_search)
+        _check_request(question, k)
         rows = store_rows(mask)
         if k == 0 or rows == []:
             return []
@@ -96,10 +101,12 @@ class StoreRetriever:
         dim = self.record.dim if self.ef_search is not None else None
         if self.mode != KEYWORD:
             params["q"] = self.embedder.embed([question], query=True)[0]
-        query = {
-            DENSE: lambda: q.dense_query(where, dim),
-            KEYWORD: lambda: q.keyword_query(where),
-        }.get(self.mode, lambda: q.hybrid_query(where, dim))()
+        if self.mode == DENSE:
+            query = q.dense_query(where, dim)
+        elif self.mode == KEYWORD:
+            query = q.keyword_query(where)
+        else:
+            query = q.hybrid_query(where, dim)
         if self.ef_search is not None and self.mode != KEYWORD:
             self.store.set_ef_search(self.ef_search)
         with translated(self.store.url, f"a {self.mode} search"):

@@ -205,5 +205,7 @@ def test_masks_restrict_to_row_ids_and_bool_masks_are_refused(db_url: str) -> No
             retriever.search("q", 6, mask=np.ones(6, dtype=bool))
         with pytest.raises(InputError, match="ef_search"):
             store.retriever("dense", tenant=None, embedder=emb, ef_search=0)
+        with pytest.raises(InputError, match="tenant must be a non-empty str"):
+            store.retriever("dense", tenant="", embedder=emb)
         with pytest.raises(InputError, match="unknown mode"):
             store.retriever("fuzzy", tenant=None)
