@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from paired import interleaved_times  # noqa: E402
+from paired import interleaved_times
 
 
 def make_index(root: Path, rows: int, dim: int, shards: int, seed: int = 7) -> None:
@@ -79,9 +79,9 @@ def search_table(args: argparse.Namespace, root: Path) -> list[str]:
 
     from docqa.distributed import RayShardSearcher
     from docqa.index.shards import open_sharded
+    from docqa.search import topk
     from docqa.shards.collection import local_shards
     from docqa.shards.search import merge_topk, shifted
-    from docqa.search import topk
 
     index = open_sharded(root)
     rng = np.random.default_rng(11)

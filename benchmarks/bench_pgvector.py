@@ -141,10 +141,10 @@ def methods(store: Any, lookup: Lookup, matrix: np.ndarray, chunks: list[Any]) -
     from docqa.retrieve.retrievers import DenseRetriever
 
     out: dict[str, Any] = {"docqa exact": DenseRetriever(lookup, matrix, chunks)}
-    out["pgvector exact"] = store.retriever("dense", tenant=None, embedder=lookup, guarded=False)
+    out["pgvector exact"] = store.retriever("dense", tenant=None, embedder=lookup, guard=False)
     for ef in EF_SEARCH:
         out[f"pgvector hnsw ef={ef}"] = store.retriever(
-            "dense", tenant=None, embedder=lookup, ef_search=ef, guarded=False
+            "dense", tenant=None, embedder=lookup, ef_search=ef, guard=False
         )
     return out
 

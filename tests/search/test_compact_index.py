@@ -28,8 +28,8 @@ def test_int8_index_gives_the_float32_hits(tmp_path: Path, embedder: str) -> Non
     assert isinstance(a.dense_matrix(), np.ndarray)
     for mode in ("dense", "hybrid"):
         for question in QUESTIONS:
-            want = a.retriever(mode, guarded=False).search(question, 5)
-            assert b.retriever(mode, guarded=False).search(question, 5) == want
+            want = a.retriever(mode, guard=False).search(question, 5)
+            assert b.retriever(mode, guard=False).search(question, 5) == want
     index = open_index(compact)
     assert index.array("int8_codes").dtype == np.int8
     index.verify()  # the arrays are in the manifest with their checksums

@@ -70,7 +70,7 @@ def test_ray_batch_equals_local_batch_and_one_by_one(
 ) -> None:
     questions = QUESTIONS * 2
     local = Collection.open(sharded)
-    one_by_one = [local.retriever(mode, guarded=False).search(q, 4) for q in questions]
+    one_by_one = [local.retriever(mode, guard=False).search(q, 4) for q in questions]
     assert remote.search_batch(questions, 4, mode=mode) == one_by_one
     assert local.search_batch(questions, 4, mode=mode) == one_by_one
     mask = np.array([c.metadata.get("tenant") == "south" for c in local.chunks])

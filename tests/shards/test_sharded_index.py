@@ -49,8 +49,8 @@ def test_every_search_equals_the_single_index(built: dict[str, Path], name: str,
     assert 0 < south.sum() < south.size
     for k in (1, 3, len(one.chunks) + 5):  # the last is more than the rows
         for guarded in (True, False):
-            r1 = one.retriever(mode, guarded=guarded)
-            r2 = many.retriever(mode, guarded=guarded)
+            r1 = one.retriever(mode, guard=guarded)
+            r2 = many.retriever(mode, guard=guarded)
             for q in QUESTIONS[::2]:
                 assert r2.search(q, k) == r1.search(q, k), (q, k, guarded)
                 assert r2.search(q, k, mask=south) == r1.search(q, k, mask=south)
@@ -62,7 +62,7 @@ def test_every_search_equals_the_single_index(built: dict[str, Path], name: str,
 def test_batch_search_equals_one_by_one(built: dict[str, Path], mode: str) -> None:
     questions = QUESTIONS * 2  # 18 >= the batch kernels' threshold
     one = Collection.open(built["single"])
-    want = [one.retriever(mode, guarded=False).search(q, 4) for q in questions]
+    want = [one.retriever(mode, guard=False).search(q, 4) for q in questions]
     assert one.search_batch(questions, 4, mode=mode) == want
     for name in ("rows-1", "rows-9"):
         assert Collection.open(built[name]).search_batch(questions, 4, mode=mode) == want

@@ -25,7 +25,7 @@ DB = settings(
 
 def _search(store: PgVectorStore, emb: TableEmbedder, query: np.ndarray, k: int, **kw: Any) -> Any:
     emb.table["q"] = query
-    return store.retriever("dense", embedder=emb, guarded=False, **kw).search("q", k)
+    return store.retriever("dense", embedder=emb, guard=False, **kw).search("q", k)
 
 
 @DB
@@ -133,7 +133,7 @@ def test_tenant_isolation_in_every_mode(
     with store:
         for mode in ("dense", "keyword", "hybrid"):
             for ef in (None, 40):
-                retriever = store.retriever(mode, tenant=tenant, ef_search=ef, guarded=False)
+                retriever = store.retriever(mode, tenant=tenant, ef_search=ef, guard=False)
                 for text in questions:
                     hits = retriever.search(text, k)
                     assert all(owner[h.id] == tenant for h in hits), (mode, ef, text)
@@ -155,7 +155,7 @@ def test_hybrid_sql_equals_in_process_rrf_of_the_two_sql_lists(
         for ef in (None, 40):
 
             def get(mode: str, ef: int | None = ef) -> Any:
-                return store.retriever(mode, tenant=None, ef_search=ef, guarded=False)
+                return store.retriever(mode, tenant=None, ef_search=ef, guard=False)
 
             dense, keyword = get("dense").search(text, 4 * k), get("keyword").search(text, 4 * k)
             fused = reciprocal_rank_fusion(
@@ -176,14 +176,14 @@ def test_keyword_search_takes_any_question_text(db_url: str, text: str) -> None:
     store, _, _ = fill_texts(db_url, TEXTS, [None] * len(TEXTS))
     with store:
         for mode in ("keyword", "hybrid"):
-            hits = store.retriever(mode, tenant=None, guarded=False).search(text, 5)
+            hits = store.retriever(mode, tenant=None, guard=False).search(text, 5)
             assert len(hits) <= 5
 
 
 def test_keyword_is_an_or_of_the_question_words(db_url: str) -> None:
     store, _, chunks = fill_texts(db_url, TEXTS, [None] * len(TEXTS))
     with store:
-        kw = store.retriever("keyword", tenant=None, guarded=False)
+        kw = store.retriever("keyword", tenant=None, guard=False)
         assert kw.search("the of and", 5) == []
         assert kw.search("zebra", 5) == []
         hits = kw.search("zebra item3", 5)
@@ -198,7 +198,7 @@ def test_masks_restrict_to_row_ids_and_bool_masks_are_refused(db_url: str) -> No
         hits = _search(store, emb, np.ones(6, np.float32), 6, tenant=None)
         assert sorted(h.row for h in hits) == ids
         emb.table["q"] = np.ones(6, np.float32)
-        retriever = store.retriever("dense", tenant=None, embedder=emb, guarded=False)
+        retriever = store.retriever("dense", tenant=None, embedder=emb, guard=False)
         assert sorted(h.row for h in retriever.search("q", 6, mask=np.array(ids[:2]))) == ids[:2]
         assert retriever.search("q", 6, mask=np.array([], dtype=np.int64)) == []
         with pytest.raises(InputError, match="row ids"):

@@ -97,6 +97,5 @@ def retriever(args: argparse.Namespace, guard: GuardConfig | bool) -> Retriever:
         args.mode,
         tenant=_one_tenant(args.tenant),
         ef_search=args.ef_search,
-        guard=guard if isinstance(guard, GuardConfig) else None,
-        guarded=guard is not False,
+        guard=guard,
     )

@@ -3,7 +3,7 @@
 A ``RowSearcher`` answers whole batches with row ids and canonical scores (``TopK``): one
 index (``IndexSearcher``), a set of shards (``docqa.shards.search.ShardSet``) or Ray actors
 owning shards (``docqa.distributed``). ``search_batch`` turns its answers into the hits that
-``Collection.retriever(mode, guarded=False).search(question, k)`` returns for each question:
+``Collection.retriever(mode, guard=False).search(question, k)`` returns for each question:
 dense and keyword directly, hybrid by the same reciprocal-rank fusion over ``over_fetch * k``
 rows of each. Rows become hits (their chunks decoded) only once they are in the final top k.
 """

@@ -8,10 +8,11 @@ an embedder's absolute scores, so it means the same with any embedder, in any mo
   weighs its Lucene idf; a term the collection never uses weighs the idf of a term in no row
   (the largest there is). A hit's coverage is the summed weight of the question terms in its
   text (heading path + text, as indexed) over the question's total; the best hit's is kept.
-- **missing names**: words of the question shaped like names (``Django``, ``JavaScript``,
-  ``cProfile``, ``os.walk``, ``SO_REUSEADDR``, ``imap_unordered``) that none of the hits
-  holds: passages that never mention a thing cannot answer a question about it (and a
-  collection that never mentions it at all, :func:`unknown_terms`, cannot either).
+- **names**: words of the question shaped like names (``Django``, ``JavaScript``,
+  ``cProfile``, ``os.walk``, ``SO_REUSEADDR``, ``imap_unordered``; :func:`named_words`) and
+  which hits hold them whole (:func:`name_holders`): passages that never mention a thing
+  cannot answer a question about it, nor can a collection that never uses the word at all
+  (:func:`unknown_terms`).
 
 Pure functions over arrays; the slow twin of :func:`coverages` is
 :func:`coverages_reference` (one Python set per hit).

@@ -136,8 +136,7 @@ class PgVectorStore:
         tenant: str | None,
         ef_search: int | None = None,
         embedder: Embedder | None = None,
-        guard: GuardConfig | None = None,
-        guarded: bool = True,
+        guard: GuardConfig | bool = True,
     ) -> Retriever:
         """A retriever of ``mode`` over the collection, restricted to ``tenant`` (None: every
         row); dense search is exact unless ``ef_search`` is given (then HNSW)."""
@@ -147,9 +146,10 @@ class PgVectorStore:
             raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         record, embedder = self.open_collection(embedder)
         inner = StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
-        if not guarded:
+        if guard is False:
             return inner
-        return GuardedRetriever(inner, guard, bm25=self.term_statistics(record))
+        config = GuardConfig() if guard is True else guard
+        return GuardedRetriever(inner, config, bm25=self.term_statistics(record))
 
     def term_statistics(self, record: CollectionRecord) -> BM25Index:
         """The collection's term statistics for the guard (vocabulary and document
