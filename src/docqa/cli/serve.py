@@ -150,8 +150,9 @@ def run_serve(args: argparse.Namespace) -> int:
     # SIGTERM that lands here, so the exit code is 0
     signal.signal(signal.SIGTERM, _stopped)
     uvicorn.Server(config).run(sockets=[sock])
+    logging.getLogger("docqa.serve").info("docqa serve: stopped")
     return 0
 
 
 def _stopped(signum: int, frame: object) -> None:
-    logging.getLogger("docqa.serve").info("docqa serve: stopped (SIGTERM)")
+    """SIGTERM after uvicorn's graceful shutdown: nothing left to do (exit code 0)."""
