@@ -11,9 +11,15 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docqa.errors import InputError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from docqa.service.app import ServeSettings
+    from docqa.service.keys import KeyRing
 
 Adder = Callable[[argparse.ArgumentParser], None]
 
@@ -100,12 +106,9 @@ def _logging() -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Open the index, check keys and address, then serve until SIGTERM / Ctrl-C (exit 0)."""
-    import uvicorn
-
     from docqa.build import default_index_dir
     from docqa.cli.commands import make_model
-    from docqa.pricing import load_prices
-    from docqa.service.app import ServeSettings, create_app
+    from docqa.service.app import create_app
     from docqa.service.keys import load_keys
     from docqa.service.live import LiveIndex
 
@@ -118,15 +121,7 @@ def run_serve(args: argparse.Namespace) -> int:
     tenant_sets = [g.tenants for g in keys.grants()] if keys else []
     root = args.index if args.index is not None else default_index_dir()
     live = LiveIndex(root, guard=_serve_guard(args.min_score), tenant_sets=tenant_sets)
-    settings = ServeSettings(
-        keys=keys,
-        max_concurrency=args.max_concurrency,
-        max_question=args.max_question,
-        max_body=args.max_body,
-        model_timeout=args.model_timeout,
-        prices=load_prices(),
-    )
-    app = create_app(live, make_model(args), settings)
+    app = create_app(live, make_model(args), _settings(args, keys))
     sock = bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     _logging()
@@ -138,28 +133,48 @@ def run_serve(args: argparse.Namespace) -> int:
         live.current().chunks,
         f"{len(keys)} keys" if keys else "no keys: loopback only",
     )
+    _run(app, sock, args.shutdown_timeout)
+    return 0
+
+
+def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:
+    from docqa.pricing import load_prices
+    from docqa.service.app import ServeSettings
+
+    return ServeSettings(
+        keys=keys,
+        max_concurrency=args.max_concurrency,
+        max_question=args.max_question,
+        max_body=args.max_body,
+        model_timeout=args.model_timeout,
+        prices=load_prices(),
+    )
+
+
+def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
+    import uvicorn
+
     config = uvicorn.Config(
         app,
         log_level="warning",
         access_log=False,
-        timeout_graceful_shutdown=math.ceil(args.shutdown_timeout),
+        timeout_graceful_shutdown=math.ceil(shutdown_timeout),
         lifespan="on",
     )
     # uvicorn re-raises the signal it stopped for once it has shut down; after a graceful
     # SIGTERM that lands here, so the exit code is 0
     signal.signal(signal.SIGTERM, _stopped)
     uvicorn.Server(config).run(sockets=[sock])
-    return 0
+    logging.getLogger("docqa.serve").info("docqa serve: stopped")
 
 
 def _stopped(signum: int, frame: object) -> None:
-    logging.getLogger("docqa.serve").info("docqa serve: stopped (SIGTERM)")
+    """SIGTERM after uvicorn's graceful shutdown: nothing left to do (exit code 0)."""
 
 
 def _serve_guard(min_score: float | None) -> Any:
     """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults);
     ``--min-score`` adds the absolute score checks on both components, as ``ask`` does."""
-
     from docqa.retrieve.guard import GuardConfig
 
     if min_score is None:

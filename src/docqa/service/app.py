@@ -214,7 +214,11 @@ def create_app(live: LiveIndex, model: ModelClient, settings: ServeSettings) -> 
 
 
 def _routes(app: FastAPI, service: Service) -> None:
-    caller = Depends(service.grant)
+    _status_routes(app, service)
+    _answer_routes(app, service)
+
+
+def _status_routes(app: FastAPI, service: Service) -> None:
     page = files("docqa.service").joinpath("static/index.html").read_text(encoding="utf-8")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -231,6 +235,10 @@ def _routes(app: FastAPI, service: Service) -> None:
         """The index is open and the kernels are compiled."""
         snap = service.snapshot()
         return JSONResponse({"ready": True, "chunks": snap.chunks, "created": snap.created})
+
+
+def _answer_routes(app: FastAPI, service: Service) -> None:
+    caller = Depends(service.grant)
 
     @app.post("/search", response_model=SearchResponse, responses=ERRORS)
     async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> JSONResponse:
