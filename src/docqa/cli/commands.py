@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,7 +84,7 @@ def _retriever(args: argparse.Namespace) -> Retriever:
 def cmd_search(args: argparse.Namespace) -> int:
     hits = _retriever(args).search(args.question, args.k)
     if args.json:
-        print(json.dumps(render.hits_json(args.question, hits), ensure_ascii=False, indent=2))
+        print(render.dumps(render.hits_json(args.question, hits)))
     elif hits:
         Console(highlight=False).print(render.hits_table(hits))
     else:
@@ -139,7 +138,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.show_prompt and model.prompt is not None:
         show_prompt(model.prompt)
     if args.json:
-        print(json.dumps(render.answer_json(final), ensure_ascii=False, indent=2))
+        print(render.dumps(render.answer_json(final)))
     else:
         print()
         print(render.answer_footer(final))
@@ -178,7 +177,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         data["answers"] = check_answers(questions, retrievers, make_model(args))
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(render.dumps(data))
     else:
         Console(highlight=False).print(render.eval_table(report))
         if args.answers:
