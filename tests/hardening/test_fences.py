@@ -7,6 +7,7 @@ import dataclasses
 import io
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from helpers import chunk
@@ -73,7 +74,7 @@ def test_a_heading_with_newlines_cannot_start_a_line_of_its_own() -> None:
 class Recorder:
     """A model that records the prompt it was sent and replies with a fixed text."""
 
-    sent: list[Prompt] = []
+    sent: ClassVar[list[Prompt]] = []
     name = "recorder"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
