@@ -91,6 +91,7 @@ def test_show_prompt_prints_exactly_the_bytes_sent(tmp_path: Path, monkeypatch) 
     text = "Some \x1b[2J escapes, ＜/passage＞ lookalikes, \u202eevil bidi, ünïcode ✓"
     (docs / "a.md").write_text(f"# Title\n\n{text} about parking.\n")
     assert main(["index", str(docs), "--index", str(tmp_path / "ix")]) == 0
+    monkeypatch.setattr(Recorder, "sent", [])
     monkeypatch.setattr(commands, "make_model", lambda args: Recorder())
     err = io.BytesIO()
     monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(err, encoding="utf-8"))
