@@ -27,8 +27,8 @@ from docqa.errors import DocqaError, InputError
 from docqa.index import open_index, write_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
+from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
-from docqa.index.writer import resolve_target
 from docqa.keyword import BM25Index
 from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
 from docqa.text.loaders import find_files
