@@ -45,7 +45,7 @@ def _admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> 
     """Insert (s, r) into the sorted selection if it beats the last entry (a NaN never does:
     it would compare false with everything and break the order)."""
     k = sel_s.shape[0]
-    if k == 0 or np.isnan(s) or not _beats(s, r, sel_s[k - 1], sel_i[k - 1]):
+    if k == 0 or not _beats(s, r, sel_s[k - 1], sel_i[k - 1]) or np.isnan(s):
         return
     j = k - 1
     while j > 0 and _beats(s, r, sel_s[j - 1], sel_i[j - 1]):
