@@ -97,8 +97,8 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
     been verified: a damaged previous index is not copied from, its files are re-embedded
     (``warnings`` says so), and the new index replaces it.
     """
-    if not (target / "manifest.json").exists():
-        return None
+    if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
+        return None  # a fitted embedder re-embeds every row anyway: nothing is reused
     try:
         index = open_index(target)
         if index.manifest.meta.get("settings") != asdict(settings):
