@@ -102,3 +102,23 @@ def test_a_four_megabyte_line_becomes_a_bounded_prompt() -> None:
 def test_a_question_too_long_for_the_budget_is_refused() -> None:
     with pytest.raises(InputError, match="question is too long for the prompt budget"):
         build_prompt("q" * 10_000, [hit(0, "text")], budget_tokens=1000)
+
+
+class FixedRetriever:
+    def __init__(self, hits: list[Hit]) -> None:
+        self.hits = hits
+
+    def search(self, question: str, k: int, *, mask: object = None) -> list[Hit]:
+        return self.hits[:k]
+
+
+def test_a_citation_of_a_passage_left_out_by_the_budget_is_not_retrieved() -> None:
+    from docqa.answer import answer
+    from docqa.models import FakeModel
+
+    hits = [hit(0, "w " * 40_000), hit(1, "short passage")]
+    hits[1] = Hit(row=1, id="doc#other", section="doc#s", score=0.5, chunk=hits[1].chunk)
+    model = FakeModel(["From the first [doc#p0] and the second [doc#other]."])
+    result = answer("q", FixedRetriever(hits), model, k=2)
+    assert "doc#other" not in model.prompts[0].user
+    assert result.cited_ids == ("doc#p0", "doc#other") and result.not_retrieved == ("doc#other",)
