@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from docqa.errors import InputError
 from docqa.models.base import join_pieces
 from docqa.pricing import Price, cost
-from docqa.prompt import REFUSAL, build_prompt
+from docqa.prompt import REFUSAL, build_prompt, read_prompt
 from docqa.types import Answer, Hit, ModelClient, Retriever
 
 Context = Callable[[Sequence[Hit]], Sequence[Hit]]
@@ -83,6 +83,7 @@ def answer_stream(
         return
     passages = tuple(context(hits)) if context is not None else hits
     prompt = build_prompt(question, passages)
+    shown = passages[: len(read_prompt(prompt)[0])]  # the prompt's budget may leave the last out
     done = yield from join_pieces(model.stream(prompt), prompt)
     cited = cited_ids(done.text)
     name = getattr(model, "name", None)
@@ -91,7 +92,7 @@ def answer_stream(
         text=done.text,
         hits=passages,
         cited_ids=cited,
-        not_retrieved=check_citations(cited, hits),
+        not_retrieved=check_citations(cited, shown),
         refused=done.text.strip() == REFUSAL,
         usage=done.usage,
         cost=cost(done.usage, name if isinstance(name, str) else None, prices or {}),

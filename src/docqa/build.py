@@ -29,8 +29,8 @@ from docqa.errors import DocqaError, InputError
 from docqa.index import open_index, write_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
+from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
-from docqa.index.writer import resolve_target
 from docqa.keyword import BM25Index
 from docqa.search.compact import storage_arrays
 from docqa.tenants import folder_tenant
@@ -99,8 +99,8 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
     been verified: a damaged previous index is not copied from, its files are re-embedded
     (``warnings`` says so), and the new index replaces it.
     """
-    if not (target / "manifest.json").exists():
-        return None
+    if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
+        return None  # a fitted embedder re-embeds every row anyway: nothing is reused
     try:
         index = open_index(target)
         if index.manifest.meta.get("settings") != asdict(settings):

@@ -118,3 +118,11 @@ def test_only_our_own_debris_is_cleaned_up(tmp_path: Path) -> None:
         assert (tmp_path / name / "mine.txt").read_text() == note
     assert not ours_tmp.exists() and not (tmp_path / ".ix.old-feedface").exists()
     assert (tmp_path / ".ix.old-0badf00d").is_symlink()
+
+
+def test_an_index_path_under_a_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    (tmp_path / "afile").write_text("not a folder")
+    line = assert_one_line_error(docqa("index", "docs", "--index", "afile/ix", cwd=tmp_path))
+    assert "afile" in line and (tmp_path / "afile").read_text() == "not a folder"

@@ -24,6 +24,7 @@ class Reply:
     pieces: list[bytes] = field(default_factory=list)
     drop_after: int | None = None
     stall: bool = False
+    keepalive: bytes | None = None  # sent every 50 ms after the pieces, until the test ends
 
 
 @dataclass
@@ -109,11 +110,26 @@ def _handler_for(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                     return
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 self.wfile.flush()
+            if reply.keepalive is not None:
+                self._keep_alive(reply.keepalive)
+                return
             if reply.stall:
                 standin.release.wait(10.0)
                 self.close_connection = True
                 return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+
+        def _keep_alive(self, piece: bytes) -> None:
+            """Keep-alives (at most 10 s of them) until released or the client goes away."""
+            for _ in range(200):
+                if standin.release.wait(0.05):
+                    break
+                try:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                except OSError:
+                    break
+            self.close_connection = True
 
     return Handler

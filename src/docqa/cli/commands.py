@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -160,7 +159,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     hits = retriever.search(args.question, args.k)
     _explain(args, retriever)
     if args.json:
-        print(json.dumps(render.hits_json(args.question, hits), ensure_ascii=False, indent=2))
+        print(render.dumps(render.hits_json(args.question, hits)))
     elif hits:
         Console(highlight=False).print(render.hits_table(hits))
     else:
@@ -219,7 +218,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.show_prompt and model.prompt is not None:
         show_prompt(model.prompt)
     if args.json:
-        print(json.dumps(render.answer_json(final), ensure_ascii=False, indent=2))
+        print(render.dumps(render.answer_json(final)))
     else:
         print()
         print(render.answer_footer(final))
@@ -274,7 +273,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             questions, retrievers, make_model(args), judge=judge, context=_context(args, collection)
         )
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(render.dumps(data))
     else:
         Console(highlight=False).print(render.eval_table(report))
         if args.answers:

@@ -264,9 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("ignore", SkippedFileWarning)
             return commands.run(args)
     except DocqaError as exc:
-        from docqa.controls import escape_controls
-
-        print(f"docqa: error: {escape_controls(str(exc), keep='')}", file=sys.stderr)
+        _error_line(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("docqa: interrupted", file=sys.stderr)
@@ -275,6 +273,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader went away (`docqa search ... | head`): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # the file system said no (permissions, disk full): one line too
+        where = f" ({exc.filename})" if exc.filename else ""
+        _error_line(f"{exc.strerror or exc}{where}; check the path and its permissions")
+        return EXIT_USAGE
+
+
+def _error_line(message: str) -> None:
+    """Print ``message`` as the one ``docqa: error:`` line (controls escaped, no newlines)."""
+    from docqa.controls import escape_controls
+
+    print(f"docqa: error: {escape_controls(message, keep='')}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
-"""How the ``docqa`` command shows things: tables, summaries, JSON shapes, progress.
+r"""How the ``docqa`` command shows things: tables, summaries, JSON shapes, progress.
 
 Everything that came from a document (ids, sources, headings, text, file names) is data: table
 cells are rich ``Text`` (never parsed as markup) and every string shown on a terminal goes
-through :func:`safe` (controls escaped). JSON output is left to ``json.dumps``, which escapes
-every control character itself.
+through :func:`safe` (controls escaped). JSON goes through :func:`dumps`: ``json.dumps``
+escapes C0 controls itself, and C1 controls (``\x9b`` is a one-byte CSI), bidi controls and
+line separators are written as ``\uXXXX`` escapes too (they can only occur inside strings).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,12 +21,19 @@ from rich.table import Table
 from rich.text import Text
 
 from docqa.build import BuildReport
-from docqa.controls import escape_controls
+from docqa.controls import BIDI, escape_controls
 from docqa.eval import EvalReport
 from docqa.retrieve.guard import Verdict
 from docqa.types import Answer, Hit, Prompt
 
 PREVIEW = 70
+_JSON_UNSAFE = re.compile(f"[\\x7f-\\x9f{BIDI}\\u2028\\u2029]")
+
+
+def dumps(data: Any, indent: int | None = 2) -> str:
+    """``data`` as JSON text that is safe on a terminal (and equal to it once parsed)."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def safe(text: str) -> str:

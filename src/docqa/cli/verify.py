@@ -9,7 +9,6 @@ chunk record readable, and the BM25 arrays and recorded embedder consistent. Exi
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ def add_verify_parser(sub: Any) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Run every check over the index; print what was checked."""
     from docqa.build import default_index_dir
+    from docqa.cli import render
     from docqa.collection import Collection
 
     root = args.index if args.index is not None else default_index_dir()
@@ -41,7 +41,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     size = sum(entry.size for entry in files.values())
     if args.json:
         report = {"index": str(index.root), "ok": True, "rows": len(index), "files": len(files)}
-        print(json.dumps({**report, "bytes": size}, ensure_ascii=False))
+        print(render.dumps({**report, "bytes": size}, indent=None))
     else:
         from docqa.controls import escape_controls
 

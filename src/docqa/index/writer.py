@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import glob
 import hashlib
 import json
 import os
-import re
 import secrets
 import shutil
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,8 +27,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from docqa.errors import IndexStoreError, InputError
+from docqa.errors import InputError
 from docqa.index import format as fmt
+from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
 from docqa.types import Chunk
 
 _ROWS_PER_WRITE = 16384
@@ -81,9 +79,9 @@ def write_index(
         raise InputError(
             f"vectors have dimension {shape[1]} but embedder {emb['name']!r} says {emb['dim']}"
         )
-    _check_replaceable(target)
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _clean_debris(target)
+    clean_debris(target)
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
@@ -231,102 +229,6 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def resolve_target(path: str | os.PathLike[str]) -> Path:
-    """The directory an index at ``path`` lives in: a symlink is followed (its target is
-    replaced, the link kept), so a swap never turns the link into a directory."""
-    target = Path(path).absolute()
-    if not target.is_symlink():
-        return target
-    real = Path(os.path.realpath(target))
-    if not real.exists():
-        raise InputError(
-            f"{target} is a symlink to {real}, which does not exist; create that folder "
-            "or give another --index"
-        )
-    return real
-
-
-def _check_replaceable(target: Path) -> None:
-    """Refuse to replace a path unless it is absent, an empty folder, or provably an index:
-    a valid manifest of a readable format version, and nothing in the folder but its files."""
-    try:
-        st = target.lstat()
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode) and not any(target.iterdir()):
-        return
-    problem = _not_an_index(target) if stat.S_ISDIR(st.st_mode) else "not a folder"
-    if problem:
-        raise InputError(
-            f"{target} exists and is not a docqa index ({problem}); "
-            "choose another path or remove it yourself"
-        )
-
-
-def _not_an_index(folder: Path) -> str:
-    """Why ``folder`` is not provably a docqa index, or ``""`` when it is one."""
-    manifest = folder / fmt.MANIFEST
-    if manifest.is_symlink() or not manifest.is_file():
-        return f"no {fmt.MANIFEST}"
-    try:
-        parsed = fmt.Manifest.from_json(manifest.read_text(encoding="utf-8"), str(manifest))
-    except (IndexStoreError, OSError, UnicodeDecodeError):
-        return f"{fmt.MANIFEST} is not a docqa index manifest this version reads"
-    ours = {fmt.MANIFEST, fmt.ARRAYS_DIR, *parsed.files}
-    arrays = folder / fmt.ARRAYS_DIR
-    found = {p.name for p in folder.iterdir()}
-    if arrays.is_dir() and not arrays.is_symlink():
-        found |= {f"{fmt.ARRAYS_DIR}/{p.name}" for p in arrays.iterdir()}
-    elif arrays.exists() or arrays.is_symlink():
-        return f"{arrays.name} is not a folder"
-    extra = sorted(found - ours)
-    return f"it also holds {extra[0]!r}, which is not an index file" if extra else ""
-
-
-_DEBRIS = re.compile(r"^\.(?P<name>.+)\.(?:(?P<tmp>tmp-(?P<pid>[0-9]+))|old)-[0-9a-f]{8}$")
-
-
-def _clean_debris(target: Path) -> None:
-    """Remove temporary and set-aside directories of builds whose process has ended, and only
-    those: the exact names this writer makes, real folders (no symlinks), and whose contents
-    are nothing but index files (a set-aside one must be a whole index)."""
-    for entry in target.parent.glob(f".{glob.escape(target.name)}.*-*"):
-        m = _DEBRIS.match(entry.name)
-        if not m or m["name"] != target.name or entry.is_symlink() or not entry.is_dir():
-            continue
-        if m["tmp"] and _pid_alive(m["pid"]):
-            continue
-        if not _only_index_files(entry, whole=not m["tmp"]):
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-
-
-def _only_index_files(folder: Path, *, whole: bool) -> bool:
-    """Whether ``folder`` holds only what the writer puts in an index (``whole``: a valid one)."""
-    if whole:
-        return not _not_an_index(folder)
-    names = {fmt.MANIFEST, fmt.VECTORS, fmt.OFFSETS, fmt.BLOB, fmt.ARRAYS_DIR}
-    for p in folder.iterdir():
-        if p.name not in names or p.is_symlink():
-            return False
-        if p.name == fmt.ARRAYS_DIR and not all(
-            fmt.allowed_file(f"{fmt.ARRAYS_DIR}/{a.name}") and not a.is_symlink()
-            for a in p.iterdir()
-        ):
-            return False
-    return True
-
-
-def _pid_alive(text: str) -> bool:
-    try:
-        os.kill(int(text), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _install(tmp: Path, target: Path) -> None:

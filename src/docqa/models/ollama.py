@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -91,7 +92,7 @@ class OllamaModel(RetryingClient):
                     retry_after = r.headers.get("retry-after")
                     check = "the server's access settings"
                     raise status_error(r.status_code, retry_after, self._what, detail, check)
-                for line in r.iter_lines():
+                for line in _lines(r.iter_bytes()):
                     record = self._parse(line)
                     if record is None:
                         continue
@@ -117,6 +118,18 @@ class OllamaModel(RetryingClient):
         if "error" in record:
             raise RetryableFailure(ModelError(f"{self._what}: {str(record['error'])[:300]}"))
         return record  # type: ignore[no-any-return]
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[str]:
+    """NDJSON lines decoded strictly: bytes that are not UTF-8 raise UnicodeDecodeError (a
+    ModelError from :func:`~docqa.models.base.retrying`), never replacement characters."""
+    pending = b""
+    for chunk in chunks:
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            yield line.decode("utf-8")
+    if pending:
+        yield pending.decode("utf-8")
 
 
 def _usage(done: dict[str, Any]) -> Usage | None:
