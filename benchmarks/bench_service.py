@@ -257,7 +257,7 @@ class Case:
 
 
 def cases(index: Path, questions: list[str], modes: list[str]) -> list[Case]:
-    from docqa.answer import answer
+    from docqa.answering import answer
     from docqa.collection import Collection
     from docqa.models import ExtractiveModel
 

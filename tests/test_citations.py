@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docqa.answer import answer, cited_ids, is_docqa_id
+from docqa.answering import answer, cited_ids, is_docqa_id
 from docqa.keyword import BM25Index
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.retrieve import KeywordRetriever

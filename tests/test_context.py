@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from docqa.answer import answer
+from docqa.answering import answer
 from docqa.context import SectionContext
 from docqa.errors import InputError
 from docqa.models import FakeModel

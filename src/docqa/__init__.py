@@ -39,8 +39,8 @@ _EXPORTS: dict[str, str] = {
     "Prompt": "docqa.types",
     "TfidfEmbedder": "docqa.embed",
     "TopK": "docqa.types",
-    "answer": "docqa.answer",
-    "answer_stream": "docqa.answer",
+    "answer": "docqa.answering",
+    "answer_stream": "docqa.answering",
     "build_index": "docqa.build",
     "build_prompt": "docqa.prompt",
     "open_index": "docqa.index",
@@ -92,7 +92,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
-    from docqa.answer import answer, answer_stream
+    from docqa.answering import answer, answer_stream
     from docqa.build import IndexSettings, build_index
     from docqa.collection import Collection
     from docqa.embed import Embedder, HashingEmbedder, TfidfEmbedder

@@ -113,7 +113,7 @@ class FixedRetriever:
 
 
 def test_a_citation_of_a_passage_left_out_by_the_budget_is_not_retrieved() -> None:
-    from docqa.answer import answer
+    from docqa.answering import answer
     from docqa.models import FakeModel
 
     hits = [hit(0, "w " * 40_000), hit(1, "short passage")]

@@ -123,8 +123,8 @@ def test_cli_errors_are_one_line_and_never_show_the_password(
     assert "hunter2-wrong" not in line
     line = _one_line_error(docqa("search", "x", "--store", url=None, cwd=tmp_path))
     assert "DOCQA_STORE_URL" in line
-    line = _one_line_error(docqa("search", "x", "--tenant", "east", url=None, cwd=tmp_path))
-    assert "--tenant applies to a database store" in line
+    line = _one_line_error(docqa("search", "x", "--ef-search", "40", url=None, cwd=tmp_path))
+    assert "--ef-search applies to a database store" in line
     line = _one_line_error(
         docqa("search", "x", "--store", "--collection", "nope", url=url, cwd=tmp_path)
     )

@@ -92,7 +92,7 @@ def test_store_options_without_a_store_or_with_an_index_are_refused(tmp_path: An
     assert uses_store(parse(["search", "q"])) is False
     with pytest.raises(InputError, match="--index and --store"):
         uses_store(parse(["search", "q", "--store", "--index", str(tmp_path)]))
-    for extra in (["--collection", "c"], ["--tenant", "t"], ["--ef-search", "40"]):
+    for extra in (["--collection", "c"], ["--ef-search", "40"]):
         with pytest.raises(InputError, match=f"{extra[0]} applies to a database store"):
             uses_store(parse(["search", "q", *extra]))
     with pytest.raises(InputError, match="--collection applies"):

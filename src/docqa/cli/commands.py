@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from docqa.answer import Context, answer_stream
+from docqa.answering import Context, answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
 from docqa.cli import batch, render, store
 from docqa.collection import AnyCollection, Collection
@@ -199,12 +199,18 @@ def make_model(args: argparse.Namespace) -> ModelClient:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    collection = _open(args)
-    retriever = _guarded(args, collection)
+    context: Context | None = None
+    if store.uses_store(args):
+        if args.context != "window":
+            raise InputError("--context section needs a file index; drop it with --store")
+        retriever = store.retriever(args, _guard(args, GuardConfig()))
+    else:
+        collection = _open(args)
+        retriever = _guarded(args, collection)
+        context = _context(args, collection)
     model = RecordingModel(make_model(args))
     prices = load_prices()
     final: Answer | None = None
-    context = _context(args, collection)
     for item in answer_stream(
         args.question, retriever, model, args.k, prices=prices, context=context
     ):

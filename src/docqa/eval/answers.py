@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docqa.answer import Context, answer
+from docqa.answering import Context, answer
 from docqa.eval.judge import ask_judge, cited_hits, overlap
 from docqa.eval.metrics import bootstrap_interval
 from docqa.eval.questions import Question
@@ -92,7 +92,7 @@ def check_answers(
     context: Context | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Answer every question with every retriever (``context`` widening the passages, as in
-    :func:`docqa.answer.answer`); the tallies and figures per mode (see the module docstring)."""
+    :func:`docqa.answering.answer`); the tallies and figures per mode (see the module docstring)."""
     out: dict[str, dict[str, Any]] = {}
     for mode, retriever in retrievers.items():
         counts = AnswerCounts()

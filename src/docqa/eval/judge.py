@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docqa.answer import cited_ids
+from docqa.answering import cited_ids
 from docqa.errors import InputError
 from docqa.models.base import complete
 from docqa.prompt import Passage, fence, neutralise

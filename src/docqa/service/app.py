@@ -7,7 +7,7 @@
                                                                       └─▶ /ask/stream: SSE
 
 Every search is restricted to the key's tenants by a row mask inside the kernels. The
-answer path is :func:`docqa.answer.answer_stream` over hits retrieved before any response
+answer path is :func:`docqa.answering.answer_stream` over hits retrieved before any response
 starts, so a bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
 """
 
@@ -26,7 +26,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from docqa.answer import answer, answer_stream
+from docqa.answering import answer, answer_stream
 from docqa.errors import DocqaError
 from docqa.pricing import Price
 from docqa.service import errors

@@ -33,9 +33,10 @@ import numpy as np
 from docqa.build import BuildReport, IndexSettings, build_index, fingerprint
 from docqa.errors import InputError
 from docqa.index import open_index, write_index
+from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
 from docqa.index.reader import Index
 from docqa.index.shards import shard_name, write_top_manifest
-from docqa.index.writer import _check_replaceable, _clean_debris, _install
+from docqa.index.writer import _install
 from docqa.keyword import BM25Index
 from docqa.keyword.bm25 import BM25Config
 from docqa.text import SkippedFile, SkippedFileWarning, embed_text
@@ -215,10 +216,10 @@ def build_sharded(
     _check_sharding(settings, shard_rows, groups)
     started = time.perf_counter()
     stamp = fingerprint(paths, settings)
-    target = Path(index_dir).absolute()
-    _check_replaceable(target)
+    target = resolve_target(index_dir)
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _clean_debris(target)
+    clean_debris(target)
     tmp = target.parent / f".{target.name}.tmp-{_tag()}"
     work = tmp / ".work"
     work.mkdir(parents=True)

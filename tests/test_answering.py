@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docqa.answer import answer, answer_stream, check_citations, cited_ids
+from docqa.answering import answer, answer_stream, check_citations, cited_ids
 from docqa.errors import InputError, ModelStreamBroken
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.pricing import Price
