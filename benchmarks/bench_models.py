@@ -99,7 +99,9 @@ def sgemm_peak(threads: int) -> float:
     return best
 
 
-def paired(fns: dict[str, Callable[[list[str]], np.ndarray]], texts: list[str], rounds: int) -> None:
+def paired(
+    fns: dict[str, Callable[[list[str]], np.ndarray]], texts: list[str], rounds: int
+) -> None:
     ref_name = next(iter(fns))
     for fn in fns.values():  # warm-up: model load, first-call allocations
         fn(texts[:8])
@@ -122,7 +124,9 @@ def paired(fns: dict[str, Callable[[list[str]], np.ndarray]], texts: list[str], 
     peak = sgemm_peak(ARGS.threads)
     print(f"\n{len(texts)} pydocs chunks, {ARGS.threads} threads, {rounds} interleaved rounds; "
           f"sgemm peak {peak:.0f} GFLOP/s (NumPy float32 matmul, same run)")  # fmt: skip
-    print("| stack | chunks/s | paired ratio to ST (range) | min cosine to ST | share of sgemm peak |")
+    print(
+        "| stack | chunks/s | paired ratio to ST (range) | min cosine to ST | share of sgemm peak |"
+    )
     print("|---|---|---|---|---|")
     for name in fns:
         med = statistics.median(times[name])
@@ -186,7 +190,9 @@ def install_sizes() -> None:
                    "huggingface-hub", "scikit-learn", "scipy", "sympy", "networkx", "hf-xet"]  # fmt: skip
     print("\n| stack | installed size (MiB, without the 87 MiB weights) |\n|---|---|")
     print(f"| docqa[minilm]: {', '.join(ours)} | {dist_size(ours):.0f} |")
-    print(f"| sentence-transformers + torch: {', '.join(torch_stack)} | {dist_size(torch_stack):.0f} |")
+    print(
+        f"| sentence-transformers + torch: {', '.join(torch_stack)} | {dist_size(torch_stack):.0f} |"
+    )
 
 
 def full(texts: list[str], threads: int) -> None:
@@ -199,11 +205,15 @@ def full(texts: list[str], threads: int) -> None:
         if ARGS.save_reference:
             np.save(ARGS.save_reference, ref)
     assert ref.shape == (len(texts), 384)
-    print(f"\nall {len(texts)} pydocs chunks:\n| stack | min cosine | p1 cosine | mean |\n|---|---|---|---|")
+    print(
+        f"\nall {len(texts)} pydocs chunks:\n| stack | min cosine | p1 cosine | mean |\n|---|---|---|---|"
+    )
     for precision in ("int8", "fp32"):
         out = MiniLMEmbedder(precision=precision, n_threads=threads).embed(texts)
         cos = (out * ref).sum(axis=1)
-        print(f"| onnxruntime {precision} | {cos.min():.5f} | {np.quantile(cos, 0.01):.5f} | {cos.mean():.5f} |")
+        print(
+            f"| onnxruntime {precision} | {cos.min():.5f} | {np.quantile(cos, 0.01):.5f} | {cos.mean():.5f} |"
+        )
     from tokenizers import Tokenizer
 
     from docqa.embed.minilm import model_dir

@@ -19,6 +19,7 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
+from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.types import Retriever
 
@@ -56,9 +57,16 @@ class Collection:
         return cls(index=index, embedder=embedder, bm25=bm25)
 
     def retriever(
-        self, mode: str = "hybrid", *, guard: GuardConfig | None = None, guarded: bool = True
+        self,
+        mode: str = "hybrid",
+        *,
+        guard: GuardConfig | None = None,
+        guarded: bool = True,
+        reranker: Reranker | None = None,
+        rerank_top: int = DEFAULT_TOP_N,
     ) -> Retriever:
-        """A retriever of ``mode`` over this collection, behind the guard when ``guarded``."""
+        """A retriever of ``mode`` over this collection, behind the guard when ``guarded``;
+        with ``reranker``, its best ``rerank_top`` hits are reordered by it (inside the guard)."""
         chunks = self.index.chunks
         dense = DenseRetriever(self.embedder, self.index.vectors, chunks)
         keyword = KeywordRetriever(self.bm25, chunks)
@@ -71,4 +79,6 @@ class Collection:
             inner = HybridRetriever(dense, keyword)
         else:
             raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        if reranker is not None:
+            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         return GuardedRetriever(inner, guard) if guarded else inner

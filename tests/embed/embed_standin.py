@@ -57,7 +57,9 @@ class EmbedStandIn:
         self._server.shutdown()
         self._server.server_close()
 
-    def answer(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, dict[str, str], bytes]:
+    def answer(
+        self, path: str, headers: dict[str, str], body: Any
+    ) -> tuple[int, dict[str, str], bytes]:
         with self._lock:
             self.requests.append(Seen(path, headers, body, time.monotonic()))
             self._in_flight += 1

@@ -76,7 +76,9 @@ def test_eviction_keeps_the_bound_and_the_recently_used(tmp_path: Path) -> None:
 
 @settings(max_examples=40)
 @given(st.lists(st.integers(0, 30), max_size=40), st.integers(1, 12))
-def test_stored_bytes_always_match_the_rows(tmp_path_factory: Any, ids: list[int], bound_rows: int) -> None:
+def test_stored_bytes_always_match_the_rows(
+    tmp_path_factory: Any, ids: list[int], bound_rows: int
+) -> None:
     cache = EmbeddingCache(tmp_path_factory.mktemp("h") / "c.sqlite3", max_bytes=bound_rows * 16)
     for i in ids:
         cache.put("m", [text_key(str(i), query=False)], np.full((1, 4), i, np.float32))
@@ -85,7 +87,9 @@ def test_stored_bytes_always_match_the_rows(tmp_path_factory: Any, ids: list[int
         (real,) = con.execute("SELECT COALESCE(SUM(length(vec)), 0) FROM vectors").fetchone()
     assert stats.bytes == real <= bound_rows * 16
     if ids:
-        assert text_key(str(ids[-1]), query=False) in cache.get("m", [text_key(str(ids[-1]), query=False)], 4)
+        assert text_key(str(ids[-1]), query=False) in cache.get(
+            "m", [text_key(str(ids[-1]), query=False)], 4
+        )
 
 
 def test_clear_all_and_one_model(tmp_path: Path) -> None:
@@ -129,6 +133,8 @@ def test_unusable_file_and_bad_bound_are_clear_errors(tmp_path: Path) -> None:
         EmbeddingCache(tmp_path / "d", max_bytes=0)
 
 
-def test_default_path_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_path_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DOCQA_CACHE_DIR", str(tmp_path / "cc"))
     assert EmbeddingCache().path == tmp_path / "cc" / "embeddings.sqlite3"

@@ -6,13 +6,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from embed_standin import EmbedStandIn, vector_of
 
 from docqa.embed import from_config
 from docqa.embed.http import OllamaEmbedder, OpenAIEmbedder
 from docqa.errors import ModelAuthError, ModelError, ModelRateLimited, ModelTimeout
 from docqa.models.base import RetryPolicy
-
-from embed_standin import EmbedStandIn, vector_of
 
 
 @pytest.fixture
@@ -33,10 +32,14 @@ def test_ollama_batches_prefixes_and_normalises(server: EmbedStandIn) -> None:
     out = emb.embed(texts)
     assert out.shape == (7, 8) and out.dtype == np.float32
     assert [len(r.body["input"]) for r in server.requests] == [3, 3, 1]
-    assert all(r.path == "/api/embed" and r.body["model"] == "nomic-embed-text" for r in server.requests)
+    assert all(
+        r.path == "/api/embed" and r.body["model"] == "nomic-embed-text" for r in server.requests
+    )
     sent = [t for r in server.requests for t in r.body["input"]]
     assert sent == [f"search_document: passage {i}" for i in range(7)]
-    np.testing.assert_allclose(out, np.stack([_unit("search_document: " + t) for t in texts]), rtol=1e-6)
+    np.testing.assert_allclose(
+        out, np.stack([_unit("search_document: " + t) for t in texts]), rtol=1e-6
+    )
     q = emb.embed(["how long is a loan?"], query=True)
     assert server.requests[-1].body["input"] == ["search_query: how long is a loan?"]
     assert np.linalg.norm(q[0]) == pytest.approx(1.0, abs=1e-6)
@@ -63,13 +66,21 @@ def test_concurrency_never_above_the_bound(server: EmbedStandIn) -> None:
 
 
 def test_openai_request_shape_key_and_order(server: EmbedStandIn) -> None:
-    emb = OpenAIEmbedder("text-embedding-3-small", base_url=server.url + "/v1/", api_key="sk-test", dim=8)
+    emb = OpenAIEmbedder(
+        "text-embedding-3-small", base_url=server.url + "/v1/", api_key="sk-test", dim=8
+    )
     out = emb.embed(["first", "second", "third"])
     (req,) = server.requests
     assert req.path == "/v1/embeddings"
     assert req.headers["authorization"] == "Bearer sk-test"
-    assert req.body == {"model": "text-embedding-3-small", "input": ["first", "second", "third"], "dimensions": 8}
-    np.testing.assert_allclose(out, np.stack([_unit(t) for t in ("first", "second", "third")]), rtol=1e-6)
+    assert req.body == {
+        "model": "text-embedding-3-small",
+        "input": ["first", "second", "third"],
+        "dimensions": 8,
+    }
+    np.testing.assert_allclose(
+        out, np.stack([_unit(t) for t in ("first", "second", "third")]), rtol=1e-6
+    )
     assert "sk-test" not in str(emb.config())
 
 
@@ -102,7 +113,10 @@ def test_auth_error_names_the_key_but_never_shows_it(server: EmbedStandIn) -> No
 
 
 def test_unknown_model_is_reported(server: EmbedStandIn) -> None:
-    server.status, server.error_body = 404, '{"error": "model \\"nope\\" not found, try pulling it first"}'
+    server.status, server.error_body = (
+        404,
+        '{"error": "model \\"nope\\" not found, try pulling it first"}',
+    )
     with pytest.raises(ModelError, match="does not know this model.*'nope'|'nope'.*does not know"):
         OllamaEmbedder("nope", host=server.url, dim=8).embed(["x"])
 
@@ -111,7 +125,9 @@ def test_timeout_is_a_model_timeout(server: EmbedStandIn) -> None:
     import httpx
 
     server.delay = 1.0
-    emb = OpenAIEmbedder("m", base_url=server.url, api_key="k", dim=8, http_client=httpx.Client(timeout=0.1))
+    emb = OpenAIEmbedder(
+        "m", base_url=server.url, api_key="k", dim=8, http_client=httpx.Client(timeout=0.1)
+    )
     with pytest.raises(ModelTimeout, match="no reply in time"):
         emb.embed(["x"])
 
@@ -124,13 +140,17 @@ def test_wrong_reply_shape_is_an_error(server: EmbedStandIn) -> None:
 
 def test_unreachable_server_is_retried_then_reported() -> None:
     slept: list[float] = []
-    emb = OllamaEmbedder(host="http://127.0.0.1:19001", dim=8, retry=RetryPolicy(attempts=2, sleep=slept.append))
+    emb = OllamaEmbedder(
+        host="http://127.0.0.1:19001", dim=8, retry=RetryPolicy(attempts=2, sleep=slept.append)
+    )
     with pytest.raises(ModelError, match="cannot reach"):
         emb.embed(["x"])
     assert len(slept) == 1
 
 
-def test_config_round_trip_rebuilds_the_same_embedder(server: EmbedStandIn, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_round_trip_rebuilds_the_same_embedder(
+    server: EmbedStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OLLAMA_HOST", server.url)
     emb = OllamaEmbedder(dim=8)
     again = from_config(emb.config())

@@ -104,7 +104,9 @@ def test_length_batches_cover_every_text_once_within_the_budget() -> None:
     assert flat == sorted(flat)
 
 
-def test_config_round_trip_and_weights_mismatch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_round_trip_and_weights_mismatch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     emb = embedder("int8")
     again = from_config(emb.config())
     assert isinstance(again, MiniLMEmbedder) and again.config() == emb.config()

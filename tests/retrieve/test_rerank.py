@@ -14,7 +14,30 @@ from docqa.errors import InputError
 from docqa.retrieve.rerank import CrossEncoderReranker, RerankingRetriever, reorder
 from docqa.types import Chunk, Component, Hit
 
-WORDS = "the a how long can i keep book books loan loans fine fines renew hold holds day days week weeks printer card".split()
+WORDS = [
+    "the",
+    "a",
+    "how",
+    "long",
+    "can",
+    "i",
+    "keep",
+    "book",
+    "books",
+    "loan",
+    "loans",
+    "fine",
+    "fines",
+    "renew",
+    "hold",
+    "holds",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "printer",
+    "card",
+]
 SHAPE = BertShape(layers=2, hidden=32, heads=4, max_positions=64)
 
 
@@ -82,7 +105,16 @@ def _hits(texts: list[str]) -> list[Hit]:
     for i, t in enumerate(texts):
         chunk = Chunk(id=f"doc#s{i}-p0", section=f"doc#s{i}", heading_path=("Doc",), source="doc.md",
                       position=i, start_line=1, end_line=1, text=t, content_hash="")  # fmt: skip
-        out.append(Hit(i, chunk.id, chunk.section, 1.0 / (i + 1), {"keyword": Component(1.0 / (i + 1), i + 1)}, chunk))
+        out.append(
+            Hit(
+                i,
+                chunk.id,
+                chunk.section,
+                1.0 / (i + 1),
+                {"keyword": Component(1.0 / (i + 1), i + 1)},
+                chunk,
+            )
+        )
     return out
 
 
@@ -105,7 +137,9 @@ def test_reranking_retriever_orders_by_the_model(tmp_path: Path) -> None:
 
     class Fixed:
         components = ("keyword",)
-        asked: list[int] = []
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
 
         def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
             self.asked.append(k)

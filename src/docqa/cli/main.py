@@ -75,6 +75,22 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
     )
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _rerank_options(p)
+
+
+def _rerank_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rerank",
+        action="store_true",
+        help="reorder the best hits with the cross-encoder of --rerank-model",
+    )
+    p.add_argument(
+        "--rerank-model",
+        type=Path,
+        default=None,
+        help="folder of a BERT cross-encoder (else DOCQA_RERANK_MODEL)",
+    )
+    p.add_argument("--rerank-top", type=_positive, default=30, help="hits to rerank")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,8 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("questions", type=Path)
     _index_options(p)
     p.add_argument(
-        "--mode", default="dense,keyword,hybrid", help="comma-separated modes to compare"
+        "--mode",
+        default="dense,keyword,hybrid",
+        help="comma-separated modes to compare (a mode ending in +rerank uses --rerank-model)",
     )
+    _rerank_options(p)
     p.add_argument("-k", default="1,3,5,10", help="comma-separated cut-offs")
     p.add_argument("--no-guard", action="store_true")
     p.add_argument(

@@ -60,7 +60,8 @@ def gelu(x: np.ndarray) -> np.ndarray:
     from math import erf
 
     erf_v = np.vectorize(erf, otypes=[np.float64])
-    return (0.5 * x * (1.0 + erf_v(x / math.sqrt(2.0)))).astype(x.dtype)
+    out: np.ndarray = (0.5 * x * (1.0 + erf_v(x / math.sqrt(2.0)))).astype(x.dtype)
+    return out
 
 
 def _linear(w: Weights, name: str, x: np.ndarray) -> np.ndarray:
@@ -74,7 +75,11 @@ def _attention(w: Weights, p: str, x: np.ndarray, bias: np.ndarray, s: BertShape
     def heads(name: str) -> np.ndarray:
         return _linear(w, p + name, x).reshape(b, n, s.heads, s.head_dim).transpose(0, 2, 1, 3)
 
-    q, k, v = heads("attention.self.query"), heads("attention.self.key"), heads("attention.self.value")
+    q, k, v = (
+        heads("attention.self.query"),
+        heads("attention.self.key"),
+        heads("attention.self.value"),
+    )
     scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(s.head_dim)) + bias
     scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
     probs = scores / scores.sum(axis=-1, keepdims=True)
@@ -99,7 +104,9 @@ def hidden_states(
         x = layer_norm(x + a, w[ln + ".weight"], w[ln + ".bias"], s.eps)
         h = gelu(_linear(w, p + "intermediate.dense", x))
         ln = p + "output.LayerNorm"
-        x = layer_norm(x + _linear(w, p + "output.dense", h), w[ln + ".weight"], w[ln + ".bias"], s.eps)
+        x = layer_norm(
+            x + _linear(w, p + "output.dense", h), w[ln + ".weight"], w[ln + ".bias"], s.eps
+        )
     return x
 
 

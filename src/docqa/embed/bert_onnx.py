@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -44,14 +45,14 @@ class _Graph:
         self.inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
         return name
 
-    def op(self, op_type: str, inputs: list[str], n_out: int = 1, **attrs: object) -> list[str]:
+    def op(self, op_type: str, inputs: list[str], n_out: int = 1, **attrs: Any) -> list[str]:
         from onnx import helper
 
         outs = [self.name(op_type.lower()) for _ in range(n_out)]
         self.nodes.append(helper.make_node(op_type, inputs, outs, **attrs))
         return outs
 
-    def op1(self, op_type: str, inputs: list[str], **attrs: object) -> str:
+    def op1(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
         return self.op(op_type, inputs, **attrs)[0]
 
 
@@ -130,13 +131,17 @@ def _embeddings(g: _Graph, w: Weights, p: str, pairs: bool) -> str:
     pos = g.op1("Slice", [g.const(positions.astype(np.float32), "positions"), zero, length, axis])
     x = g.op1("Add", [words, pos])
     if pairs:  # token types 0 (question) / 1 (passage) from the ``types`` input
-        x = g.op1("Add", [x, g.op1("Gather", [g.const(types.astype(np.float32), "types"), "types"])])
+        x = g.op1(
+            "Add", [x, g.op1("Gather", [g.const(types.astype(np.float32), "types"), "types"])]
+        )
     return x
 
 
 def _pool(g: _Graph, x: str, maskf: str) -> str:
     axes1, axes2 = g.const(np.array([1], np.int64)), g.const(np.array([2], np.int64))
-    summed = g.op1("ReduceSum", [g.op1("Mul", [x, g.op1("Unsqueeze", [maskf, axes2])]), axes1], keepdims=0)
+    summed = g.op1(
+        "ReduceSum", [g.op1("Mul", [x, g.op1("Unsqueeze", [maskf, axes2])]), axes1], keepdims=0
+    )
     count = g.op1("ReduceSum", [maskf, axes1], keepdims=1)
     count = g.op1("Max", [count, g.const(np.array(1e-9, np.float32))])
     pooled = g.op1("Div", [summed, count])
@@ -148,12 +153,16 @@ def _pool(g: _Graph, x: str, maskf: str) -> str:
 def _classify(g: _Graph, x: str, w: Weights) -> str:
     """Cross-encoder head: ``classifier(tanh(pooler([CLS])))[:, 0]``, one score a pair."""
     cls = g.op1("Gather", [x, g.const(np.array(0, np.int64))], axis=1)
-    pooled = g.op1("Tanh", [_linear_fp32(g, cls, w["bert.pooler.dense.weight"], w["bert.pooler.dense.bias"])])
+    pooled = g.op1(
+        "Tanh", [_linear_fp32(g, cls, w["bert.pooler.dense.weight"], w["bert.pooler.dense.bias"])]
+    )
     logits = _linear_fp32(g, pooled, w["classifier.weight"][:1], w["classifier.bias"][:1])
     return g.op1("Reshape", [logits, g.const(np.array([-1], np.int64))])
 
 
-def build_graph(weights: Weights, shape: BertShape, *, int8: bool, cross_encoder: bool = False) -> bytes:
+def build_graph(
+    weights: Weights, shape: BertShape, *, int8: bool, cross_encoder: bool = False
+) -> bytes:
     """The serialized ONNX model of the encoder (see the module docstring).
 
     ``cross_encoder=True``: the weights are a ``BertForSequenceClassification`` (names under
@@ -183,7 +192,9 @@ def build_graph(weights: Weights, shape: BertShape, *, int8: bool, cross_encoder
         output = helper.make_tensor_value_info("score", TensorProto.FLOAT, ["batch"])
     else:
         g.nodes.append(helper.make_node("Identity", [_pool(g, x, maskf)], ["embedding"]))
-        output = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", shape.hidden])
+        output = helper.make_tensor_value_info(
+            "embedding", TensorProto.FLOAT, ["batch", shape.hidden]
+        )
     graph = helper.make_graph(g.nodes, "bert_sentence_encoder", inputs, [output], g.inits)  # type: ignore[arg-type]
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = 8

@@ -194,7 +194,7 @@ class OllamaEmbedder(HttpEmbedder):
     ) -> OllamaEmbedder:
         check_version(config, "ollama", cls.VERSION)
         prefixes = tuple(config.get("prefixes", ("", "")))
-        return cls(config.get("model"), dim=config.get("dim"), prefixes=prefixes)  # type: ignore[arg-type]
+        return cls(config.get("model"), dim=config.get("dim"), prefixes=prefixes)
 
     def _prepare(self, texts: Sequence[str], query: bool) -> list[str]:
         prefix = self.prefixes[0] if query else self.prefixes[1]
