@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.cli import main as cli_main
+from docqa.cli.main import EMBEDDERS as CLI_EMBEDDERS
 from docqa.embed.choices import EMBEDDERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def docqa(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[str
 
 
 def test_cli_choices_match_the_registry() -> None:
-    assert cli_main.EMBEDDERS == EMBEDDERS
+    assert CLI_EMBEDDERS == EMBEDDERS
 
 
 def _entries(stats: str) -> int:
