@@ -35,7 +35,16 @@ from typing import Any
 
 import numpy as np
 
-PYDOCS = Path(__file__).resolve().parents[2] / "shared" / "evalsets" / "pydocs"
+# shared/ sits beside the repository (CI's clone) or beside the worktrees folder.
+_HERE = Path(__file__).resolve()
+PYDOCS = next(
+    (
+        p
+        for p in (_HERE.parents[n] / "shared" / "evalsets" / "pydocs" for n in (2, 3))
+        if p.is_dir()
+    ),
+    _HERE.parents[2] / "shared" / "evalsets" / "pydocs",
+)
 LINEAR_PARAMS = 6 * (384 * 1152 + 384 * 384 + 2 * 384 * 1536)  # per token, all layers
 
 

@@ -27,6 +27,7 @@ from docqa.index.shards import is_sharded
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.retrieve.masked import MaskedRetriever
+from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
@@ -106,6 +107,8 @@ class Collection:
         *,
         guard: GuardConfig | bool = True,
         tenants: Iterable[str] | None = None,
+        reranker: Reranker | None = None,
+        rerank_top: int = DEFAULT_TOP_N,
     ) -> Retriever:
         """A retriever of ``mode`` over this collection.
 
@@ -113,11 +116,14 @@ class Collection:
         calibrated settings, else the defaults); a ``GuardConfig`` behind that guard; False
         returns the bare retriever (hits however weak). ``tenants``: search only their rows
         (a row mask inside the kernels, see :meth:`tenant_mask`); None searches every row.
+        With ``reranker``, the best ``rerank_top`` hits are reordered by it (inside the guard).
         """
         chunks = self.index.chunks
         dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks)
         keyword = KeywordRetriever(self.bm25, chunks)
         inner = by_mode(mode, dense, keyword)
+        if reranker is not None:
+            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         return restricted(inner, self, guard, tenants, self.guard, self.bm25)
 
     def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:

@@ -137,7 +137,9 @@ def test_reranking_retriever_orders_by_the_model(tmp_path: Path) -> None:
 
     class Fixed:
         components = ("keyword",)
-        asked: list[int] = []
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
 
         def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
             self.asked.append(k)
@@ -173,3 +175,37 @@ def test_bad_folders_are_clear(tmp_path: Path) -> None:
         CrossEncoderReranker(folder)
     with pytest.raises(InputError, match="top_n"):
         RerankingRetriever(object(), object(), top_n=0)  # type: ignore[arg-type]
+
+
+def test_cli_search_with_a_reranker_folder(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    library = Path(__file__).resolve().parents[2] / "examples" / "library"
+    folder = tiny_cross_encoder(tmp_path / "ce")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    index = str(tmp_path / "index")
+
+    def docqa(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "docqa", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+
+    assert docqa("index", str(library), "--index", index).returncode == 0
+    plain = json.loads(
+        docqa("search", "renew a loan", "--index", index, "--no-guard", "-k", "8", "--json").stdout
+    )
+    result = docqa("search", "renew a loan", "--index", index, "--no-guard", "-k", "3", "--json",
+                   "--rerank", "--rerank-model", str(folder), "--rerank-top", "8")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)["hits"]
+    assert len(hits) == 3
+    # the reranked three come from the plain top 8, scored and ordered by the tiny model
+    assert {h["id"] for h in hits} <= {h["id"] for h in plain["hits"]}
+    assert [h["components"]["rerank"]["rank"] for h in hits] == [1, 2, 3]
+    got = [h["score"] for h in hits]
+    assert got == sorted(got, reverse=True)
+    want = CrossEncoderReranker(folder, n_threads=1).scores(
+        "renew a loan", [h["text"] for h in hits]
+    )
+    np.testing.assert_allclose(got, want, atol=1e-4)

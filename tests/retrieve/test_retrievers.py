@@ -62,7 +62,7 @@ def test_keyword_hits_match_bm25(keyword: KeywordRetriever, chunks: list[Chunk])
 def test_hybrid_fuses_over_fetched_lists(fake: type, chunks: list[Chunk]) -> None:
     fake_dense = fake("d", [(0, 0.9), (1, 0.8), (2, 0.7)])
     fake_keyword = fake("k", [(2, 12.0), (5, 9.0), (0, 1.0)])
-    hybrid = HybridRetriever(fake_dense, fake_keyword, over_fetch=3)
+    hybrid = HybridRetriever(fake_dense, fake_keyword, fusion="rrf", over_fetch=3)
     assert isinstance(hybrid, Retriever)
     mask = np.array([0, 1, 2, 5])
     hits = hybrid.search("q", 2, mask=mask)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,6 +20,7 @@ from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
 from docqa.pricing import load_prices
 from docqa.retrieve.guard import GuardConfig, Verdict
+from docqa.retrieve.rerank import Reranker
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
 EXIT_OK, EXIT_EMPTY = 0, 1
@@ -126,6 +128,8 @@ def _guarded(args: argparse.Namespace, collection: AnyCollection) -> Retriever:
         args.mode,
         guard=_guard(args, collection.guard),
         tenants=_known_tenants(collection, args.tenant),
+        reranker=_reranker(args) if args.rerank else None,
+        rerank_top=args.rerank_top,
     )
 
 
@@ -152,6 +156,18 @@ def _open(args: argparse.Namespace) -> AnyCollection:
         if report is not None:
             _err().print(render.build_summary(report))
     return Collection.open(index_dir)
+
+
+def _reranker(args: argparse.Namespace) -> Reranker:
+    """The cross-encoder of ``--rerank-model`` (or ``DOCQA_RERANK_MODEL``)."""
+    from docqa.retrieve.rerank import CrossEncoderReranker
+
+    folder = args.rerank_model or os.environ.get("DOCQA_RERANK_MODEL")
+    if not folder:
+        raise InputError(
+            "--rerank needs a cross-encoder: pass --rerank-model FOLDER or set DOCQA_RERANK_MODEL"
+        )
+    return CrossEncoderReranker(folder)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -266,7 +282,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if min(ks) < 1:
         raise InputError(f"every -k must be at least 1, got {args.k!r}")
     collection = Collection.open(_index_dir(args))
-    retrievers = {m: collection.retriever(m, guard=not args.no_guard) for m in modes}
+    reranker = _reranker(args) if any(m.endswith("+rerank") for m in modes) else None
+    retrievers = {
+        m: collection.retriever(
+            m.removesuffix("+rerank"),
+            guard=not args.no_guard,
+            reranker=reranker if m.endswith("+rerank") else None,
+            rerank_top=args.rerank_top,
+        )
+        for m in modes
+    }
     report = evaluate(questions, retrievers, ks=ks)
     data: dict[str, Any] = report.to_json()
     if args.judge is not None and not args.answers:

@@ -114,6 +114,22 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
         default=None,
         help="search only this tenant's passages (repeat for several)",
     )
+    _rerank_options(p)
+
+
+def _rerank_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rerank",
+        action="store_true",
+        help="reorder the best hits with the cross-encoder of --rerank-model",
+    )
+    p.add_argument(
+        "--rerank-model",
+        type=Path,
+        default=None,
+        help="folder of a BERT cross-encoder (else DOCQA_RERANK_MODEL)",
+    )
+    p.add_argument("--rerank-top", type=_positive, default=30, help="hits to rerank")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -161,8 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("questions", type=Path)
     _index_options(p)
     p.add_argument(
-        "--mode", default="dense,keyword,hybrid", help="comma-separated modes to compare"
+        "--mode",
+        default="dense,keyword,hybrid",
+        help="comma-separated modes to compare (a mode ending in +rerank uses --rerank-model)",
     )
+    _rerank_options(p)
     p.add_argument("-k", default="1,3,5,10", help="comma-separated cut-offs")
     p.add_argument("--no-guard", action="store_true")
     p.add_argument(

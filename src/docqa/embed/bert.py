@@ -60,7 +60,8 @@ def gelu(x: np.ndarray) -> np.ndarray:
     from math import erf
 
     erf_v = np.vectorize(erf, otypes=[np.float64])
-    return (0.5 * x * (1.0 + erf_v(x / math.sqrt(2.0)))).astype(x.dtype)
+    out: np.ndarray = (0.5 * x * (1.0 + erf_v(x / math.sqrt(2.0)))).astype(x.dtype)
+    return out
 
 
 def _linear(w: Weights, name: str, x: np.ndarray) -> np.ndarray:

@@ -195,7 +195,7 @@ class OllamaEmbedder(HttpEmbedder):
     ) -> OllamaEmbedder:
         check_version(config, "ollama", cls.VERSION)
         prefixes = tuple(config.get("prefixes", ("", "")))
-        return cls(config.get("model"), dim=config.get("dim"), prefixes=prefixes)  # type: ignore[arg-type]
+        return cls(config.get("model"), dim=config.get("dim"), prefixes=prefixes)
 
     def _prepare(self, texts: Sequence[str], query: bool) -> list[str]:
         prefix = self.prefixes[0] if query else self.prefixes[1]
@@ -225,8 +225,8 @@ class OpenAIEmbedder(HttpEmbedder):
         retry: RetryPolicy | None = None,
         http_client: httpx.Client | None = None,
     ) -> None:
-        name = setting(model, "DOCQA_EMBED_MODEL", "embedding model", "DOCQA_EMBED_MODEL")
-        root = setting(base_url, "OPENAI_BASE_URL", "embeddings server URL", "--base-url")
+        name = setting(model, "DOCQA_EMBED_MODEL", "embedding model", "model=")
+        root = setting(base_url, "OPENAI_BASE_URL", "embeddings server URL", "base_url=")
         dims = os.environ.get("DOCQA_EMBED_DIMS", "").strip()
         super().__init__(
             name, f"{root.rstrip('/')}/embeddings", dim=dim or (int(dims) if dims else None),

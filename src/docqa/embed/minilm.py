@@ -69,6 +69,16 @@ def _need(path: Path) -> Path:
     return path
 
 
+def _need_module(name: str) -> Any:
+    """``import name``, or InputError with the install command when it is missing."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise InputError(f"the minilm embedder needs {name}; install it with `{INSTALL}`") from exc
+
+
 def length_batches(lengths: Sequence[int], budget: int) -> Iterator[list[int]]:
     """Positions of ``lengths`` in batches: shortest first, each batch's count times its
     longest length at most ``budget`` (a longer single text still gets a batch of one)."""
@@ -150,7 +160,7 @@ class MiniLMEmbedder:
     @cached_property
     def tokenizer(self) -> Any:
         """The model's WordPiece tokenizer, truncating at ``MAX_TOKENS``, never padding."""
-        from tokenizers import Tokenizer
+        Tokenizer = _need_module("tokenizers").Tokenizer
 
         tok = Tokenizer.from_file(str(_need(self.directory / "tokenizer.json")))
         tok.enable_truncation(MAX_TOKENS)
@@ -160,8 +170,8 @@ class MiniLMEmbedder:
     @cached_property
     def session(self) -> Any:
         """The onnxruntime session over the graph built from the weights."""
-        import onnxruntime as ort
-
+        ort = _need_module("onnxruntime")
+        _need_module("onnx")
         from docqa.embed.bert_onnx import build_graph
 
         weights = load_weights(_need(self.directory / "model.safetensors"))

@@ -1,4 +1,5 @@
-"""Reciprocal-rank fusion (Cormack et al., 2009) and its weighted variant.
+"""Rank fusion: reciprocal-rank fusion (Cormack et al., 2009), weighted, and convex fusion of
+per-query min-max normalised scores (``convex_fusion``, below).
 
 A row at 1-based rank ``r`` in list ``name`` earns ``weights[name] / (rrf_k + r)``; a row's
 fused score is the sum of what it earns in every list that has it (plain RRF: every weight
@@ -68,7 +69,7 @@ def reciprocal_rank_fusion(
 
 
 def _weights(
-    rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float] | None
+    rankings: Mapping[str, object], weights: Mapping[str, float] | None
 ) -> dict[str, float]:
     """One finite weight >= 0 per list (all 1.0 when ``weights`` is None)."""
     if weights is None:
@@ -80,3 +81,54 @@ def _weights(
     if bad:
         raise InputError(f"weights must be finite and >= 0, got {bad}")
     return {n: float(weights[n]) for n in rankings}
+
+
+def _min_max(scores: Sequence[float]) -> list[float]:
+    """Scores mapped onto [0, 1] (best 1, worst 0); all equal: all 1."""
+    lo, hi = min(scores), max(scores)
+    if not hi > lo:
+        return [1.0] * len(scores)
+    return [(x - lo) / (hi - lo) for x in scores]
+
+
+def convex_fusion(
+    scored: Mapping[str, Sequence[tuple[int, float]]],
+    *,
+    weights: Mapping[str, float] | None = None,
+    limit: int | None = None,
+) -> list[Fused]:
+    """Fuse lists of ``(row, score)`` (best first) by a convex combination of their scores.
+
+    Each list's scores are min-max normalised over the rows it returned, so they mean "how
+    close to this list's best for this question" whatever the scale (cosine, BM25); a row's
+    fused score is the sum over lists of ``weight * normalised score``, 0 where a list did not
+    return it (the bottom of that list). ``weights`` (None: equal) name every list; they are
+    scaled to sum to 1. Rows are ordered by fused score descending, then best 1-based rank in
+    any list, then row id. Raises ``InputError`` as ``reciprocal_rank_fusion`` does.
+    """
+    if limit is not None and limit < 0:
+        raise InputError(f"limit must be >= 0 or None, got {limit!r}")
+    w = _weights(scored, weights)
+    total = math.fsum(w.values())
+    if total <= 0:
+        raise InputError(f"at least one weight must be > 0, got {w}")
+    ranks: dict[int, dict[str, int]] = {}
+    parts: dict[int, list[float]] = {}
+    for name, pairs in scored.items():
+        values = [float(score) for _, score in pairs]
+        if not all(math.isfinite(v) for v in values):
+            raise InputError(f"ranking {name!r} holds a score that is not finite")
+        for position, ((row, _), norm) in enumerate(
+            zip(pairs, _min_max(values) if values else [], strict=True)
+        ):
+            seen = ranks.setdefault(int(row), {})
+            if name in seen:
+                raise InputError(f"row {row} appears twice in ranking {name!r}; deduplicate it")
+            seen[name] = position + 1
+            parts.setdefault(int(row), []).append(w[name] / total * norm)
+    fused = [
+        Fused(row, math.fsum(sorted(parts[row], reverse=True)), min(by.values()), by)
+        for row, by in ranks.items()
+    ]
+    fused.sort(key=lambda f: (-f.score, f.best_rank, f.row))
+    return fused if limit is None else fused[:limit]

@@ -1,4 +1,4 @@
-"""Retrievers: dense (embedder + exact top-k), keyword (BM25) and hybrid (RRF over both).
+"""Retrievers: dense (embedder + exact top-k), keyword (BM25) and hybrid (fusion of both).
 
 All share ``docqa.types.Retriever``: ``search(question, k, *, mask=None) -> list[Hit]``, best
 first, at most ``k`` hits, only real rows (no padding). Each hit carries the row, chunk id,
@@ -17,7 +17,7 @@ from docqa._checks import positive, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, InputError
 from docqa.keyword import BM25Index
-from docqa.retrieve.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from docqa.retrieve.fusion import DEFAULT_RRF_K, Fused, convex_fusion, reciprocal_rank_fusion
 from docqa.search import CompactMatrix, topk
 from docqa.types import Chunk, Component, Hit, Retriever, TopK
 
@@ -113,12 +113,23 @@ class KeywordRetriever:
         return float(self.bm25.max_scores([question])[0])
 
 
-class HybridRetriever:
-    """Reciprocal-rank fusion of a dense and a keyword retriever.
+FUSIONS = ("convex", "rrf")
+CONVEX_DEPTH = 50
 
-    Each is asked for ``over_fetch * k`` hits; ``weights`` (None: plain RRF) maps ``"dense"``
-    and ``"keyword"`` to their weight. A fused hit's ``score`` is its RRF score; its
-    ``components`` hold each retriever's score and rank where that retriever found the row.
+
+class HybridRetriever:
+    """Fusion of a dense and a keyword retriever.
+
+    ``fusion="convex"`` (the default): each side is asked for ``max(k, depth)`` hits (50:
+    the per-question normalisation then does not depend on ``k``) and they are fused by
+    ``convex_fusion`` of their min-max normalised scores, equal weights unless ``weights``
+    says otherwise. ``fusion="rrf"``: each is asked for ``over_fetch * k`` hits and fused by
+    reciprocal rank (``weights`` None: plain RRF). A fused hit's ``score`` is its fused score;
+    its ``components`` hold each retriever's score and rank where that retriever found the row.
+
+    Why convex by default: on pydocs with MiniLM, plain RRF ranks below the better side (the
+    dense one) while the convex combination beats both; see docs/semantic.md for the figures
+    on three collections and both embedders.
     """
 
     components = (DENSE, KEYWORD)
@@ -128,31 +139,45 @@ class HybridRetriever:
         dense: Retriever,
         keyword: Retriever,
         *,
+        fusion: str = "convex",
         over_fetch: int = 4,
+        depth: int = CONVEX_DEPTH,
         rrf_k: float = DEFAULT_RRF_K,
         weights: Mapping[str, float] | None = None,
     ) -> None:
         positive(over_fetch, "over_fetch")
+        positive(depth, "depth")
+        if fusion not in FUSIONS:
+            raise InputError(f"unknown fusion {fusion!r}; choose one of {', '.join(FUSIONS)}")
         self.dense = dense
         self.keyword = keyword
+        self.fusion = fusion
         self.over_fetch = over_fetch
+        self.depth = depth
         self.rrf_k = rrf_k
         self.weights = weights
 
-    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
-        """The ``k`` best rows by fused rank, best first."""
-        _check_request(question, k)
-        fetched = {
-            DENSE: self.dense.search(question, k * self.over_fetch, mask=mask),
-            KEYWORD: self.keyword.search(question, k * self.over_fetch, mask=mask),
-        }
-        by_row = {name: {h.row: h for h in hits} for name, hits in fetched.items()}
-        fused = reciprocal_rank_fusion(
+    def _fuse(self, fetched: Mapping[str, list[Hit]], k: int) -> list[Fused]:
+        if self.fusion == "convex":
+            scored = {n: [(h.row, h.score) for h in hits] for n, hits in fetched.items()}
+            return convex_fusion(scored, weights=self.weights, limit=k)
+        return reciprocal_rank_fusion(
             {name: [h.row for h in hits] for name, hits in fetched.items()},
             rrf_k=self.rrf_k,
             weights=self.weights,
             limit=k,
         )
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        """The ``k`` best rows by fused score, best first."""
+        _check_request(question, k)
+        fetch = max(k, self.depth) if self.fusion == "convex" else k * self.over_fetch
+        fetched = {
+            DENSE: self.dense.search(question, fetch, mask=mask),
+            KEYWORD: self.keyword.search(question, fetch, mask=mask),
+        }
+        by_row = {name: {h.row: h for h in hits} for name, hits in fetched.items()}
+        fused = self._fuse(fetched, k)
         out = []
         for f in fused:
             found = {name: by_row[name][f.row] for name in f.ranks}

@@ -20,6 +20,7 @@ from docqa.index.shards import ShardedIndex, open_sharded
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.batch import RowSearcher, search_batch
 from docqa.retrieve.guard import GuardConfig
+from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
 from docqa.tenants import TenantRows
 from docqa.types import Chunk, Hit, Retriever
@@ -74,12 +75,16 @@ class ShardedCollection:
         *,
         guard: GuardConfig | bool = True,
         tenants: Iterable[str] | None = None,
+        reranker: Reranker | None = None,
+        rerank_top: int = DEFAULT_TOP_N,
     ) -> Retriever:
         """As ``Collection.retriever`` (the guard judges with the collection's global term
         statistics, ``bounds``)."""
         dense = RowsDenseRetriever(self.embedder, self.searcher, self.chunks)
         keyword = RowsKeywordRetriever(self.searcher, self.chunks, self.bounds)
         inner = by_mode(mode, dense, keyword)
+        if reranker is not None:
+            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         return restricted(inner, self, guard, tenants, self.guard, self.bounds)
 
     def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
