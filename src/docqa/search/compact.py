@@ -54,6 +54,7 @@ thousands are rescored, still exactly (the cost rises toward the float32 scan, n
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -127,8 +128,11 @@ class CompactMatrix:
     def from_arrays(cls, vectors: Any, arrays: Mapping[str, np.ndarray]) -> CompactMatrix:
         """Rebuild from ``to_arrays`` output (e.g. memmaps of an index) and the float32 rows.
 
-        Raises ``IndexCorrupt`` naming the array that is missing or malformed.
+        Raises ``IndexCorrupt`` naming the array that is missing or malformed. A memory-mapped
+        ``vectors`` is advised for random access: only rescored rows are read, and the
+        kernel's default read-around would pull 128 KiB from disk for each one.
         """
+        _advise_random(vectors)
         vecs = _as_matrix(vectors)
         n, d = vecs.shape
         want: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
@@ -268,6 +272,14 @@ class CompactMatrix:
         half = half + tiny
         margin = half + (np.abs(center) + half) * 2.0**-49
         return center - margin, center + margin
+
+
+def _advise_random(vectors: Any) -> None:
+    """``madvise(MADV_RANDOM)`` on a ``np.memmap``'s mapping, where the platform has it."""
+    mapping = getattr(vectors, "_mmap", None)  # np.memmap keeps its mmap.mmap here
+    advice = getattr(mmap, "MADV_RANDOM", None)
+    if isinstance(mapping, mmap.mmap) and advice is not None:
+        mapping.madvise(advice)
 
 
 def storage_arrays(storage: str, vectors: Any) -> dict[str, np.ndarray]:
