@@ -49,8 +49,13 @@ RESULTS: dict[str, dict[str, float]] = {}
 PAIRED: dict[str, list[float]] = {}  # what -> per-pair speed-ups of docqa over bm25s
 LATENCY: list[str] = []  # lines of the one-question table
 PYDOCS = Path(
-    os.environ.get("DOCQA_PYDOCS", Path(__file__).resolve().parents[2] / "shared/evalsets/pydocs")
-)
+    os.environ.get("DOCQA_PYDOCS")
+    or next(  # ../shared/evalsets/pydocs from the checkout, or from a worktree below it
+        (p / "shared/evalsets/pydocs" for p in Path(__file__).resolve().parents
+         if (p / "shared/evalsets/pydocs").is_dir()),
+        Path("shared/evalsets/pydocs"),
+    )
+)  # fmt: skip
 SERVICE_ROWS = 150_000
 
 
