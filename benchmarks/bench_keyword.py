@@ -8,13 +8,24 @@ the plain-Python reference on a subset (the reference scans every row per query)
 lists are compared with docqa's on the whole corpus (they differ by design: bm25s keeps words
 of 2+ characters, has its own stop words and no plural folding).
 
+One question at a time (``test_single_question_vs_tantivy``): the pydocs evaluation chunks
+(``../shared/evalsets/pydocs``, or $DOCQA_PYDOCS) repeated to ~151k rows, its 110 questions,
+docqa and tantivy (block-max WAND, ``count=False`` so it may prune) timed question by question,
+back to back, the order alternating, from the raw question string (tantivy's query parsing is
+inside its timing, as docqa's tokenizing is inside docqa's). Batch with tokenizing included
+(``test_batch_tokenising_included``): bm25s's ``tokenize`` of the queries is inside its timing.
+
 Run: .venv/bin/python -m pytest benchmarks/bench_keyword.py -o python_files='bench_*.py' -q
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,6 +47,16 @@ ROUNDS = 3
 PAIRED_ROUNDS = 9
 RESULTS: dict[str, dict[str, float]] = {}
 PAIRED: dict[str, list[float]] = {}  # what -> per-pair speed-ups of docqa over bm25s
+LATENCY: list[str] = []  # lines of the one-question table
+PYDOCS = Path(
+    os.environ.get("DOCQA_PYDOCS")
+    or next(  # ../shared/evalsets/pydocs from the checkout, or from a worktree below it
+        (p / "shared/evalsets/pydocs" for p in Path(__file__).resolve().parents
+         if (p / "shared/evalsets/pydocs").is_dir()),
+        Path("shared/evalsets/pydocs"),
+    )
+)  # fmt: skip
+SERVICE_ROWS = 150_000
 
 
 def median_seconds(fn: Callable[[], Any], rounds: int = ROUNDS) -> tuple[float, Any]:
@@ -80,6 +101,7 @@ def table(request: pytest.FixtureRequest) -> Iterator[None]:
             lines.append(f"indexing docqa ({threads} thread)/bm25s: {ratio:.1f}x")
     for what, ratios in PAIRED.items():
         lines.append(paired_line(f"{what}, docqa over bm25s", ratios))
+    lines += LATENCY
     capture = request.config.pluginmanager.getplugin("capturemanager")
     with capture.global_and_fixture_disabled():
         print("\n".join(lines))
@@ -201,4 +223,98 @@ def test_paired_indexing(data: dict[str, Any], docqa_index: BM25Index, threads: 
 
     PAIRED[f"indexing, docqa {threads} thread"] = paired_ratios(
         lambda: bm25s_index(data["chunks"]), ours, 5
+    )
+
+
+@pytest.fixture(scope="module")
+def service() -> dict[str, Any]:
+    """The pydocs chunks repeated to at least SERVICE_ROWS rows, and its questions."""
+    from docqa.text import chunk_document, embed_text, load_paths
+
+    if not (PYDOCS / "corpus").is_dir():
+        pytest.skip(f"no pydocs evaluation set at {PYDOCS} (set DOCQA_PYDOCS)")
+    docs, _ = load_paths([PYDOCS / "corpus"])
+    base = [embed_text(c, headings=True) for d in docs for c in chunk_document(d)]
+    chunks = base * -(-SERVICE_ROWS // len(base))
+    lines = (PYDOCS / "questions.jsonl").read_text().splitlines()
+    return {"chunks": chunks, "questions": [json.loads(line)["question"] for line in lines]}
+
+
+def tantivy_index(chunks: list[str]) -> Any:
+    tantivy = pytest.importorskip("tantivy")
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("body", stored=False)
+    index = tantivy.Index(builder.build())
+    writer = index.writer(heap_size=200_000_000, num_threads=1)
+    for text in chunks:
+        writer.add_document(tantivy.Document(body=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    return index
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_single_question_vs_tantivy(service: dict[str, Any], threads: int) -> None:
+    chunks, questions = service["chunks"], service["questions"]
+    ours = BM25Index.from_texts(chunks)
+    theirs = tantivy_index(chunks)
+    searcher = theirs.searcher()
+    words = [" ".join(re.findall(r"[A-Za-z0-9]+", q)) for q in questions]  # query syntax safe
+    batch = ours.search(questions, K, n_threads=threads)
+    times: dict[str, list[float]] = {"docqa": [], "tantivy": []}
+    for rnd in range(5):
+        for i, question in enumerate(questions):
+            steps = [("docqa", i), ("tantivy", i)]
+            for name, j in steps if (rnd + i) % 2 else steps[::-1]:
+                start = time.perf_counter()
+                if name == "docqa":
+                    got = ours.search([question], K, n_threads=threads)
+                else:
+                    searcher.search(theirs.parse_query(words[j], ["body"]), K, count=False)
+                times[name].append(time.perf_counter() - start)
+                if name == "docqa":
+                    assert np.array_equal(got.ids[0], batch.ids[i])
+    p = {name: np.percentile(np.array(t) * 1e3, [50, 99]) for name, t in times.items()}
+    LATENCY.append(
+        f"one question, {len(chunks)} pydocs rows x {len(questions)} questions x 5 rounds, "
+        f"docqa {threads} thread(s): docqa p50 {p['docqa'][0]:.2f} ms p99 {p['docqa'][1]:.2f} ms; "
+        f"tantivy p50 {p['tantivy'][0]:.2f} ms p99 {p['tantivy'][1]:.2f} ms; tantivy/docqa "
+        f"p50 {p['tantivy'][0] / p['docqa'][0]:.2f}x p99 {p['tantivy'][1] / p['docqa'][1]:.2f}x"
+    )
+
+
+def random_words(rows: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    """Chunks of 100 words drawn uniformly from 30k random letter strings, and 1,000 queries."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    vocab = ["".join(rng.choice(letters, int(rng.integers(3, 10)))) for _ in range(30_000)]
+    pick = np.array(vocab)
+    chunks = [" ".join(pick[rng.integers(0, len(vocab), 100)]) for _ in range(rows)]
+    queries = [
+        " ".join(pick[rng.integers(0, len(vocab), int(rng.integers(3, 7)))])
+        for _ in range(N_QUERIES)
+    ]
+    return chunks, queries
+
+
+@pytest.mark.parametrize("kind", ["english", "random words 40k"])
+def test_batch_tokenising_included(data: dict[str, Any], kind: str) -> None:
+    chunks, queries = (
+        (data["chunks"], data["queries"]) if kind == "english" else random_words(40_000)
+    )
+    ours = BM25Index.from_texts(chunks)
+    theirs = bm25s_index(chunks)
+    want = ours.search(queries, K, n_threads=1)
+
+    def run_theirs() -> None:
+        tokens = bm25s.tokenize(queries, stopwords="en", return_ids=False, show_progress=False)
+        theirs.retrieve(tokens, k=K, n_threads=1, show_progress=False, backend_selection="numba")
+
+    def run_ours() -> None:
+        assert np.array_equal(ours.search(queries, K, n_threads=1).ids, want.ids)
+
+    run_theirs()  # JIT warm-up
+    PAIRED[f"batch of {N_QUERIES} with tokenizing, {kind}, 1 thread"] = paired_ratios(
+        run_theirs, run_ours, PAIRED_ROUNDS
     )

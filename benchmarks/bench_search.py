@@ -5,6 +5,13 @@ Matrices are cached as .npy in $DOCQA_BENCH_DIR (default /tmp/docqa-bench) and o
 mmap (warm). Set DOCQA_BENCH_FULL=1 to add the 1M-row batch and the 1M x 384 cases.
 Mismatches count (query, position) pairs whose id differs from the reference top-k on
 canonical scores (for FAISS and argpartition these are tie-order or rounding differences).
+
+``test_int8`` compares docqa's int8 search (``CompactMatrix``: exact, float32 rows on disk
+for rescoring) with float32 docqa, the one-pass floor, FAISS ``IndexFlatIP`` and FAISS
+``IndexScalarQuantizer(QT_8bit)`` (approximate: its mismatches are counted). Resident memory
+is what each search keeps in RAM: for docqa the resident pages of freshly memory-mapped
+``.npy`` files after the search (``/proc/self/smaps``), for FAISS the anonymous memory its
+index holds.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import numba
 import numpy as np
@@ -23,7 +30,8 @@ import pytest
 from numba import njit, prange
 from paired import paired_line, paired_ratios
 
-from docqa.search import canonical_scores, topk
+from docqa.search import CompactMatrix, canonical_scores, topk
+from docqa.search.compact import ARRAYS as INT8_ARRAYS
 from docqa.search.reference import topk_from_scores
 
 faiss = pytest.importorskip("faiss")
@@ -33,6 +41,14 @@ CACHE = Path(os.environ.get("DOCQA_BENCH_DIR", "/tmp/docqa-bench"))
 FULL = os.environ.get("DOCQA_BENCH_FULL") == "1"
 ROWS: list[dict[str, object]] = []
 PAIRED: list[str] = []  # lines for the table: interleaved, paired ratios
+INT8_ROWS: list[str] = []  # lines of the int8 table
+INT8_CASES = [
+    (1_000_000, 256, 1, 1),
+    (1_000_000, 256, 1, 2),
+    (1_000_000, 384, 1, 1),
+    (1_000_000, 384, 1, 2),
+    (100_000, 256, 1000, 2),
+] + ([(1_000_000, 256, 1000, 2)] if FULL else [])
 
 CASES = [
     ("unit", 100_000, 256, 1, 1),
@@ -233,12 +249,133 @@ def test_paired_batch_vs_faiss(n: int) -> None:
     )
 
 
+def _mapped_mib(path: Path) -> float:
+    """Resident MiB of this process's mappings of ``path`` (pages touched since mapping)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if line[:1].isalnum() and "-" in line.split()[0]:
+            inside = line.rstrip().endswith(str(path))
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1]) * 1024
+    return total / 2**20
+
+
+def _int8_files(m: np.ndarray, n: int, d: int) -> dict[str, Path]:
+    """The float32 rows and the int8 arrays as .npy files (built once, cached)."""
+    paths = {name: CACHE / f"int8-{n}x{d}-{name}.npy" for name in ("vectors", *INT8_ARRAYS)}
+    if not all(p.exists() for p in paths.values()):
+        np.save(paths["vectors"], m)
+        for name, a in CompactMatrix.from_float32(m).to_arrays().items():
+            np.save(paths[name], a)
+    return paths
+
+
+def _open_int8(paths: dict[str, Path]) -> tuple[np.ndarray, CompactMatrix]:
+    """Fresh maps, the float32 rows first dropped from the page cache (as if cold on disk)."""
+    fd = os.open(paths["vectors"], os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    maps = {name: np.load(p, mmap_mode="r") for name, p in paths.items()}
+    vectors = maps.pop("vectors")
+    return vectors, CompactMatrix.from_arrays(vectors, maps)
+
+
+def _faiss_run(
+    index: object, m: np.ndarray, qs: np.ndarray, rounds: int
+) -> tuple[float, np.ndarray, float]:
+    """(median seconds, ids of the first 3 queries, anonymous MiB held) of a FAISS index."""
+    with _AnonPeak() as mem:
+        if not index.is_trained:  # type: ignore[attr-defined]
+            index.train(m[:: max(1, m.shape[0] // 100_000)])  # type: ignore[attr-defined]
+        index.add(m)  # type: ignore[attr-defined]
+    seconds = _median(lambda: index.search(qs, K), rounds)  # type: ignore[attr-defined]
+    return seconds, index.search(qs[:3], K)[1], mem.mib  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("n", "d", "nq", "threads"), INT8_CASES)
+def test_int8(n: int, d: int, nq: int, threads: int) -> None:
+    m = _matrix("unit", n, d)
+    qs = _queries("unit", m, nq)
+    truth = _canonical_truth(m, qs[:3])
+    paths = _int8_files(m, n, d)
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    faiss.omp_set_num_threads(threads)
+    try:
+        row = _int8_measure(m, qs, paths, threads, truth)
+    finally:
+        numba.set_num_threads(before)
+    INT8_ROWS.append(
+        f"{n // 1000}k x {d:<5}{nq:>5}{threads:>4}{1e3 * row['f32']:>9.1f}{1e3 * row['int8']:>9.1f}"
+        f"{row['f32'] / row['int8']:>7.2f}{row['paired']:>8.2f}{row['floor']:>9}"
+        f"{1e3 * row['flat']:>9.1f}{1e3 * row['sq8']:>9.1f}{row['mis_int8']:>6}{row['mis_sq8']:>6}"
+        f"{row['rescored']:>9.0f}{row['mem_f32']:>8.0f}{row['mem_int8']:>7.0f}{row['mem_flat']:>7.0f}"
+        f"{row['mem_sq8']:>7.0f}"
+    )
+
+
+def _int8_measure(
+    m: np.ndarray, qs: np.ndarray, paths: dict[str, Path], threads: int, truth: np.ndarray
+) -> dict[str, Any]:
+    rounds = 7 if qs.shape[0] == 1 else 1
+    vectors, cm = _open_int8(paths)
+    cm.topk(qs[:2], K)  # JIT warm-up (both paths) outside the timed part
+    cm.topk(qs[0], K)
+    want = topk(vectors, qs, K)
+    row: dict[str, Any] = {"mem_f32": _mapped_mib(paths["vectors"])}
+    got, rescored = cm.topk_counted(qs, K)
+    row["mis_int8"] = int((got.ids != want.ids).sum() + (got.scores != want.scores).sum())
+    assert row["mis_int8"] == 0, "int8 search differs from float32 topk"
+    assert np.array_equal(got.ids[:3], truth)
+    row["rescored"] = float(np.median(rescored))
+    del vectors, cm, got
+    vectors, cm = _open_int8(paths)  # fresh maps: count only the pages the int8 search touches
+    cm.topk(qs, K)
+    row["mem_int8"] = sum(_mapped_mib(p) for p in paths.values())
+    row["f32"] = _median(lambda: topk(vectors, qs, K), rounds)
+    row["int8"] = _median(lambda: cm.topk(qs, K), rounds)
+    pairs = 9 if qs.shape[0] == 1 else 1
+    row["paired"] = statistics.median(
+        paired_ratios(lambda: topk(vectors, qs, K), lambda: cm.topk(qs, K), pairs)
+    )
+    row["floor"] = f"{1e3 * _median(lambda: _one_pass(m), rounds):.1f}" if qs.shape[0] == 1 else "-"
+    row["flat"], _, row["mem_flat"] = _faiss_run(faiss.IndexFlatIP(m.shape[1]), m, qs, rounds)
+    sq8 = faiss.IndexScalarQuantizer(
+        m.shape[1], faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+    )
+    row["sq8"], sq8_ids, row["mem_sq8"] = _faiss_run(sq8, m, qs, rounds)
+    row["mis_sq8"] = int((sq8_ids != truth).sum())
+    return row
+
+
+def _int8_table() -> list[str]:
+    if not INT8_ROWS:
+        return []
+    return [
+        "",
+        (
+            f"{'case':<11}{'q':>5}{'thr':>4}{'f32':>9}{'int8':>9}{'f/i':>7}{'paired':>8}"
+            f"{'floor':>9}{'flatIP':>9}{'SQ8':>9}{'mis8':>6}{'misSQ':>6}{'rescore':>9}"
+            f"{'MiB f32':>8}{'int8':>7}{'flat':>7}{'SQ8':>7}"
+        ),
+        *INT8_ROWS,
+        (
+            "ms, medians; f/i = float32 docqa time / int8 docqa time; paired = the same, median "
+            "of interleaved pairs; mis8 = int8 ids or scores differing from float32 topk (all "
+            "queries); misSQ = FAISS SQ8 ids differing from the canonical top-10 (3 queries); "
+            "rescore = rows rescored per query (median); MiB = resident memory of the searched data"
+        ),
+    ]
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _print_table(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
-    if not ROWS and not PAIRED:
+    if not ROWS and not PAIRED and not INT8_ROWS:
         return
-    lines = _table() + PAIRED
+    lines = _table() + PAIRED + _int8_table()
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "bench_search.txt").write_text("\n".join(lines) + "\n")
     capture = request.config.pluginmanager.getplugin("capturemanager")

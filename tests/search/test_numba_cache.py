@@ -65,6 +65,6 @@ def test_the_topk_kernels_are_keyed_on_lanes_py() -> None:
     from docqa.search import kernels, lanes, numba_cache
 
     deps = numba_cache._DEPENDENCIES[str(Path(kernels.__file__).resolve())]
-    assert deps == (str(Path(lanes.__file__).resolve()),)
+    assert str(Path(lanes.__file__).resolve()) in deps
     locator = kernels.scan_serial._cache._impl._locator
     assert type(locator).__name__.startswith("DependencyTracking")

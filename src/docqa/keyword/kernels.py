@@ -20,7 +20,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from docqa import _canonical
 from docqa._canonical import comes_before
+from docqa.search import numba_cache
+
+# The selection inlines the canonical comparator: an edit there must recompile these kernels.
+numba_cache.track(__file__, _canonical.__file__)
 
 CHUNK = 16
 """Rows per step of the dense selection pass (``_dense_query``)."""

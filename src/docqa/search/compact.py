@@ -41,12 +41,23 @@ float64 roundings, so the computed ``C + (H + (|C| + H) 2**-49)`` is an upper bo
 (the ``2**-49`` term is 16 times the worst float64 error; :func:`score_bounds` gives the
 lower bound the same way).
 
+Batches. A batch multiplies the float32 queries by blocks of dequantised rows
+``y = fl(a c)`` (float32) with BLAS sgemm, as the float32 batch path does
+(:mod:`docqa.search.api`): ``|fl(y.q) - y.q| <= g(d) ||y|| ||q|| + t`` in any summation
+order, ``|y_i - a c_i| <= u |a c_i| + 2**-150`` so ``||x - y|| <= ||e|| + u v + d**0.5 2**-150``
+and ``||y|| <= (1 + u) v + d**0.5 2**-150``. With step 1: ``|s - fl(y.q)| <= H ||q|| + 2 t``,
+``H = w + (u + g(d) (1 + u)) v + 2 d**0.5 2**-150``. A row is skipped only if
+``fl(y.q) < floor - S - 2**-50 |floor|`` with ``S = max_block(H) ||q|| (1 + 2**-30) + 2 t``
+(the block's largest ``H``; the inflation and the last term absorb the float64 rounding),
+so ``s < floor``. sgemm's register blocking does more multiply-adds per cycle than the
+int8 x int16 dot on AVX2; the codes are read, the float32 rows only when rescored.
+
 The selection
 -------------
 A row is rescored when its upper bound is not below the selection's current k-th canonical
 score (``-inf`` until k rows are selected). A skipped row therefore scores strictly below k
 selected rows, and selections only improve, so it could not be in the top k. Rows are taken
-in blocks (threads own blocks for one query, groups of queries for a batch), the blocks'
+in blocks (threads own blocks for one query, shares of the queries for a batch), the blocks'
 selections merged in canonical order: exactly the float32 result. On random unit rows a few
 dozen rows per block are rescored; when thousands tie within the bound (near-duplicates),
 thousands are rescored, still exactly (the cost rises toward the float32 scan, never wrong).
@@ -54,7 +65,11 @@ thousands are rescored, still exactly (the cost rises toward the float32 scan, n
 
 from __future__ import annotations
 
+import itertools
+import math
+import mmap
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -66,14 +81,14 @@ from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.search import compact_kernels as ck
 from docqa.search import kernels
-from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries
+from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries, _blas_limit, _wait
 from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
 SINGLE_BLOCK_ROWS = 65536
 """Rows per thread work unit for one query (each block keeps its own k-th score)."""
-BATCH_BLOCK_BYTES = 256 << 10
-"""Code bytes per block of the batch path (a block stays in a core's L2 for every query)."""
+BATCH_BLOCK_BYTES = 2 << 20
+"""Bytes of a block of dequantised rows (float32) in the batch path, as in ``api``."""
 ARRAYS = ("int8_codes", "int8_scale", "int8_radius", "int8_code_norm")
 """Names of the arrays stored in an index beside ``vectors.npy`` (``to_arrays``)."""
 STORAGES = ("float32", "int8")
@@ -121,8 +136,11 @@ class CompactMatrix:
     def from_arrays(cls, vectors: Any, arrays: Mapping[str, np.ndarray]) -> CompactMatrix:
         """Rebuild from ``to_arrays`` output (e.g. memmaps of an index) and the float32 rows.
 
-        Raises ``IndexCorrupt`` naming the array that is missing or malformed.
+        Raises ``IndexCorrupt`` naming the array that is missing or malformed. A memory-mapped
+        ``vectors`` is advised for random access: only rescored rows are read, and the
+        kernel's default read-around would pull 128 KiB from disk for each one.
         """
+        _advise_random(vectors)
         vecs = _as_matrix(vectors)
         n, d = vecs.shape
         want: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
@@ -235,17 +253,57 @@ class CompactMatrix:
             sel_s[risky], sel_i[risky], rescored[risky] = guarded.scores, guarded.ids, n
         todo = np.flatnonzero(~risky)
         if todo.size >= BATCH_MIN:
-            step = blocks or max(64, BATCH_BLOCK_BYTES // self.shape[1])
             sub_s, sub_i, sub_r = sel_s[todo], sel_i[todo], rescored[todo]
-            groups = min(todo.size, numba.get_num_threads())
-            ck.batch(self._arrays(), qs[todo], ps[todo], qvs[todo], ids, rows is not None, n,
-                     step, groups, sub_s, sub_i, sub_r)  # fmt: skip
+            self._batch(qs[todo], qvs[todo, 1], rows, blocks, (sub_s, sub_i, sub_r))
             sel_s[todo], sel_i[todo], rescored[todo] = sub_s, sub_i, sub_r
             return
         for qi in todo:
             qv = (float(qvs[qi, 0]), float(qvs[qi, 1]), float(qvs[qi, 2]), float(qvs[qi, 3]))
             rescored[qi] = _one(self._arrays(), qs[qi], ps[qi], qv, ids, rows is not None, n,
                                 blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])  # fmt: skip
+
+    def _batch(
+        self,
+        qs: np.ndarray,
+        q_norm: np.ndarray,
+        rows: np.ndarray | None,
+        blocks: int | None,
+        out: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ) -> None:
+        """sgemm per block of dequantised codes, then the filter ("Batches" in the module
+        doc). Each worker owns a share of the queries and streams through every block."""
+        d = self.shape[1]
+        step = blocks or max(64, BATCH_BLOCK_BYTES // (4 * max(d, 1)))
+        workers = max(1, min(numba.get_num_threads(), qs.shape[0]))
+        cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int).tolist()
+        with _blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
+            _wait(pool.submit(self._batch_share, qs[lo:hi], q_norm[lo:hi], rows, step,
+                              tuple(o[lo:hi] for o in out))
+                  for lo, hi in itertools.pairwise(cuts))  # fmt: skip
+
+    def _batch_share(
+        self,
+        qs: np.ndarray,
+        q_norm: np.ndarray,
+        rows: np.ndarray | None,
+        step: int,
+        out: tuple[np.ndarray, ...],
+    ) -> None:
+        """One worker's block loop (selections and counts in ``out`` filled in place)."""
+        n, d = (self.shape[0] if rows is None else rows.shape[0]), self.shape[1]
+        gamma = d * _U / (1.0 - d * _U) if d * _U < 0.5 else math.inf
+        coef = _U + gamma * (1.0 + _U)
+        tiny = (2 * d + 32) * 2.0**-149
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            ids = np.arange(start, stop, dtype=np.int64) if rows is None else rows[start:stop]
+            scale = self.scale[ids]
+            dequantised = self.codes[ids].astype(np.float32) * scale[:, None]
+            approx = np.matmul(qs, dequantised.T)
+            top = np.max(self.radius[ids] + coef * self.code_norm[ids].astype(np.float64))
+            top += 2.0 * math.sqrt(d) * 2.0**-150
+            slack = top * q_norm * (1.0 + 2.0**-30) + 2.0 * tiny
+            ck.filter_block(approx, ids, self.vectors, qs, slack, *out)
 
     def score_bounds(self, query: Any) -> tuple[np.ndarray, np.ndarray]:
         """Proven ``(lower, upper)`` float64 ``(N,)`` bounds of every row's canonical score
@@ -262,6 +320,14 @@ class CompactMatrix:
         half = half + tiny
         margin = half + (np.abs(center) + half) * 2.0**-49
         return center - margin, center + margin
+
+
+def _advise_random(vectors: Any) -> None:
+    """``madvise(MADV_RANDOM)`` on a ``np.memmap``'s mapping, where the platform has it."""
+    mapping = getattr(vectors, "_mmap", None)  # np.memmap keeps its mmap.mmap here
+    advice = getattr(mmap, "MADV_RANDOM", None)
+    if isinstance(mapping, mmap.mmap) and advice is not None:
+        mapping.madvise(advice)
 
 
 def storage_arrays(storage: str, vectors: Any) -> dict[str, np.ndarray]:

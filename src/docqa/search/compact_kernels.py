@@ -28,7 +28,12 @@ from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from docqa.search.kernels import _admit, canonical_dot
+from docqa import _canonical
+from docqa.search import kernels, lanes, numba_cache
+from docqa.search.kernels import _admit, _below32, _next_candidate, canonical_dot
+
+# These kernels inline the dense kernels' selection and dot product: edits there recompile them.
+numba_cache.track(__file__, kernels.__file__, lanes.__file__, _canonical.__file__)
 
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """``(vectors (N, d) float32, codes (N, d) int8, scale, radius, code_norm (N,) float32)``."""
@@ -177,31 +182,6 @@ def scan_serial(
     return _pass(arrays, q, p, qv, rows, use_rows, 0, n, sel_s, sel_i)
 
 
-@njit(parallel=True, cache=True)
-def batch(
-    arrays: Arrays,
-    qs: np.ndarray, ps: np.ndarray, qvs: np.ndarray,
-    rows: np.ndarray, use_rows: bool, n: int, block_rows: int, n_groups: int,
-    sel_s: np.ndarray, sel_i: np.ndarray, rescored: np.ndarray,
-) -> None:  # fmt: skip
-    """Every query's selection, in place (``sel_s`` / ``sel_i`` ``(nq, k)`` padded).
-
-    Threads take groups of queries; each group walks the rows in blocks of ``block_rows``
-    positions and passes every query of the group over a block while its codes are in cache.
-    ``qvs`` is ``(nq, 4) float64`` (each query's ``qv``); ``rescored`` ``(nq,)`` counts.
-    """
-    nq = qs.shape[0]
-    for g in prange(n_groups):
-        q_lo = g * nq // n_groups
-        q_hi = (g + 1) * nq // n_groups
-        for start in range(0, n, block_rows):
-            stop = min(n, start + block_rows)
-            for qi in range(q_lo, q_hi):
-                qv = (qvs[qi, 0], qvs[qi, 1], qvs[qi, 2], qvs[qi, 3])
-                rescored[qi] += _pass(arrays, qs[qi], ps[qi], qv, rows, use_rows, start, stop,
-                                      sel_s[qi], sel_i[qi])  # fmt: skip
-
-
 @njit(cache=True)
 def exact_dots(codes: np.ndarray, p: np.ndarray) -> np.ndarray:
     """``int_dot`` of every row of ``codes`` with ``p``: int32 ``(N,)`` (for the twin tests)."""
@@ -209,3 +189,34 @@ def exact_dots(codes: np.ndarray, p: np.ndarray) -> np.ndarray:
     for r in range(codes.shape[0]):
         out[r] = int_dot(codes[r], p, codes.shape[1])
     return out
+
+
+@njit(cache=True, nogil=True)
+def filter_block(
+    approx: np.ndarray, block_ids: np.ndarray, vectors: np.ndarray, qs: np.ndarray,
+    slack: np.ndarray, sel_s: np.ndarray, sel_i: np.ndarray, rescored: np.ndarray,
+) -> None:  # fmt: skip
+    """The batch pass over one block: ``approx (nq, b) float32`` is sgemm of the queries with
+    the block's dequantised codes, ``block_ids (b,)`` their row ids, ``slack (nq,) float64``
+    each query's bound for the block ("Batches" in ``docqa.search.compact``). Rows that
+    could reach a query's k-th canonical score are rescored from ``vectors`` into its
+    selection ``sel_s`` / ``sel_i`` ``(nq, k)``; ``rescored (nq,)`` counts them. The scan
+    for candidates is ``kernels._next_candidate`` (vectorised). Serial, GIL-free."""
+    k = sel_s.shape[1]
+    d = vectors.shape[1]
+    for qi in range(approx.shape[0]):
+        row, out_s, out_i = approx[qi], sel_s[qi], sel_i[qi]
+        floor = np.float64(out_s[k - 1]) if out_i[k - 1] >= 0 else -np.inf
+        threshold = floor - slack[qi] - abs(floor) * 2.0**-50
+        t32 = _below32(threshold)
+        j = _next_candidate(row, 0, t32)
+        while j < row.shape[0]:
+            if not np.float64(row[j]) < threshold:
+                r = block_ids[j]
+                _admit(out_s, out_i, canonical_dot(vectors[r], qs[qi], d), r)
+                rescored[qi] += 1
+                if out_i[k - 1] >= 0 and np.float64(out_s[k - 1]) > floor:
+                    floor = np.float64(out_s[k - 1])
+                    threshold = floor - slack[qi] - abs(floor) * 2.0**-50
+                    t32 = _below32(threshold)
+            j = _next_candidate(row, j + 1, t32)

@@ -24,12 +24,13 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from docqa import _canonical
 from docqa._canonical import comes_before
 from docqa.search import lanes, numba_cache
 from docqa.search.lanes import lane_dot
 
 # The kernels inline lanes.py's dot product: an edit there must recompile them too.
-numba_cache.track(__file__, lanes.__file__)
+numba_cache.track(__file__, lanes.__file__, _canonical.__file__)
 
 
 @njit(inline="always")
