@@ -55,19 +55,14 @@ def _title_from_name(source: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def read_utf8(path: Path) -> tuple[str, str]:
-    """The file's text (a UTF-8 BOM is dropped) and the hex sha256 of its bytes; raises
-    ``_Skip`` with the reason otherwise."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _Skip(f"cannot be read ({exc.strerror or exc})") from exc
+def _decode(data: bytes) -> str:
+    """UTF-8 text of a file's bytes (a BOM dropped); raises ``_Skip`` with the reason."""
     if not data.strip():
         raise _Skip("empty file")
     if b"\x00" in data[:_SNIFF_BYTES]:
         raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .txt and .html")
     try:
-        return data.decode("utf-8-sig"), hashlib.sha256(data).hexdigest()
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         byte = data[exc.start]
         raise _Skip(
@@ -141,6 +136,36 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], lis
     return found, unknown
 
 
+def read_bytes(path: Path) -> bytes | SkippedFile:
+    """The file's bytes, or why it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return SkippedFile(path.name, f"cannot be read ({exc.strerror or exc})")
+
+
+def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
+    """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
+    when they cannot become a document. Pure."""
+    try:
+        text = _decode(data)
+        document = replace(parse_document(source, text), content_hash=file_hash)
+    except (_Skip, InputError) as exc:
+        return SkippedFile(source, str(exc))
+    if not document.sections:
+        only_meta = set(document.metadata) != {"format"}
+        return SkippedFile(source, "no text outside the front matter" if only_meta else "no text")
+    return document
+
+
+def load_file(path: Path, source: str) -> Document | SkippedFile:
+    """Read and parse one file as ``source`` (see ``document_from_bytes``)."""
+    data = read_bytes(path)
+    if isinstance(data, SkippedFile):
+        return SkippedFile(source, data.reason)
+    return document_from_bytes(source, data, hashlib.sha256(data).hexdigest())
+
+
 def _skip(skipped: list[SkippedFile], path: str, reason: str) -> None:
     skipped.append(SkippedFile(path, reason))
     warnings.warn(f"skipped {path}: {reason}", SkippedFileWarning, stacklevel=3)
@@ -166,15 +191,9 @@ def load_paths(paths: Iterable[str | Path]) -> tuple[list[Document], LoadReport]
                 f"{seen[source]} and {path} would both be {source!r}; load them separately"
             )
         seen[source] = path
-        try:
-            text, file_hash = read_utf8(path)
-            document = replace(parse_document(source, text), content_hash=file_hash)
-        except (_Skip, InputError) as exc:
-            _skip(skipped, source, str(exc))
-            continue
-        if not document.sections:
-            only_meta = set(document.metadata) != {"format"}
-            _skip(skipped, source, "no text outside the front matter" if only_meta else "no text")
+        document = load_file(path, source)
+        if isinstance(document, SkippedFile):
+            _skip(skipped, source, document.reason)
             continue
         documents.append(document)
     report = LoadReport(tuple(d.source for d in documents), tuple(skipped))
