@@ -14,6 +14,7 @@ from rich.console import Console
 from docqa.answer import answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
 from docqa.cli import render
+from docqa.cli.progress import build_progress
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
@@ -45,9 +46,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         overlap=args.overlap,
         headings=not args.no_headings,
     )
-    with render.progress(_err()) as progress:
+    with build_progress(_err(), quiet=args.quiet) as progress:
         report = build_index(
-            args.paths, _index_dir(args), settings, progress=progress, verify=args.verify
+            args.paths,
+            _index_dir(args),
+            settings,
+            progress=progress,
+            verify=args.verify,
+            workers=args.workers,
         )
     print(render.build_summary(report))
     return EXIT_OK

@@ -92,6 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="embed chunk text without its heading path in front",
     )
     p.add_argument("--verify", action="store_true", help="checksum every file after writing")
+    p.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        help="processes that parse and embed (default: the cores available); "
+        "the index is the same bytes for any number",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)

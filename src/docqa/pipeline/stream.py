@@ -13,9 +13,12 @@ Rows of files whose bytes did not change since ``previous`` was built are copied
 
 from __future__ import annotations
 
+import signal
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,13 +65,31 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
     pending: list[Future[Result]] = []
     try:
         for task in tasks:
-            pending.append(pool.submit(run, task))
+            with _interrupts_deferred():  # a submit may be starting a worker process
+                pending.append(pool.submit(run, task))
             if len(pending) >= 2 * workers:
                 yield pending.pop(0).result()
         while pending:
             yield pending.pop(0).result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done (then raise it): a worker half started when the
+    parent stops would print a traceback of its own. Only the main thread gets signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 @dataclass
