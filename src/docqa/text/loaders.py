@@ -34,7 +34,7 @@ from docqa.text.documents import (
     build_sections,
 )
 from docqa.text.html import parse_html
-from docqa.text.markdown import parse_markdown
+from docqa.text.markdown_fast import parse_markdown_fast
 
 FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html"}
 _SNIFF_BYTES = 8192
@@ -94,7 +94,7 @@ def parse_document(source: str, text: str) -> Document:
     kind = FORMATS[Path(source).suffix.lower()]
     metadata: dict[str, object] = {}
     if kind == "markdown":
-        metadata, items = parse_markdown(text)
+        metadata, items = parse_markdown_fast(text)
         found = metadata.get("title") or next(
             (i.text for i in items if isinstance(i, Heading) and i.level == 1), ""
         )
