@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any
+from typing import Any, cast
 
 from docqa.text.documents import Block, Heading, Line
 from docqa.text.html import html_fragment_blocks
@@ -171,15 +171,13 @@ def _walk(text: str) -> list[Heading | Block]:
             else:
                 walker.flush()
             continue
-        kind, value = next(iter(event.items()))
-        if kind == "Text" or kind == "Code":
+        kind, value = next(iter(cast(dict[str, Any], event).items()))
+        if kind in ("Text", "Code", "Html"):
             walker.text(value, offset)
         elif kind == "Start":
             walker.start(value, offset)
         elif kind == "End":
             walker.end(value)
-        elif kind == "Html":
-            walker.text(value, offset)
         elif kind == "InlineHtml":
             walker.inline(offset)
             walker.line += value.count("\n")
