@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, cast
+from typing import Any
 
 from docqa.text.documents import Block, Heading, Line
 from docqa.text.html import html_fragment_blocks
@@ -162,24 +162,30 @@ def _walk(text: str) -> list[Heading | Block]:
 
     options = pyromark.Options.ENABLE_TABLES
     walker = _Walker(text.encode("utf-8"))
+    event: Any
     for event, where in pyromark.events_with_range(text, options=options):
-        offset = where["start"]
-        if isinstance(event, str):
-            if event in ("SoftBreak", "HardBreak"):
-                walker.inline(offset)
+        if event.__class__ is str:
+            if event == "SoftBreak" or event == "HardBreak":
+                walker.inline(where["start"])
                 walker.line += 1
             else:
                 walker.flush()
             continue
-        kind, value = next(iter(cast(dict[str, Any], event).items()))
-        if kind in ("Text", "Code", "Html"):
-            walker.text(value, offset)
+        ((kind, value),) = event.items()
+        if kind == "Text":
+            parts = walker.parts
+            if parts is not None and walker.code is None and walker.html is None:
+                parts.setdefault(walker.line, []).append(value)  # the common case
+            else:
+                walker.text(value, where["start"])
         elif kind == "Start":
-            walker.start(value, offset)
+            walker.start(value, where["start"])
         elif kind == "End":
             walker.end(value)
+        elif kind == "Code" or kind == "Html":
+            walker.text(value, where["start"])
         elif kind == "InlineHtml":
-            walker.inline(offset)
+            walker.inline(where["start"])
             walker.line += value.count("\n")
     walker.flush()
     return walker.items
