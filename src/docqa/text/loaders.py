@@ -1,4 +1,4 @@
-"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html and .htm.
+"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html, .htm and .pdf.
 
 This module is the edge where files are read; parsing is delegated to the pure parsers.
 
@@ -35,8 +35,9 @@ from docqa.text.documents import (
 )
 from docqa.text.html import parse_html
 from docqa.text.markdown_fast import parse_markdown_fast
+from docqa.text.pdf import PdfSkip, pdf_sections
 
-FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html"}
+FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 _SNIFF_BYTES = 8192
 _MAX_TXT_TITLE = 80
 
@@ -129,7 +130,7 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], lis
             if given.suffix.lower() in FORMATS:
                 found.append((given, given.name))
             else:
-                reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html"
+                reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html, .pdf"
                 unknown.append(SkippedFile(str(given), reason))
         else:
             raise InputError(f"{str(given)!r} does not exist; give a folder or files to load")
@@ -148,14 +149,27 @@ def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | 
     """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
     when they cannot become a document. Pure."""
     try:
-        text = _decode(data)
-        document = replace(parse_document(source, text), content_hash=file_hash)
-    except (_Skip, InputError) as exc:
+        if FORMATS[Path(source).suffix.lower()] == "pdf":
+            document = _pdf_document(source, data)
+        else:
+            document = parse_document(source, _decode(data))
+    except (_Skip, PdfSkip, InputError) as exc:
         return SkippedFile(source, str(exc))
+    document = replace(document, content_hash=file_hash)
     if not document.sections:
         only_meta = set(document.metadata) != {"format"}
         return SkippedFile(source, "no text outside the front matter" if only_meta else "no text")
     return document
+
+
+def _pdf_document(source: str, data: bytes) -> Document:
+    """A PDF as one section per page (see ``docqa.text.pdf``); titled by its file name."""
+    return Document(
+        source=source,
+        title=_title_from_name(source),
+        sections=pdf_sections(data),
+        metadata={"format": "pdf"},
+    )
 
 
 def load_file(path: Path, source: str) -> Document | SkippedFile:

@@ -42,11 +42,13 @@ def slugify(heading: str) -> str:
 
 def section_ids(document: Document) -> list[str]:
     """One id per section of ``document``, in order, unique within the page."""
-    base = PurePosixPath(document.source).with_suffix("").as_posix()
+    source = PurePosixPath(document.source)
+    base = (source if source.suffix.lower() == ".pdf" else source.with_suffix("")).as_posix()
     used: set[str] = set()
     ids: list[str] = []
     for section in document.sections:
         slug = slugify(section.heading) if section.level else INTRO_SLUG
+        slug = f"p{section.page}" if section.page else slug
         candidate, repeat = slug, 1
         while candidate in used:
             repeat += 1
@@ -156,6 +158,7 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
     chunks: list[Chunk] = []
     pieces = zip(document.sections, section_ids(document), heading_paths(document), strict=True)
     for section, section_id, path in pieces:
+        meta = MappingProxyType({**metadata, "page": section.page}) if section.page else metadata
         units = _Units(section)
         bounds = window_bounds(units.words, max_words, overlap)
         for part, (start, end) in enumerate(bounds, start=1):
@@ -171,7 +174,7 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
                     end_line=units.lines[end - 1],
                     text=text,
                     content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                    metadata=metadata,
+                    metadata=meta,
                 )
             )
     _check_unique(document, chunks)
