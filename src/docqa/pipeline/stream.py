@@ -108,6 +108,7 @@ class Pass:
     remap: np.ndarray | None = None
     embedded: int = 0
     reused: int = 0
+    _old_lengths: np.ndarray | None = None
 
     def take(self, result: Result) -> None:
         """Append one group's rows in file order: new rows from ``result``, reused rows from
@@ -146,7 +147,9 @@ class Pass:
         a, b = self.old_rows[f.source]
         self.builder.add_records(*old.raw_records(a, b))
         self.builder.open_vectors(old.manifest.dim).append(old.vectors[a:b])
-        self.lengths.append(old.array("bm25_lengths")[a:b])
+        if self._old_lengths is None:
+            self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
+        self.lengths.append(self._old_lengths[a:b])
         if self.remap is None:
             self.remap = np.full(len(old), -1, dtype=np.int64)
         self.remap[a:b] = np.arange(self.builder.count - (b - a), self.builder.count)
