@@ -1,11 +1,14 @@
 """Build or update an index directory from folders of documents (the indexing-time edge).
 
-``build_index`` loads, chunks, embeds and writes; when an index built with the same settings
-is already at the target it is updated instead: the vectors of files whose sha256 did not
-change are copied from it and only changed or new files are embedded, deleted files drop out,
-and the result equals a full rebuild (rows follow the load order either way). A fitted
-embedder (TF-IDF) depends on the whole collection, so any change refits and re-embeds it all.
-BM25 postings are always rebuilt from the chunk texts (a streaming native pass).
+``build_index`` streams (see :mod:`docqa.pipeline.stream`): files are read, parsed, chunked,
+embedded and counted for BM25 in bounded groups, by ``workers`` processes, and appended to a
+temporary index that replaces the old one atomically at the end; memory does not grow with
+the collection. When an index built with the same settings is already at the target it is
+updated instead: the rows of files whose sha256 did not change are copied from it unparsed
+(chunk records, vectors, BM25 postings) and only changed or new files are processed;
+deleted files drop out, and the result equals a full rebuild byte for byte (rows follow the
+load order either way). A fitted embedder (TF-IDF) depends on the whole collection, so any
+change refits and re-embeds it all, and its texts are held for the fit.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +29,25 @@ from docqa.embed import TfidfEmbedder
 from docqa.embed.choices import EMBEDDERS, make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
-from docqa.index import open_index, write_index
+from docqa.index import open_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
 from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
-from docqa.keyword import BM25Index
-from docqa.search.compact import storage_arrays
-from docqa.tenants import folder_tenant
-from docqa.text import Document, SkippedFile, chunk_document, embed_text, load_paths
-from docqa.text.loaders import find_files
+from docqa.index.streaming import IndexBuilder
+from docqa.keyword.bm25 import ARRAYS, BM25Config
+from docqa.pipeline import stream
+from docqa.pipeline.postings import PostingRuns
+from docqa.pipeline.sources import discover
+from docqa.pipeline.work import Task
+from docqa.text.documents import LoadReport, SkippedFile
+from docqa.text.loaders import _raise_nothing_loaded
 from docqa.text.windows import check_window
-from docqa.types import Chunk
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+# A dense TF-IDF matrix is (chunks x vocabulary): refuse one that would not fit comfortably.
+MAX_DENSE_BYTES = 2 << 30
+EMBED_BATCH = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +63,16 @@ class IndexSettings:
     tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
 
     def __post_init__(self) -> None:
+        from docqa.search.compact import STORAGES
+
         if self.embedder not in EMBEDDERS:
             raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
         positive(self.dim, "dim")
         check_window("max_words", self.max_words, "overlap", self.overlap)
-        storage_arrays(self.storage, np.zeros((0, 1), np.float32))  # validates the name
+        if self.storage not in STORAGES:
+            raise InputError(f"unknown storage {self.storage!r}; choose one of {STORAGES}")
 
-    def make_embedder(self) -> Embedder | TfidfEmbedder:
+    def make_embedder(self) -> Embedder:
         return make_embedder(self.embedder, dim=self.dim)
 
 
@@ -84,7 +95,7 @@ class BuildReport:
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     """A digest of the files' names, sizes and modification times and of the settings: while
     it is unchanged, the index built from ``paths`` is up to date."""
-    files, unknown = find_files(paths)
+    files, unknown = discover(paths)
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
     for path, source in files:
         st = path.stat()
@@ -112,67 +123,34 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
     return index
 
 
-def _reusable_rows(previous: Index | None, doc: Document) -> tuple[int, int] | None:
-    """Rows of ``doc`` in ``previous`` when the file's bytes are unchanged (and the recorded
-    rows lie inside the previous index)."""
-    if previous is None or not doc.content_hash:
-        return None
+def _old_rows(previous: Index | None) -> dict[str, tuple[str, tuple[int, int]]]:
+    """``source -> (sha256, (start, stop))`` of the files in ``previous`` whose recorded rows
+    are well formed and lie inside it (anything else is simply processed again)."""
+    if previous is None:
+        return {}
     files = previous.manifest.meta.get("files")
-    record = files.get(doc.source) if isinstance(files, dict) else None
-    if not isinstance(record, dict) or record.get("sha256") != doc.content_hash:
-        return None
-    rows = record.get("rows")
-    if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
-        return None
-    start, stop = rows
-    return (start, stop) if 0 <= start <= stop <= len(previous) else None
-
-
-def _embed_all(
-    embedder: Embedder, texts: Sequence[str], progress: Progress | None, batch: int = 2048
-) -> np.ndarray:
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    for start in range(0, len(texts), batch):
-        out[start : start + batch] = embedder.embed(texts[start : start + batch])
-        if progress:
-            progress("embed", min(start + batch, len(texts)), len(texts))
+    out: dict[str, tuple[str, tuple[int, int]]] = {}
+    for source, record in files.items() if isinstance(files, dict) else ():
+        rows = record.get("rows") if isinstance(record, dict) else None
+        if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
+            continue
+        start, stop = rows
+        if 0 <= start <= stop <= len(previous) and isinstance(record.get("sha256"), str):
+            out[source] = (record["sha256"], (start, stop))
     return out
 
 
-# A dense TF-IDF matrix is (chunks x vocabulary): refuse one that would not fit comfortably.
-MAX_DENSE_BYTES = 2 << 30
+def default_workers() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _vectors(
-    embedder: Embedder | TfidfEmbedder,
-    documents: Sequence[Document],
-    chunks_of: Sequence[Sequence[Chunk]],
-    texts: Sequence[str],
-    previous: Index | None,
-    progress: Progress | None,
-) -> tuple[np.ndarray, int]:
-    """The ``(N, dim)`` matrix and how many rows were reused from ``previous``."""
-    if isinstance(embedder, TfidfEmbedder):
-        embedder.fit(texts)
-        if len(texts) * embedder.dim * 4 > MAX_DENSE_BYTES:
-            raise InputError(
-                f"a TF-IDF index of {len(texts)} chunks x {embedder.dim} words would need "
-                f"{len(texts) * embedder.dim * 4 >> 20} MiB; use --embedder hashing"
-            )
-        return _embed_all(embedder, texts, progress), 0
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    todo: list[int] = []
-    row = 0
-    for doc, chunks in zip(documents, chunks_of, strict=True):
-        rows = _reusable_rows(previous, doc)
-        if rows is not None and rows[1] - rows[0] == len(chunks):
-            out[row : row + len(chunks)] = previous.vectors[rows[0] : rows[1]]  # type: ignore[union-attr]
-        else:
-            todo.extend(range(row, row + len(chunks)))
-        row += len(chunks)
-    if todo:
-        out[todo] = _embed_all(embedder, [texts[i] for i in todo], progress)
-    return out, len(texts) - len(todo)
+def _check_workers(workers: int | None) -> int:
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be an int >= 1, got {workers!r}")
+    return workers
 
 
 def build_index(
@@ -182,15 +160,19 @@ def build_index(
     *,
     progress: Progress | None = None,
     verify: bool = False,
+    workers: int | None = None,
 ) -> BuildReport:
     """Load ``paths``, chunk, embed and write (or update) the index at ``index_dir``.
 
-    Holds the index's build lock throughout: a second build of the same index raises
-    IndexBusy instead of racing this one.
+    ``workers`` (default: the cores available) parse and embed in parallel; the index is the
+    same bytes for any number. ``progress`` is called as ``("files", done, total)`` and
+    ``("bytes", done, total)``. Ctrl-C or an error leaves the previous index as it was.
     """
+    settings = settings or IndexSettings()
+    n_workers = _check_workers(workers)
     target = resolve_target(index_dir)
-    with build_lock(target):
-        return _build_locked(paths, target, settings or IndexSettings(), progress, verify)
+    with build_lock(target):  # a second build of the same index raises IndexBusy
+        return _build_locked(paths, target, settings, progress, verify, n_workers)
 
 
 def _build_locked(
@@ -199,54 +181,111 @@ def _build_locked(
     settings: IndexSettings,
     progress: Progress | None,
     verify: bool,
+    n_workers: int,
 ) -> BuildReport:
     started = time.perf_counter()
     stamp = fingerprint(paths, settings)
-    documents, load_report = load_paths(paths)
-    if settings.tenant_from_folder:
-        documents = [folder_tenant(d) for d in documents]
-    chunks_of = [
-        chunk_document(d, max_words=settings.max_words, overlap=settings.overlap) for d in documents
-    ]
-    chunks = [c for group in chunks_of for c in group]
-    if not chunks:
-        raise InputError(f"no text to index in {', '.join(map(str, paths))}")
-    texts = [embed_text(c, headings=settings.headings) for c in chunks]
+    found, unknown = discover(paths)
+    sized = [(p, s, p.stat().st_size) for p, s in found]
     warnings: list[str] = []
     previous = _previous(target, settings, warnings)
     embedder = settings.make_embedder()
-    vectors, reused = _vectors(embedder, documents, chunks_of, texts, previous, progress)
-    bm25 = BM25Index.from_texts(texts)
-    arrays = dict(bm25.to_arrays())
-    arrays.update(storage_arrays(settings.storage, vectors))
-    if isinstance(embedder, TfidfEmbedder):
-        arrays.update({TFIDF_PREFIX + k: v for k, v in embedder.state().items()})
-    files, row = {}, 0
-    for doc, group in zip(documents, chunks_of, strict=True):
-        files[doc.source] = {"sha256": doc.content_hash, "rows": [row, row + len(group)]}
-        row += len(group)
-    meta = {
-        "settings": asdict(settings),
-        "files": files,
-        "fingerprint": stamp,
-        "bm25": bm25.config.to_dict(),
-    }
-    del previous  # release the old memory maps before the directory is replaced
-    write_index(target, chunks, vectors, embedder=embedder, arrays=arrays, meta=meta)
+    with IndexBuilder(target, storage=settings.storage) as builder:
+        state = _stream(builder, settings, embedder, previous, sized, n_workers, progress)
+        state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
+        if not builder.count:
+            _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
+        if isinstance(embedder, TfidfEmbedder):
+            _fit_and_embed(builder, embedder, state.texts)
+        vocabulary = _write_bm25(builder, state)
+        meta = {
+            "settings": asdict(settings),
+            "files": state.files,
+            "fingerprint": stamp,
+            "bm25": BM25Config().to_dict(),
+        }
+        report = BuildReport(
+            path=target,
+            documents=len(state.files),
+            chunks=builder.count,
+            skipped=tuple(state.skipped),
+            embedder=embedder.name,
+            vocabulary=vocabulary,
+            embedded=state.embedded,
+            reused=state.reused,
+            seconds=0.0,
+            warnings=tuple(warnings),
+        )
+        del previous, state  # release the old memory maps before the directory is replaced
+        builder.commit(embedder, meta)
     if verify:
         open_index(target).verify()
-    return BuildReport(
-        path=target,
-        documents=len(documents),
-        chunks=len(chunks),
-        skipped=load_report.skipped,
-        embedder=embedder.name,
-        vocabulary=bm25.n_terms,
-        embedded=len(chunks) - reused,
-        reused=reused,
-        seconds=time.perf_counter() - started,
-        warnings=tuple(warnings),
+    return replace(report, seconds=time.perf_counter() - started)
+
+
+def _stream(
+    builder: IndexBuilder,
+    settings: IndexSettings,
+    embedder: Embedder,
+    previous: Index | None,
+    sized: Sequence[tuple[Path, str, int]],
+    workers: int,
+    progress: Progress | None,
+) -> stream.Pass:
+    """Process every file group and append its rows to ``builder``, in load order."""
+    fitted = isinstance(embedder, TfidfEmbedder)
+    old = {} if fitted else _old_rows(previous)
+    state = stream.Pass(
+        builder,
+        PostingRuns(builder.scratch),
+        builder.array("bm25_lengths", np.int32),
+        previous,
+        {s: rows for s, (_, rows) in old.items()},
     )
+    cut = list(stream.groups(sized))
+    tasks = (
+        Task(
+            tuple(group),
+            settings.max_words,
+            settings.overlap,
+            settings.headings,
+            None if fitted else embedder,
+            {s: old[s][0] for _, s in group if s in old},
+            keep_texts=fitted,
+            tenant_from_folder=settings.tenant_from_folder,
+        )
+        for group in cut
+    )
+    total_bytes = sum(n for _, _, n in sized)
+    done_files = done_bytes = 0
+    for result in stream.results(tasks, min(workers, len(cut))):
+        state.take(result)
+        done_files += len(result.files)
+        done_bytes += sum(f.size for f in result.files)
+        if progress:
+            progress("files", done_files, len(sized))
+            progress("bytes", min(done_bytes, total_bytes), total_bytes)
+    return state
+
+
+def _fit_and_embed(builder: IndexBuilder, embedder: TfidfEmbedder, texts: list[str]) -> None:
+    """Fit TF-IDF on every chunk text, then embed in batches; its state goes with the index."""
+    embedder.fit(texts)
+    if len(texts) * embedder.dim * 4 > MAX_DENSE_BYTES:
+        raise InputError(
+            f"a TF-IDF index of {len(texts)} chunks x {embedder.dim} words would need "
+            f"{len(texts) * embedder.dim * 4 >> 20} MiB; use --embedder hashing"
+        )
+    for start in range(0, len(texts), EMBED_BATCH):
+        builder.append_vectors(embedder.embed(texts[start : start + EMBED_BATCH]))
+    for name, arr in embedder.state().items():
+        builder.array(TFIDF_PREFIX + name, arr.dtype).append(arr)
+
+
+def _write_bm25(builder: IndexBuilder, state: stream.Pass) -> int:
+    """Merge the spilled postings into the BM25 CSR arrays; returns the vocabulary size."""
+    sinks = {n: builder.array(n, d) for n, d in ARRAYS.items() if n != "bm25_lengths"}
+    return state.runs.merge(lambda name, block: sinks[name].append(block), state.old_postings())
 
 
 def ensure_index(

@@ -84,11 +84,11 @@ def test_missing_path_is_an_error(tmp_path: Path) -> None:
 
 def test_files_given_directly(tmp_path: Path) -> None:
     md = write(tmp_path, "sub/a.md", "# A\n\ntext\n")
-    pdf = write(tmp_path, "b.pdf", b"%PDF-1.4")
-    with pytest.warns(SkippedFileWarning, match=r"unsupported file type '\.pdf'"):
-        documents, report = load_paths([md, pdf])
+    docx = write(tmp_path, "b.docx", b"PK\x03\x04")
+    with pytest.warns(SkippedFileWarning, match=r"unsupported file type '\.docx'"):
+        documents, report = load_paths([md, docx])
     assert [d.source for d in documents] == ["a.md"]
-    assert report.skipped[0].path.endswith("b.pdf")
+    assert report.skipped[0].path.endswith("b.docx")
 
 
 def test_same_source_twice_is_an_error(tmp_path: Path) -> None:

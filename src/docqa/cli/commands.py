@@ -15,6 +15,7 @@ from rich.console import Console
 from docqa.answering import Context, answer_stream
 from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
 from docqa.cli import batch, render, store
+from docqa.cli.progress import build_progress
 from docqa.collection import AnyCollection, Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
@@ -74,9 +75,14 @@ def cmd_index(args: argparse.Namespace) -> int:
     )
     if args.shard_rows is not None or args.ray is not None:
         return batch.cmd_index_sharded(args, settings)
-    with render.progress(_err()) as progress:
+    with build_progress(_err(), quiet=args.quiet) as progress:
         report = build_index(
-            args.paths, _index_dir(args), settings, progress=progress, verify=args.verify
+            args.paths,
+            _index_dir(args),
+            settings,
+            progress=progress,
+            verify=args.verify,
+            workers=args.workers,
         )
     print(render.build_summary(report))
     return EXIT_OK

@@ -164,6 +164,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard-rows", type=_positive, default=None, help="write shards of at most N rows"
     )
     batch.ray_option(p)
+    p.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        help="processes that parse and embed (default: the cores available); "
+        "the index is the same bytes for any number",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)

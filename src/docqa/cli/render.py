@@ -92,6 +92,8 @@ def hits_table(hits: Sequence[Hit]) -> Table:
     table.add_column("text")
     for rank, hit in enumerate(hits, start=1):
         text = hit.chunk.text if hit.chunk else ""
+        page = hit.chunk.metadata.get("page") if hit.chunk else None
+        text = f"p. {page}: {text}" if page else text  # a PDF page, as a reader cites it
         table.add_row(str(rank), f"{hit.score:.4f}", cell(hit.id), cell(_preview(text)))
     return table
 
@@ -105,6 +107,7 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
         "score": hit.score,
         "source": chunk.source if chunk else None,
         "heading_path": list(chunk.heading_path) if chunk else [],
+        "page": chunk.metadata.get("page") if chunk else None,
         "text": chunk.text if chunk else None,
         "components": {n: {"score": c.score, "rank": c.rank} for n, c in hit.components.items()},
     }

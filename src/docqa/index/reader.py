@@ -119,6 +119,13 @@ class Index:
                 f"chunk {row} in {self.root / fmt.BLOB} is unreadable ({exc!r}); {fmt.REBUILD}"
             ) from exc
 
+    def raw_records(self, start: int, stop: int) -> tuple[memoryview, np.ndarray]:
+        """Rows ``start:stop`` as stored: their chunk records end to end (UTF-8 JSON bytes)
+        and each one's length in bytes (int64), for copying into another index unparsed."""
+        offsets = np.asarray(self._offsets[start : stop + 1])
+        records = self._blob[int(offsets[0]) : int(offsets[-1])]
+        return records.data.cast("B"), np.diff(offsets)
+
     def array(self, name: str) -> np.ndarray:
         """The extra array ``name`` stored by the writer, memory-mapped read-only."""
         if name not in self._arrays:

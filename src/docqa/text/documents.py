@@ -62,7 +62,8 @@ class Section:
     The text before a page's first heading is a section with ``heading == ""`` and
     ``level == 0``. ``start_line`` / ``end_line`` are 1-based and inclusive: from the heading
     line (or first block line) to the last line of the last block (or the heading line when the
-    section has no body).
+    section has no body). ``page`` is the 1-based page of a PDF section (its id is then
+    ``<file>#p<page>``), 0 for every other format.
     """
 
     heading: str
@@ -70,6 +71,7 @@ class Section:
     start_line: int
     end_line: int
     blocks: tuple[Block, ...]
+    page: int = 0
 
     @property
     def text(self) -> str:

@@ -12,13 +12,22 @@ What becomes what:
 - ``pre`` -> a ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
   ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
-  ``nav``, ``aside``, any element with ``role="navigation"``, and ``header`` / ``footer``
-  outside ``main`` / ``article`` (site banners; an article's own header is kept);
+  ``nav``, ``aside``, any element with ``role="navigation"``, permalink anchors
+  (``<a class="headerlink">``, the ``¶`` after Sphinx and MkDocs headings), and ``header`` /
+  ``footer`` outside ``main`` / ``article`` (site banners; an article's own header is kept);
+- when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
+  inside it is kept: footers, "Previous topic" links and the like around it are site chrome
+  even when they are plain ``div``s;
+- the title is the ``<title>`` unless it starts with the first h1 (``"secrets — ... —
+  Python 3.11 documentation"`` with the h1 ``"secrets — ..."``): then the h1, without the
+  site's suffix;
+- a table's header and body rows (``thead`` / ``tbody``) stay one table block;
 - comments, processing instructions and doctypes are dropped.
 """
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 from docqa.text.documents import Block, Heading, Line
@@ -26,13 +35,14 @@ from docqa.text.documents import Block, Heading, Line
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside"})
 _SITE_CHROME = frozenset({"header", "footer"})
 _CONTENT = frozenset({"main", "article"})
+_MARKS_CONTENT = re.compile(r"<(?:main|article)[\s>]|role\s*=\s*[\"']?main\b", re.IGNORECASE)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _BREAKS_HEADING = frozenset({*_HEADINGS, "pre", "tr", "td", "th"})
 _BLOCK_TAGS = frozenset(
     {
         *("address", "article", "blockquote", "body", "dd", "details", "div", "dl", "dt"),
         *("figcaption", "figure", "form", "hr", "html", "li", "main", "ol", "p", "section"),
-        *("summary", "table", "tbody", "thead", "tfoot", "ul"),
+        *("summary", "table", "ul"),
     }
 )
 
@@ -52,9 +62,11 @@ def _prose(lines: dict[int, list[str]]) -> tuple[Line, ...]:
 class _PageParser(HTMLParser):
     """Collects ``items`` (headings and blocks, in order) and ``title`` from one HTML text."""
 
-    def __init__(self, first_line: int) -> None:
+    def __init__(self, first_line: int, *, content_only: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self._first = first_line - 1
+        self._content_only = content_only
+        self._main: tuple[str, int] | None = None  # the role="main" element and its nesting
         self.items: list[Heading | Block] = []
         self.title = ""
         self.first_h1 = ""
@@ -83,7 +95,28 @@ class _PageParser(HTMLParser):
 
     def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         chrome = tag in _SITE_CHROME and self._content_depth == 0
-        return tag in _DROP or chrome or ("role", "navigation") in attrs
+        permalink = tag == "a" and "headerlink" in (dict(attrs).get("class") or "").split()
+        return tag in _DROP or chrome or permalink or ("role", "navigation") in attrs
+
+    def _track_main(self, tag: str, attrs: list[tuple[str, str | None]], opening: bool) -> None:
+        """Follow the element with ``role="main"`` (by its tag's nesting) in and out."""
+        if self._main is None:
+            if opening and ("role", "main") in attrs:
+                self._main = (tag, 1)
+                self._content_depth += 1
+            return
+        name, depth = self._main
+        if tag != name:
+            return
+        depth += 1 if opening else -1
+        self._main = (name, depth) if depth else None
+        if not depth:
+            self._content_depth = max(0, self._content_depth - 1)
+
+    @property
+    def _outside(self) -> bool:
+        """True while text is outside the marked content of a page that marks it."""
+        return self._content_only and self._content_depth == 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._drop is not None:
@@ -93,6 +126,7 @@ class _PageParser(HTMLParser):
         if self._starts_drop(tag, attrs):
             self._drop = (tag, 1)
             return
+        self._track_main(tag, attrs, opening=True)
         self._content_depth += tag in _CONTENT
         if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
             self._close_heading()  # bad markup: a heading never holds a block
@@ -121,6 +155,7 @@ class _PageParser(HTMLParser):
             if tag == name:
                 self._drop = (name, depth - 1) if depth > 1 else None
             return
+        self._track_main(tag, [], opening=False)
         if tag in _CONTENT:
             self._content_depth = max(0, self._content_depth - 1)
         if tag == "title" and self._title is not None:
@@ -143,6 +178,8 @@ class _PageParser(HTMLParser):
             return
         if self._title is not None:
             self._title.append(data)
+        elif self._outside:
+            return
         elif self._heading is not None:
             self._heading[2].append(data)
         elif self._cell is not None:
@@ -203,10 +240,11 @@ def parse_html(text: str) -> tuple[str, list[Heading | Block]]:
     ``title`` is the ``<title>`` text, else the first h1, else ``""``. Never raises on bad
     markup: unclosed elements are closed at the end of the text.
     """
-    parser = _PageParser(first_line=1)
+    parser = _PageParser(first_line=1, content_only=bool(_MARKS_CONTENT.search(text)))
     parser.feed(text)
     parser.finish()
-    return parser.title or parser.first_h1, parser.items
+    title, h1 = parser.title, parser.first_h1
+    return (h1 if h1 and title.startswith(h1) else title) or h1, parser.items
 
 
 def html_fragment_blocks(fragment: str, *, first_line: int) -> list[Heading | Block]:

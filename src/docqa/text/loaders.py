@@ -1,4 +1,4 @@
-"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html and .htm.
+"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html, .htm and .pdf.
 
 This module is the edge where files are read; parsing is delegated to the pure parsers.
 
@@ -37,9 +37,10 @@ from docqa.text.documents import (
     build_sections,
 )
 from docqa.text.html import parse_html
-from docqa.text.markdown import parse_markdown
+from docqa.text.markdown_fast import parse_markdown_fast
+from docqa.text.pdf import PdfSkip, pdf_sections
 
-FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html"}
+FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 _MAX_TXT_TITLE = 80
 
 
@@ -57,19 +58,14 @@ def _title_from_name(source: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def read_utf8(path: Path) -> tuple[str, str]:
-    """The file's text (a UTF-8 BOM is dropped) and the hex sha256 of its bytes; raises
-    ``_Skip`` with the reason otherwise."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _Skip(f"cannot be read ({exc.strerror or exc})") from exc
+def _decode(data: bytes) -> str:
+    """UTF-8 text of a file's bytes (a BOM dropped); raises ``_Skip`` with the reason."""
     if not data.strip():
         raise _Skip("empty file")
     if b"\x00" in data:  # anywhere: a NUL after the first 8 KiB is as binary as one before
         raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .txt and .html")
     try:
-        return data.decode("utf-8-sig"), hashlib.sha256(data).hexdigest()
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         byte = data[exc.start]
         raise _Skip(
@@ -101,7 +97,7 @@ def parse_document(source: str, text: str) -> Document:
     kind = FORMATS[Path(source).suffix.lower()]
     metadata: dict[str, object] = {}
     if kind == "markdown":
-        metadata, items = parse_markdown(text)
+        metadata, items = parse_markdown_fast(text)
         found = metadata.get("title") or next(
             (i.text for i in items if isinstance(i, Heading) and i.level == 1), ""
         )
@@ -175,13 +171,56 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], lis
             elif given.suffix.lower() in FORMATS:
                 found.append((given, given.name))
             else:
-                reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html"
+                reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html, .pdf"
                 unknown.append(SkippedFile(printable_name(given), reason))
         else:
             raise InputError(
                 f"{printable_name(given)!r} does not exist; give a folder or files to load"
             )
     return found, unknown
+
+
+def read_bytes(path: Path) -> bytes | SkippedFile:
+    """The file's bytes, or why it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return SkippedFile(path.name, f"cannot be read ({exc.strerror or exc})")
+
+
+def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
+    """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
+    when they cannot become a document. Pure."""
+    try:
+        if FORMATS[Path(source).suffix.lower()] == "pdf":
+            document = _pdf_document(source, data)
+        else:
+            document = parse_document(source, _decode(data))
+    except (_Skip, PdfSkip, InputError) as exc:
+        return SkippedFile(source, str(exc))
+    document = replace(document, content_hash=file_hash)
+    if not document.sections:
+        only_meta = set(document.metadata) != {"format"}
+        return SkippedFile(source, "no text outside the front matter" if only_meta else "no text")
+    return document
+
+
+def _pdf_document(source: str, data: bytes) -> Document:
+    """A PDF as one section per page (see ``docqa.text.pdf``); titled by its file name."""
+    return Document(
+        source=source,
+        title=_title_from_name(source),
+        sections=pdf_sections(data),
+        metadata={"format": "pdf"},
+    )
+
+
+def load_file(path: Path, source: str) -> Document | SkippedFile:
+    """Read and parse one file as ``source`` (see ``document_from_bytes``)."""
+    data = read_bytes(path)
+    if isinstance(data, SkippedFile):
+        return SkippedFile(source, data.reason)
+    return document_from_bytes(source, data, hashlib.sha256(data).hexdigest())
 
 
 def _skip(skipped: list[SkippedFile], path: str, reason: str) -> None:
@@ -209,15 +248,9 @@ def load_paths(paths: Iterable[str | Path]) -> tuple[list[Document], LoadReport]
                 f"{seen[source]} and {path} would both be {source!r}; load them separately"
             )
         seen[source] = path
-        try:
-            text, file_hash = read_utf8(path)
-            document = replace(parse_document(source, text), content_hash=file_hash)
-        except (_Skip, InputError) as exc:
-            _skip(skipped, source, str(exc))
-            continue
-        if not document.sections:
-            only_meta = set(document.metadata) != {"format"}
-            _skip(skipped, source, "no text outside the front matter" if only_meta else "no text")
+        document = load_file(path, source)
+        if isinstance(document, SkippedFile):
+            _skip(skipped, source, document.reason)
             continue
         documents.append(document)
     report = LoadReport(tuple(d.source for d in documents), tuple(skipped))

@@ -47,8 +47,13 @@ def _plain(value: Any) -> Any:
 
 def front_matter(token: Token) -> dict[str, Any]:
     """The YAML mapping of a ``front_matter`` token; ``InputError`` when it is not one."""
+    return front_matter_mapping(token.content)
+
+
+def front_matter_mapping(content: str) -> dict[str, Any]:
+    """The YAML mapping of front matter text; ``InputError`` when it is not one."""
     try:
-        data = yaml.safe_load(token.content)
+        data = yaml.safe_load(content)
     except yaml.YAMLError as exc:
         raise InputError(f"front matter is not valid YAML ({exc.__class__.__name__})") from exc
     if data is None:
@@ -67,8 +72,11 @@ def inline_lines(token: Token) -> list[Line]:
     for child in token.children or []:
         if child.type in ("softbreak", "hardbreak"):
             number += 1
-        elif child.type in ("text", "code_inline", "image"):
+        elif child.type in ("text", "code_inline"):
             lines.setdefault(number, []).append(child.content)
+        elif child.type == "image":  # its alt text, entities decoded
+            alt = (c.content for c in child.children or [] if c.type in ("text", "code_inline"))
+            lines.setdefault(number, []).append("".join(alt))
         elif child.type == "html_inline":
             number += child.content.count("\n")
     return [

@@ -18,9 +18,9 @@ Rules:
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
@@ -42,11 +42,13 @@ def slugify(heading: str) -> str:
 
 def section_ids(document: Document) -> list[str]:
     """One id per section of ``document``, in order, unique within the page."""
-    base = PurePosixPath(document.source).with_suffix("").as_posix()
+    source = PurePosixPath(document.source)
+    base = (source if source.suffix.lower() == ".pdf" else source.with_suffix("")).as_posix()
     used: set[str] = set()
     ids: list[str] = []
     for section in document.sections:
         slug = slugify(section.heading) if section.level else INTRO_SLUG
+        slug = f"p{section.page}" if section.page else slug
         candidate, repeat = slug, 1
         while candidate in used:
             repeat += 1
@@ -72,26 +74,46 @@ def heading_paths(document: Document) -> list[tuple[str, ...]]:
     return paths
 
 
-@dataclass(frozen=True, slots=True)
-class _Unit:
-    """A word of prose, or a whole table row / code line, with its source line and block."""
+class _Units:
+    """A section's units side by side: each prose word, or a whole table row / code line,
+    with its source line and word count; ``blocks[i]`` is ``(first unit, kind is atomic)``
+    of block ``i``, in order."""
 
-    text: str
-    line: int
-    words: int
-    block: int
-    atomic: bool
+    __slots__ = ("blocks", "firsts", "lines", "texts", "words")
 
+    def __init__(self, section: Section) -> None:
+        self.texts: list[str] = []
+        self.lines: list[int] = []
+        self.words: list[int] = []
+        self.blocks: list[tuple[int, bool]] = []
+        for block in section.blocks:
+            atomic = block.kind != "text"
+            self.blocks.append((len(self.texts), atomic))
+            for line in block.lines:
+                if atomic:
+                    self.texts.append(line.text)
+                    self.lines.append(line.number)
+                    self.words.append(len(line.text.split()))
+                else:
+                    words = line.text.split()
+                    self.texts.extend(words)
+                    self.lines.extend([line.number] * len(words))
+                    self.words.extend([1] * len(words))
+        self.firsts = [first for first, _ in self.blocks]
 
-def _units(section: Section) -> list[_Unit]:
-    units: list[_Unit] = []
-    for index, block in enumerate(section.blocks):
-        for line in block.lines:
-            if block.kind == "text":
-                units.extend(_Unit(w, line.number, 1, index, False) for w in line.text.split())
-            else:
-                units.append(_Unit(line.text, line.number, len(line.text.split()), index, True))
-    return units
+    def render(self, start: int, end: int) -> str:
+        """Units ``start:end`` back to text: prose words joined by spaces, rows/lines by
+        newlines, blocks by a blank line."""
+        parts = []
+        b = bisect.bisect_right(self.firsts, start) - 1  # the block holding unit ``start``
+        while b < len(self.blocks) and self.firsts[b] < end:
+            first, atomic = self.blocks[b]
+            stop = self.firsts[b + 1] if b + 1 < len(self.blocks) else len(self.texts)
+            lo, hi = max(first, start), min(stop, end)
+            if lo < hi:
+                parts.append(("\n" if atomic else " ").join(self.texts[lo:hi]))
+            b += 1
+        return "\n\n".join(parts)
 
 
 def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[tuple[int, int]]:
@@ -123,19 +145,6 @@ def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[
     return bounds
 
 
-def _render(units: Sequence[_Unit]) -> str:
-    """Units back to text: prose words joined by spaces, rows/lines by newlines, blocks by a
-    blank line."""
-    parts: list[str] = []
-    for i, unit in enumerate(units):
-        if i:
-            previous = units[i - 1]
-            same_block = previous.block == unit.block
-            parts.append(("\n" if unit.atomic else " ") if same_block else "\n\n")
-        parts.append(unit.text)
-    return "".join(parts)
-
-
 def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0) -> list[Chunk]:
     """Cut ``document`` into ``Chunk``s by section (rules in the module docstring).
 
@@ -149,10 +158,11 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
     chunks: list[Chunk] = []
     pieces = zip(document.sections, section_ids(document), heading_paths(document), strict=True)
     for section, section_id, path in pieces:
-        units = _units(section)
-        bounds = window_bounds([u.words for u in units], max_words, overlap)
+        meta = MappingProxyType({**metadata, "page": section.page}) if section.page else metadata
+        units = _Units(section)
+        bounds = window_bounds(units.words, max_words, overlap)
         for part, (start, end) in enumerate(bounds, start=1):
-            text = _render(units[start:end])
+            text = units.render(start, end)
             chunks.append(
                 Chunk(
                     id=section_id if part == 1 else f"{section_id}-p{part}",
@@ -160,11 +170,11 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
                     heading_path=path,
                     source=document.source,
                     position=len(chunks),
-                    start_line=units[start].line,
-                    end_line=units[end - 1].line,
+                    start_line=units.lines[start],
+                    end_line=units.lines[end - 1],
                     text=text,
                     content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                    metadata=metadata,
+                    metadata=meta,
                 )
             )
     _check_unique(document, chunks)

@@ -1,0 +1,191 @@
+"""End-to-end ``docqa index`` on replicated real documentation, with the same run's anchors.
+
+    python benchmarks/bench_index.py --sizes 100 1000 --workers 2
+
+For each size: a full build (``docqa index CORPUS --index IX --quiet --workers N`` in a child
+process), then an incremental one after 1% of the files were edited. Reported: MB/s (corpus
+bytes / wall seconds), CPU seconds of the whole process tree (sampled; the last 50 ms are missed), peak RSS summed over the build's
+processes (sampled from /proc every 50 ms), and the anchors over the chunk texts of the built
+index: the hashing embedder alone on the same threads (the kernel limit), tantivy (Rust,
+Lucene-like, writer on the same threads) and bm25s. Each timed part is checked: the index
+verifies and holds the rows it reports; tantivy and bm25s hold one document per chunk.
+Not a test: a script, since one run takes minutes. Timings on a shared machine are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from index_corpus import MB, replicated, size_of
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from /proc/<pid>/task/*/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+            except OSError:
+                continue
+    return out
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pids: list[int], seen: dict[int, float]) -> None:
+    """Record each process's user + system seconds so far (the last sample counts)."""
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            seen[p] = (int(fields[11]) + int(fields[12])) / TICK
+        except (OSError, IndexError, ValueError):
+            continue
+
+
+def _rss(pids: list[int]) -> int:
+    total = 0
+    for p in pids:
+        try:
+            total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def run_index(corpus: Path, ix: Path, workers: int) -> dict[str, float]:
+    """Wall seconds, CPU seconds and peak summed RSS (MB) of one ``docqa index``."""
+    cmd = [sys.executable, "-m", "docqa", "index", str(corpus), "--index", str(ix)]
+    started = time.perf_counter()
+    proc = subprocess.Popen([*cmd, "--quiet", "--workers", str(workers)], stdout=subprocess.PIPE)
+    peak, cpu = 0, dict[int, float]()
+    while proc.poll() is None:
+        tree = _tree(proc.pid)
+        peak = max(peak, _rss(tree))
+        _cpu(tree, cpu)
+        time.sleep(0.05)
+    wall = time.perf_counter() - started
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"docqa index failed ({proc.returncode}): {out}")
+    return {"wall": wall, "cpu": sum(cpu.values()), "rss_mb": peak / MB, "summary": out.strip()}  # type: ignore[dict-item]
+
+
+def touch_one_percent(corpus: Path) -> int:
+    files = sorted(p for p in corpus.rglob("*") if p.is_file())
+    chosen = files[:: max(1, len(files) // max(1, len(files) // 100))][: max(1, len(files) // 100)]
+    for path in chosen:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write("\n\nEdited for the incremental benchmark.\n")
+    return len(chosen)
+
+
+def anchors(ix: Path, megabytes: float, threads: int) -> dict[str, float]:
+    """Seconds of the embedder alone, tantivy and bm25s over the index's chunk texts."""
+    from docqa.embed import HashingEmbedder
+    from docqa.index import open_index
+    from docqa.text import embed_text
+
+    index = open_index(ix)
+    texts = [embed_text(c) for c in index.chunks]
+    out: dict[str, float] = {}
+    embedder = HashingEmbedder(index.manifest.dim, n_threads=threads)
+    embedder.embed(texts[:1000])  # warm-up
+    started = time.perf_counter()
+    vectors = embedder.embed(texts)
+    out["embedder alone"] = time.perf_counter() - started
+    assert vectors.shape == index.vectors.shape
+    try:
+        out["tantivy"] = _tantivy(texts, threads)
+    except ImportError:
+        print("tantivy not installed (pip install '.[bench]')")
+    try:
+        out["bm25s"] = _bm25s(texts)
+    except ImportError:
+        print("bm25s not installed (pip install '.[bench]')")
+    return out
+
+
+def _tantivy(texts: list[str], threads: int) -> float:
+    import tantivy
+
+    schema = tantivy.SchemaBuilder().add_text_field("body", stored=False).build()
+    with tempfile.TemporaryDirectory(prefix="bench-tantivy-") as where:
+        started = time.perf_counter()
+        index = tantivy.Index(schema, path=where)
+        writer = index.writer(heap_size=200_000_000, num_threads=threads)
+        for text in texts:
+            writer.add_document(tantivy.Document(body=text))
+        writer.commit()
+        writer.wait_merging_threads()
+        seconds = time.perf_counter() - started
+        index.reload()
+        assert index.searcher().num_docs == len(texts)
+    return seconds
+
+
+def _bm25s(texts: list[str]) -> float:
+    import bm25s
+
+    started = time.perf_counter()
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    seconds = time.perf_counter() - started
+    assert retriever.scores["num_docs"] == len(texts)
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
+    parser.add_argument("--no-anchors", action="store_true")
+    args = parser.parse_args()
+    args.where.mkdir(parents=True, exist_ok=True)
+    for size in args.sizes:
+        corpus = replicated(args.where, size)
+        megabytes = size_of(corpus) / MB
+        ix = args.where / f"ix-{size}MB"
+        subprocess.run(["rm", "-rf", str(ix)], check=True)
+        full = run_index(corpus, ix, args.workers)
+        from docqa.index import open_index
+
+        open_index(ix).verify()
+        print(f"\n## {megabytes:.0f} MB, {sum(1 for p in corpus.rglob('*') if p.is_file())} files")
+        print(f"full build: {full['summary']}")
+        print("| run | seconds | MB/s | CPU s | peak RSS MB (all processes) |")
+        print("|---|---|---|---|---|")
+        print(f"| full, --workers {args.workers} | {full['wall']:.1f} | "
+              f"{megabytes / full['wall']:.1f} | {full['cpu']:.1f} | {full['rss_mb']:.0f} |")  # fmt: skip
+        edited = touch_one_percent(corpus)
+        inc = run_index(corpus, ix, args.workers)
+        open_index(ix).verify()
+        print(f"| incremental, {edited} files edited | {inc['wall']:.1f} | "
+              f"{megabytes / inc['wall']:.1f} | {inc['cpu']:.1f} | {inc['rss_mb']:.0f} |")  # fmt: skip
+        print(f"incremental / full: {inc['wall'] / full['wall']:.1%}; {inc['summary']}")
+        if args.no_anchors:
+            continue
+        times = anchors(ix, megabytes, args.workers)
+        print(
+            "\n| anchor (same chunk texts, same run) | seconds | corpus MB/s | docqa index / it |"
+        )
+        print("|---|---|---|---|")
+        for name, seconds in times.items():
+            print(f"| {name} | {seconds:.1f} | {megabytes / seconds:.1f} | "
+                  f"{seconds / full['wall']:.2f}x |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

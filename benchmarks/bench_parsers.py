@@ -1,0 +1,104 @@
+"""Which parser: Markdown and PDF candidates on real files, CPU MB/s, one process.
+
+    python benchmarks/bench_parsers.py [--where DIR]
+
+Markdown: the real Markdown of the benchmark seed (``index_corpus.seed``), parsed by the
+reference (markdown-it-py, ``docqa.text.markdown``), by the fast path
+(``docqa.text.markdown_fast``: pyromark events walked into blocks), and by the raw
+candidates (pyromark's events alone, cmarkgfm and mistune to their own output), with the
+number of files where the fast path and the reference disagree. PDF: pypdfium2 against
+pypdf on a 200-page PDF made with fpdf2. CPU time (``time.process_time``), best of 3, so a
+busy machine distorts it less than wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from index_corpus import MB, seed
+
+
+def best(fn: Callable[[], object], rounds: int = 3) -> float:
+    times = []
+    for _ in range(rounds):
+        started = time.process_time()
+        fn()
+        times.append(time.process_time() - started)
+    return min(times)
+
+
+def markdown(texts: list[str]) -> None:
+    import cmarkgfm
+    import mistune
+    import pyromark
+
+    from docqa.text.markdown import parse_markdown
+    from docqa.text.markdown_fast import parse_markdown_fast
+
+    mb = sum(len(t.encode()) for t in texts) / MB
+    some = texts[: max(1, len(texts) // 8)]  # the slow ones on an eighth of the files
+    some_mb = sum(len(t.encode()) for t in some) / MB
+    ast = mistune.create_markdown(renderer=None, plugins=["table"])
+    options = pyromark.Options.ENABLE_TABLES
+    rows = [
+        ("markdown-it-py (reference)", some_mb, lambda: [parse_markdown(t) for t in some]),
+        ("docqa fast path (pyromark walk)", mb, lambda: [parse_markdown_fast(t) for t in texts]),
+        ("pyromark events alone", mb, lambda: [list(pyromark.events_with_range(t, options=options)) for t in texts]),
+        ("cmarkgfm to HTML (no lines)", mb, lambda: [cmarkgfm.github_flavored_markdown_to_html(t) for t in texts]),
+        ("mistune AST (no lines)", some_mb, lambda: [ast(t) for t in some]),
+    ]  # fmt: skip
+    print(f"\n## Markdown: {len(texts)} files, {mb:.1f} MB\n")
+    print("| parser | CPU MB/s | vs reference |\n|---|---|---|")
+    reference = 0.0
+    for name, size, fn in rows:
+        speed = size / best(fn, 1 if size == some_mb else 3)
+        reference = reference or speed
+        print(f"| {name} | {speed:.1f} | {speed / reference:.1f}x |")
+    differ = sum(parse_markdown(t) != parse_markdown_fast(t) for t in texts)
+    print(f"\nfast path and reference differ on {differ} of {len(texts)} files")
+
+
+def pdf(pages: int = 200) -> None:
+    import pypdf
+    import pypdfium2
+    from fpdf import FPDF
+
+    doc = FPDF()
+    doc.set_font("helvetica", size=11)
+    for i in range(pages):
+        doc.add_page()
+        doc.multi_cell(0, 5, f"Page {i + 1}\n\n" + "The loan period is three weeks. " * 60)
+    data = bytes(doc.output())
+
+    def with_pdfium() -> list[str]:
+        document = pypdfium2.PdfDocument(data)
+        return [document[i].get_textpage().get_text_range() for i in range(len(document))]
+
+    def with_pypdf() -> list[str]:
+        return [p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages]
+
+    assert len(with_pdfium()) == len(with_pypdf()) == pages
+    a, b = best(with_pdfium), best(with_pypdf)
+    print(f"\n## PDF: {pages} pages, {len(data) / MB:.2f} MB\n")
+    print("| library | CPU s | pages/s |\n|---|---|---|")
+    print(f"| pypdfium2 | {a:.2f} | {pages / a:.0f} |\n| pypdf | {b:.2f} | {pages / b:.0f} |")
+    print(f"\npypdfium2 is {b / a:.1f}x faster")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
+    args = parser.parse_args()
+    args.where.mkdir(parents=True, exist_ok=True)
+    files = sorted((seed(args.where) / "markdown").iterdir())
+    markdown([p.read_text(encoding="utf-8", errors="replace") for p in files])
+    pdf()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Write an index directory as batches arrive, then install it atomically.
+
+``IndexBuilder`` is the streaming twin of :func:`docqa.index.writer.write_index`: the same
+directory layout, the same chunk records (``writer._chunk_record`` bytes), the same temporary
+sibling and the same replacement (``ownership.check_replaceable`` / ``writer._install``), but vectors,
+chunk records and any extra array are appended to their files as they are produced, so the
+memory a build holds does not grow with the collection.
+
+An appended ``.npy`` starts with a header reserved for an unknown row count; ``close`` writes
+the real header over it (numpy pads every version-1.0 header to 64-byte multiples, 128 bytes
+for any count below 10**15) and hashes the finished file for the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import secrets
+import shutil
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+import numpy as np
+
+from docqa.errors import InputError
+from docqa.index import format as fmt
+from docqa.index import writer
+from docqa.index.ownership import check_replaceable, clean_debris
+
+_HASH_BLOCK = 1 << 20
+
+
+def _npy_header(dtype: np.dtype[Any], shape: tuple[int, ...]) -> bytes:
+    out = io.BytesIO()
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(out, header)
+    return out.getvalue()
+
+
+def file_entry(path: Path) -> fmt.FileEntry:
+    """Size and sha256 of a finished file, read back in blocks."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as raw:
+        while block := raw.read(_HASH_BLOCK):
+            sha.update(block)
+    return fmt.FileEntry(path.stat().st_size, sha.hexdigest())
+
+
+class NpyAppender:
+    """An ``.npy`` file of ``dtype`` rows of ``row_shape`` grown by ``append``.
+
+    ``finite=True`` refuses rows holding NaN or inf (the vectors' rule in ``write_index``).
+    """
+
+    def __init__(
+        self, path: Path, dtype: Any, row_shape: tuple[int, ...] = (), *, finite: bool = False
+    ) -> None:
+        self.path = path
+        self.dtype = np.dtype(dtype).newbyteorder("<")
+        self.row_shape = row_shape
+        self.rows = 0
+        self._finite = finite
+        self._reserved = len(_npy_header(self.dtype, (10**15 - 1, *row_shape)))
+        self._raw = open(path, "wb")  # noqa: SIM115 - closed by close() or abort()
+        self._raw.write(b"\0" * self._reserved)
+
+    def append(self, block: Any) -> None:
+        """Append rows (shape ``(n, *row_shape)``), converted to the file's dtype."""
+        arr = np.ascontiguousarray(block, dtype=self.dtype)
+        if arr.shape[1:] != self.row_shape:
+            raise InputError(
+                f"{self.path.name}: rows must have shape (n, {self.row_shape}), got {arr.shape}"
+            )
+        if self._finite:
+            bad = np.flatnonzero(~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1))
+            if bad.size:
+                raise InputError(
+                    f"vector row {self.rows + int(bad[0])} contains NaN or inf; re-embed it"
+                )
+        self._raw.write(arr.data.cast("B"))
+        self.rows += len(arr)
+
+    def close(self) -> fmt.FileEntry:
+        """Write the real header, fsync, and return the file's entry."""
+        header = _npy_header(self.dtype, (self.rows, *self.row_shape))
+        if len(header) != self._reserved:
+            raise InputError(f"{self.path.name}: {self.rows} rows do not fit the reserved header")
+        self._raw.seek(0)
+        self._raw.write(header)
+        writer._sync(self._raw)
+        self._raw.close()
+        return file_entry(self.path)
+
+    def abort(self) -> None:
+        self._raw.close()
+
+
+class IndexBuilder:
+    """A temporary index directory beside ``target`` filled in batches, installed by
+    ``commit``. Use as a context manager: leaving it without ``commit`` (an error, Ctrl-C)
+    removes the temporary directory and leaves whatever was at ``target`` untouched."""
+
+    def __init__(self, target: str | os.PathLike[str], *, storage: str = "float32") -> None:
+        self.target = Path(target).absolute()
+        check_replaceable(self.target)
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        clean_debris(self.target)
+        self.storage = storage
+        name = f".{self.target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+        self.tmp = self.target.parent / name
+        self.tmp.mkdir()
+        (self.tmp / fmt.ARRAYS_DIR).mkdir()
+        self._appenders: dict[str, NpyAppender] = {}
+        self._blob = open(self.tmp / fmt.BLOB, "wb")  # noqa: SIM115 - closed in commit/abort
+        self._blob_size = 0
+        self.vectors: NpyAppender | None = None
+        self._compact: dict[str, NpyAppender] = {}
+        self.offsets = self._open(fmt.OFFSETS, np.int64)
+        self.offsets.append(np.zeros(1, np.int64))
+        self.scratch = self.tmp / "scratch"  # spill files of the build, removed at commit
+        self.scratch.mkdir()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp.exists() and exc[0] is not None:
+            self.abort()
+
+    def _open(
+        self, rel: str, dtype: Any, row_shape: tuple[int, ...] = (), **kw: Any
+    ) -> NpyAppender:
+        appender = NpyAppender(self.tmp / rel, dtype, row_shape, **kw)
+        self._appenders[rel] = appender
+        return appender
+
+    def open_vectors(self, dim: int) -> NpyAppender:
+        """The appender of ``vectors.npy`` (float32 rows of ``dim``), opened once."""
+        if self.vectors is None:
+            self.vectors = self._open(fmt.VECTORS, np.float32, (dim,), finite=True)
+        return self.vectors
+
+    def append_vectors(self, block: np.ndarray) -> None:
+        """Append float32 rows ``(n, dim)``, and with ``storage="int8"`` their int8 codes and
+        bound terms (``docqa.search.compact``: each row is quantised on its own, so block by
+        block gives the arrays the whole matrix would)."""
+        self.open_vectors(block.shape[1]).append(block)
+        if self.storage == "float32" or not len(block):
+            return
+        from docqa.search.compact import storage_arrays
+
+        for name, arr in storage_arrays(self.storage, block).items():
+            if name not in self._compact:
+                self._compact[name] = self._open(fmt.array_file(name), arr.dtype, arr.shape[1:])
+            self._compact[name].append(arr)
+
+    def array(self, name: str, dtype: Any) -> NpyAppender:
+        """An appender for the extra 1-D array ``name`` (``arrays/<name>.npy``)."""
+        return self._open(fmt.array_file(name), dtype)
+
+    @property
+    def count(self) -> int:
+        """Chunks added so far."""
+        return self.offsets.rows - 1
+
+    def add_records(self, blob: bytes | memoryview, lengths: np.ndarray) -> None:
+        """Append chunk records (``writer._chunk_record`` bytes, end to end) and their byte
+        lengths (int64 ``(n,)``)."""
+        self._blob.write(blob)
+        ends = self._blob_size + np.cumsum(lengths, dtype=np.int64)
+        self._blob_size = int(ends[-1]) if ends.size else self._blob_size
+        self.offsets.append(ends)
+
+    def commit(self, embedder: Any, meta: Mapping[str, Any]) -> Path:
+        """Close every file, write the manifest, install the directory at ``target``."""
+        vectors = self.open_vectors(int(getattr(embedder, "dim", 0)) or 1)
+        if vectors.rows != self.count:
+            raise InputError(f"{vectors.rows} vectors for {self.count} chunks")
+        try:
+            writer._sync(self._blob)
+            self._blob.close()
+            shutil.rmtree(self.scratch)
+            files = {rel: a.close() for rel, a in self._appenders.items()}
+            files[fmt.BLOB] = file_entry(self.tmp / fmt.BLOB)
+            arrays = sorted(
+                rel[len(fmt.ARRAYS_DIR) + 1 : -4] for rel in files if rel.startswith(fmt.ARRAYS_DIR)
+            )
+            manifest = fmt.Manifest(
+                embedder=writer._embedder_record(embedder),
+                dim=vectors.row_shape[0],
+                count=self.count,
+                files=dict(sorted(files.items())),
+                created=datetime.now(UTC).isoformat(timespec="seconds"),
+                arrays=tuple(arrays),
+                meta=writer._json_ready(dict(meta), "meta"),
+            )
+            writer._write_bytes(self.tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
+            writer._fsync_dir(self.tmp / fmt.ARRAYS_DIR)
+            writer._fsync_dir(self.tmp)
+            writer._install(self.tmp, self.target)
+        except BaseException:
+            self.abort()
+            raise
+        return self.target
+
+    def abort(self) -> None:
+        """Close and remove the temporary directory."""
+        self._blob.close()
+        for appender in self._appenders.values():
+            appender.abort()
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,123 @@
+"""BM25 postings in bounded memory: sorted runs spilled to disk, merged by hash range.
+
+Postings arrive in row order (``add``), are held until ``budget`` of them have gathered, then
+sorted by term hash (stably, so rows stay ascending within a term) and written to the scratch
+folder as one run, the way Lucene flushes segments. ``merge`` then walks the 64-bit hash
+space in equal slices, small enough that one slice of every run fits the budget, and writes
+the CSR arrays of :mod:`docqa.keyword.bm25` (``ARRAYS``) straight to their files: the result
+is the same bytes ``BM25Index.from_texts`` gives for the same texts, with memory bounded by
+the budget instead of the collection.
+
+An update brings the previous index's CSR as one more run (``OldPostings``) whose rows are
+renumbered to their new places; kept files keep their order, so renumbering keeps rows
+ascending within a term, and a slice is sorted by (hash, row) when it holds such rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_BUDGET = 4_000_000  # postings held in memory (16 bytes each)
+_SPACE = 1 << 64
+
+
+@dataclass(frozen=True)
+class OldPostings:
+    """The previous index's BM25 CSR and ``remap`` int64 (old rows,): each old row's new row,
+    or -1 when it is dropped."""
+
+    vocab: np.ndarray
+    indptr: np.ndarray
+    rows: np.ndarray
+    tf: np.ndarray
+    remap: np.ndarray
+
+    def slice(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Postings of terms with hashes in ``[lo, hi)`` whose rows are kept."""
+        t0, t1 = _bounds(self.vocab, lo, hi)
+        p0, p1 = int(self.indptr[t0]), int(self.indptr[t1])
+        df = np.diff(self.indptr[t0 : t1 + 1])
+        hashes = np.repeat(self.vocab[t0:t1], df)
+        rows = self.remap[self.rows[p0:p1]]
+        keep = rows >= 0
+        return hashes[keep], rows[keep].astype(np.int32), np.asarray(self.tf[p0:p1])[keep]
+
+
+def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+    """Positions of ``[lo, hi)`` in the sorted uint64 ``hashes``."""
+    a = int(np.searchsorted(hashes, np.uint64(lo), side="left"))
+    b = hashes.size if hi >= _SPACE else int(np.searchsorted(hashes, np.uint64(hi), "left"))
+    return a, b
+
+
+Sink = Callable[[str, np.ndarray], None]  # (array name, block) appended to that array
+
+
+class PostingRuns:
+    """Postings gathered in row order and spilled as sorted runs under ``scratch``."""
+
+    def __init__(self, scratch: Path, budget: int = DEFAULT_BUDGET) -> None:
+        self.scratch = scratch
+        self.budget = budget
+        self.total = 0
+        self._runs: list[tuple[Path, Path, Path]] = []
+        self._held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._held_size = 0
+
+    def add(self, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray) -> None:
+        """Postings of rows after every row added before (any order within the call)."""
+        self._held.append((hashes, rows, tf))
+        self._held_size += hashes.size
+        self.total += hashes.size
+        if self._held_size >= self.budget:
+            self._spill()
+
+    def _spill(self) -> None:
+        if not self._held_size:
+            return
+        hashes, rows, tf = (np.concatenate(parts) for parts in zip(*self._held, strict=True))
+        self._held, self._held_size = [], 0
+        order = np.argsort(hashes, kind="stable")  # rows arrived ascending: they stay so
+        paths = tuple(self.scratch / f"run-{len(self._runs):05d}.{k}.npy" for k in "hrt")
+        for path, arr in zip(paths, (hashes, rows, tf), strict=True):
+            np.save(path, arr[order])
+        self._runs.append((paths[0], paths[1], paths[2]))
+
+    def merge(self, sink: Sink, old: OldPostings | None = None) -> int:
+        """Write ``bm25_vocab``, ``bm25_indptr``, ``bm25_rows`` and ``bm25_tf`` to ``sink``;
+        returns the number of terms."""
+        self._spill()
+        runs = [tuple(np.load(p, mmap_mode="r") for p in run) for run in self._runs]
+        total = self.total + (int(old.indptr[-1]) if old is not None else 0)
+        slices = max(1, -(-total // self.budget))
+        n_terms, nnz = 0, 0
+        sink("bm25_indptr", np.zeros(1, np.int64))
+        for i in range(slices):
+            lo, hi = i * _SPACE // slices, (i + 1) * _SPACE // slices
+            parts = []
+            for h, r, t in runs:
+                a, b = _bounds(h, lo, hi)
+                parts.append((h[a:b], r[a:b], t[a:b]))
+            if old is not None:
+                parts.append(old.slice(lo, hi))
+            hashes, rows, tf = (np.concatenate(p) for p in zip(*parts, strict=True))
+            if not hashes.size:
+                continue
+            # runs hold ascending, disjoint row ranges: a stable sort by hash keeps rows in
+            # order; renumbered old rows interleave with them, so then sort by both
+            order = np.argsort(hashes, kind="stable") if old is None else np.lexsort((rows, hashes))
+            hashes, rows, tf = hashes[order], rows[order], tf[order]
+            new = np.ones(hashes.size, dtype=bool)
+            new[1:] = hashes[1:] != hashes[:-1]
+            starts = np.flatnonzero(new)
+            sink("bm25_vocab", hashes[starts])
+            sink("bm25_indptr", nnz + np.append(starts[1:], hashes.size).astype(np.int64))
+            sink("bm25_rows", rows)
+            sink("bm25_tf", tf)
+            n_terms += starts.size
+            nnz += hashes.size
+        return n_terms

@@ -1,0 +1,67 @@
+"""Which files a build reads, and the ``source`` (hence the chunk ids) each one gets.
+
+A file's source is its path relative to the folder given (or its name, for a file given
+directly), as ``docqa.text.loaders.find_files`` says. When two given paths would give the
+same source (``docqa index docs/a docs/b``, both holding ``admin.md``), every file of each
+path taking part in such a clash is prefixed by that path's *label*: the folder's own name
+(``a/admin.md``, ``b/admin.md``; for a file given directly, its folder's name). When the
+labels clash too (``x/docs`` and ``y/docs``), more of the folder's path is used
+(``x/docs/admin.md``). Paths that clash with nothing keep their plain sources, so ids stay
+the same for the same command line, and adding a folder that clashes with nothing changes no
+existing id.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from docqa.errors import InputError
+from docqa.text.documents import SkippedFile
+from docqa.text.loaders import find_files
+
+SourceFile = tuple[Path, str]
+
+
+def _base(given: Path) -> Path:
+    return (given if given.is_dir() else given.parent).resolve()
+
+
+def _labels(bases: Sequence[Path]) -> list[str]:
+    """The shortest trailing part of each folder path that tells them apart."""
+    depth = 1
+    while True:
+        labels = ["/".join(b.parts[-depth:]).lstrip("/") or "root" for b in bases]
+        if len(set(labels)) == len(labels) or depth > max(len(b.parts) for b in bases):
+            return labels
+        depth += 1
+
+
+def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[SkippedFile]]:
+    """Files to load as ``(path, source)`` in load order, and named files of unknown types.
+
+    Raises ``InputError`` when a path does not exist or two files still clash after labels.
+    """
+    given = [Path(p) for p in paths]
+    groups: list[list[SourceFile]] = []
+    unknown: list[SkippedFile] = []
+    for path in given:
+        found, bad = find_files([path])
+        groups.append(found)
+        unknown.extend(bad)
+    counts = Counter(source for group in groups for _, source in group)
+    clashing = [i for i, g in enumerate(groups) if any(counts[s] > 1 for _, s in g)]
+    if clashing:
+        labels = _labels([_base(given[i]) for i in clashing])
+        for i, label in zip(clashing, labels, strict=True):
+            groups[i] = [(p, f"{label}/{s}") for p, s in groups[i]]
+    files = [item for group in groups for item in group]
+    seen: dict[str, Path] = {}
+    for path, source in files:
+        if source in seen:
+            raise InputError(
+                f"{seen[source]} and {path} would both be {source!r}; load them separately"
+            )
+        seen[source] = path
+    return files, unknown

@@ -1,0 +1,166 @@
+"""The streaming build: groups of files go to workers; their results are written in order.
+
+Files are cut into groups by size alone (``GROUP_BYTES`` / ``GROUP_FILES``), so the groups,
+and therefore every byte written, are the same for any worker count. ``workers=1`` runs each
+group in this process; more start that many worker processes (forkserver) and keep at most
+two groups per worker in flight, so memory is bounded by the in-flight groups plus the
+postings budget, not by the collection. Results are consumed in submission order: row ids
+follow the load order.
+
+Rows of files whose bytes did not change since ``previous`` was built are copied from it
+(chunk records, vectors, BM25 lengths and postings) without parsing the file again.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docqa.index.reader import Index
+from docqa.index.streaming import IndexBuilder
+from docqa.pipeline.postings import OldPostings, PostingRuns
+from docqa.pipeline.work import FileResult, Result, Task, ignore_interrupts, run
+from docqa.text.documents import SkippedFile
+from docqa.text.loaders import SkippedFileWarning
+
+GROUP_BYTES = 1 << 20
+GROUP_FILES = 256
+Progress = Callable[[str, int, int], None]
+
+
+def groups(files: Sequence[tuple[Path, str, int]]) -> Iterator[list[tuple[Path, str]]]:
+    """Consecutive files ``(path, source, size)`` cut after ``GROUP_BYTES`` or
+    ``GROUP_FILES``."""
+    group: list[tuple[Path, str]] = []
+    size = 0
+    for path, source, n in files:
+        group.append((path, source))
+        size += n
+        if size >= GROUP_BYTES or len(group) >= GROUP_FILES:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
+    """Each task's result, in order; at most ``2 * workers`` tasks in flight."""
+    if workers <= 1:
+        yield from map(run, tasks)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["docqa.pipeline.work"])
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=ignore_interrupts)
+    pending: list[Future[Result]] = []
+    try:
+        for task in tasks:
+            with _interrupts_deferred():  # a submit may be starting a worker process
+                pending.append(pool.submit(run, task))
+            if len(pending) >= 2 * workers:
+                yield pending.pop(0).result()
+        while pending:
+            yield pending.pop(0).result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done (then raise it): a worker half started when the
+    parent stops would print a traceback of its own. Only the main thread gets signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+@dataclass
+class Pass:
+    """What the main process keeps while results stream into ``builder``: per-file rows and
+    the previous index's row map, both small next to the collection's text."""
+
+    builder: IndexBuilder
+    runs: PostingRuns
+    lengths: Any  # NpyAppender of bm25_lengths
+    previous: Index | None
+    old_rows: Mapping[str, tuple[int, int]]
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    remap: np.ndarray | None = None
+    embedded: int = 0
+    reused: int = 0
+    _old_lengths: np.ndarray | None = None
+
+    def take(self, result: Result) -> None:
+        """Append one group's rows in file order: new rows from ``result``, reused rows from
+        the previous index."""
+        local = 0
+        new_rows = np.empty(result.record_lengths.size, dtype=np.int32)
+        starts = np.zeros(result.record_lengths.size + 1, dtype=np.int64)
+        np.cumsum(result.record_lengths, out=starts[1:])
+        for f in result.files:
+            if f.skipped:
+                self.skipped.append(SkippedFile(f.source, f.skipped))
+                warnings.warn(f"skipped {f.source}: {f.skipped}", SkippedFileWarning, stacklevel=2)
+                continue
+            row = self.builder.count
+            if f.reused:
+                n = self._copy_old(f)
+            else:
+                n = f.chunks
+                a, b = local, local + n
+                self.builder.add_records(
+                    memoryview(result.records)[starts[a] : starts[b]], result.record_lengths[a:b]
+                )
+                if result.vectors is not None:
+                    self.builder.append_vectors(result.vectors[a:b])
+                self.lengths.append(result.postings.lengths[a:b])
+                new_rows[a:b] = np.arange(row, row + n, dtype=np.int32)
+                local, self.embedded = b, self.embedded + n
+            self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
+        p = result.postings
+        self.runs.add(p.hashes, new_rows[p.rows], p.tf)
+        self.texts.extend(result.texts)
+
+    def _copy_old(self, f: FileResult) -> int:
+        assert self.previous is not None
+        old = self.previous
+        a, b = self.old_rows[f.source]
+        self.builder.add_records(*old.raw_records(a, b))
+        self.builder.append_vectors(np.asarray(old.vectors[a:b]))
+        if self._old_lengths is None:
+            self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
+        self.lengths.append(self._old_lengths[a:b])
+        if self.remap is None:
+            self.remap = np.full(len(old), -1, dtype=np.int64)
+        self.remap[a:b] = np.arange(self.builder.count - (b - a), self.builder.count)
+        self.reused += b - a
+        return b - a
+
+    def old_postings(self) -> OldPostings | None:
+        """The previous index's postings renumbered to the new rows (None if nothing reused)."""
+        if self.previous is None or self.remap is None:
+            return None
+        vocab, indptr, rows, tf = (
+            self.previous.array(f"bm25_{n}") for n in ("vocab", "indptr", "rows", "tf")
+        )
+        return OldPostings(vocab, indptr, rows, tf, self.remap)

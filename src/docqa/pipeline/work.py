@@ -1,0 +1,147 @@
+"""One unit of build work: a group of files in, their chunk records, vectors and BM25
+postings out. Pure apart from reading the files; runs in a worker process or in the caller.
+
+What a group gives depends only on its files and the settings, never on which process ran it
+or how many there are, so the index is the same bytes for every worker count.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from docqa.tenants import folder_tenant
+from docqa.text.documents import SkippedFile
+from docqa.text.loaders import document_from_bytes, read_bytes
+from docqa.text.sections import chunk_document, embed_text
+from docqa.text.tokenize import hash_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """Files ``(path, source)`` to process; ``known`` maps a source to the sha256 its rows in
+    the previous index were built from (those files are reused, not parsed)."""
+
+    files: tuple[tuple[Path, str], ...]
+    max_words: int
+    overlap: int
+    headings: bool
+    embedder: object  # an Embedder, or None for one that is fitted after the whole pass
+    known: Mapping[str, str]
+    keep_texts: bool = False
+    tenant_from_folder: bool = False  # each document's tenant is its first folder
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What became of one file: ``chunks`` rows (0 when skipped or reused)."""
+
+    source: str
+    size: int
+    sha256: str
+    chunks: int
+    reused: bool = False
+    skipped: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """BM25 postings of a group's rows, sorted by (row, term hash): ``hashes`` uint64,
+    ``rows`` int32 (0-based within the group), ``tf`` int32; ``lengths`` int32 tokens per row."""
+
+    hashes: np.ndarray
+    rows: np.ndarray
+    tf: np.ndarray
+    lengths: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A processed group: per-file outcomes in order, and for the new rows their chunk records
+    end to end (``record_lengths`` int64 bytes each), vectors ``(n, dim)`` float32 (``None``
+    for a fitted embedder), postings, and the embed texts when ``Task.keep_texts``."""
+
+    files: tuple[FileResult, ...]
+    records: bytes
+    record_lengths: np.ndarray
+    vectors: np.ndarray | None
+    postings: Postings
+    texts: tuple[str, ...] = ()
+
+
+def postings_of(texts: Sequence[str]) -> Postings:
+    """Each text's distinct BM25 terms and their counts (stop words dropped, plurals folded:
+    the settings of ``docqa.keyword.BM25Index.from_texts``)."""
+    th = hash_tokens(texts, stop_words=True, fold_plurals=True)
+    lengths = np.diff(th.offsets).astype(np.int32)
+    rows = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
+    order = np.lexsort((th.hashes, rows))
+    hashes, rows = th.hashes[order], rows[order]
+    new = np.ones(hashes.size, dtype=bool)
+    new[1:] = (hashes[1:] != hashes[:-1]) | (rows[1:] != rows[:-1])
+    starts = np.flatnonzero(new)
+    tf = np.diff(np.append(starts, hashes.size)).astype(np.int32)
+    return Postings(hashes[starts], rows[starts], tf, lengths)
+
+
+def run(task: Task) -> Result:
+    """Read, parse, chunk, embed and count the task's files (skips and reuses noted).
+
+    The cyclic garbage collector is paused meanwhile: parsing makes millions of small
+    acyclic objects that reference counting frees, and the collector's passes over them
+    cost a fifth of the parse."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(task)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(task: Task) -> Result:
+    from docqa.index.writer import _chunk_record
+
+    outcomes: list[FileResult] = []
+    records: list[bytes] = []
+    texts: list[str] = []
+    for path, source in task.files:
+        data = read_bytes(path)
+        if isinstance(data, SkippedFile):
+            outcomes.append(FileResult(source, 0, "", 0, skipped=data.reason))
+            continue
+        sha = hashlib.sha256(data).hexdigest()
+        if task.known.get(source) == sha:
+            outcomes.append(FileResult(source, len(data), sha, 0, reused=True))
+            continue
+        doc = document_from_bytes(source, data, sha)
+        if isinstance(doc, SkippedFile):
+            outcomes.append(FileResult(source, len(data), sha, 0, skipped=doc.reason))
+            continue
+        if task.tenant_from_folder:
+            doc = folder_tenant(doc)
+        chunks = chunk_document(doc, max_words=task.max_words, overlap=task.overlap)
+        records.extend(_chunk_record(c) for c in chunks)
+        texts.extend(embed_text(c, headings=task.headings) for c in chunks)
+        outcomes.append(FileResult(source, len(data), sha, len(chunks)))
+    embed = getattr(task.embedder, "embed", None)
+    return Result(
+        files=tuple(outcomes),
+        records=b"".join(records),
+        record_lengths=np.fromiter(map(len, records), np.int64, len(records)),
+        vectors=embed(texts) if embed is not None and texts else None,
+        postings=postings_of(texts),
+        texts=tuple(texts) if task.keep_texts else (),
+    )
+
+
+def ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it stops the pool)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,0 +1,105 @@
+"""``docqa index`` driven as a user would: Ctrl-C, --workers, folders that share file names."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from docqa.build import build_index
+from docqa.errors import InputError
+from docqa.index import open_index
+from docqa.pipeline.sources import discover
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARY = ROOT / "examples" / "library"
+
+
+def docqa(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "docqa", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def many_pages(root: Path, n: int) -> Path:
+    text = (LIBRARY / "loans.md").read_text()
+    for i in range(n):
+        (root / f"part-{i // 500}").mkdir(parents=True, exist_ok=True)
+        (root / f"part-{i // 500}" / f"loans-{i:05d}.md").write_text(text + f"\n\nCopy {i}.\n")
+    return root
+
+
+@pytest.mark.slow
+def test_ctrl_c_leaves_the_previous_index(tmp_path: Path) -> None:
+    ix = tmp_path / "ix"
+    build_index([LIBRARY], ix, workers=1)
+    manifest = (ix / "manifest.json").read_bytes()
+    docs = many_pages(tmp_path / "docs", 6000)
+    proc = docqa("index", str(docs), "--index", str(ix), "--workers", "2", cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".ix.tmp-*")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
+    time.sleep(0.3)  # let some groups be written
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert err.strip().splitlines()[-1] == "docqa: interrupted", err
+    assert "Traceback" not in err
+    assert (ix / "manifest.json").read_bytes() == manifest
+    open_index(ix).verify()
+    assert not list(tmp_path.glob(".ix.*")), list(tmp_path.iterdir())
+
+
+def test_workers_option_and_quiet_summary(tmp_path: Path) -> None:
+    proc = docqa("index", str(LIBRARY), "--index", "ix", "--workers", "2", "--quiet", cwd=tmp_path)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out.startswith("indexed 12 documents, 52 chunks") and err == ""
+    proc = docqa("index", str(LIBRARY), "--workers", "0", cwd=tmp_path)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "--workers: must be at least 1" in err
+
+
+def shared_names(root: Path) -> tuple[Path, Path]:
+    for name, word in (("a", "alpha"), ("b", "beta")):
+        (root / name).mkdir(parents=True)
+        (root / name / "admin.md").write_text(f"# Admin\n\nThe {word} admin page.\n")
+    (root / "a" / "only-a.md").write_text("# Only in a\n\nNothing clashes here.\n")
+    (root / "c").mkdir()
+    (root / "c" / "other.md").write_text("# Other\n\nA folder that clashes with nothing.\n")
+    return root / "a", root / "b"
+
+
+def test_folders_that_share_file_names_get_prefixed_ids(tmp_path: Path) -> None:
+    a, b = shared_names(tmp_path / "docs")
+    report = build_index([a, b, tmp_path / "docs" / "c"], tmp_path / "ix", workers=1)
+    ids = sorted(c.id for c in open_index(tmp_path / "ix").chunks)
+    assert ids == ["a/admin#admin", "a/only-a#only-in-a", "b/admin#admin", "other#other"]
+    assert report.documents == 4
+    again = build_index([a, b, tmp_path / "docs" / "c"], tmp_path / "ix", workers=1)
+    assert again.reused == again.chunks  # stable: the same sources, so every row is reused
+
+
+def test_labels_grow_until_they_differ(tmp_path: Path) -> None:
+    for parent in ("x", "y"):
+        (tmp_path / parent / "docs").mkdir(parents=True)
+        (tmp_path / parent / "docs" / "admin.md").write_text("# Admin\n\ntext\n")
+    files, _ = discover([tmp_path / "x" / "docs", tmp_path / "y" / "docs"])
+    assert [s for _, s in files] == ["x/docs/admin.md", "y/docs/admin.md"]
+
+
+def test_the_same_folder_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="would both be"):
+        discover([LIBRARY, LIBRARY])

@@ -1,0 +1,65 @@
+"""Real documentation pages: what the Sphinx-style chrome around the content becomes."""
+
+from __future__ import annotations
+
+from docqa.text import parse_document
+from docqa.text.html import parse_html
+
+SPHINX = """<html><head><title>secrets — Generate secrets — Python 3.11 documentation</title></head>
+<body>
+<div class="related" role="navigation"><a href="index.html">index</a></div>
+<div class="document">
+<div class="body" role="main">
+<section id="secrets">
+<h1>secrets — Generate secrets<a class="headerlink" href="#secrets" title="Permalink">¶</a></h1>
+<p>The module <div>nested div</div> makes tokens.</p>
+<dl class="py function"><dt id="secrets.choice"><span>secrets.choice(seq)</span><a class="headerlink" href="#secrets.choice">¶</a></dt>
+<dd><p>Return an element.</p></dd></dl>
+<table><thead><tr><th>Level</th><th>Value</th></tr></thead>
+<tbody><tr><td>CRITICAL</td><td>50</td></tr><tr><td>ERROR</td><td>40</td></tr></tbody></table>
+</section>
+</div>
+</div>
+<div class="footer">© Copyright 2001-2026. Created using Sphinx.</div>
+</body></html>
+"""
+
+
+def texts(items: list[object]) -> str:
+    return "\n".join(getattr(i, "text", "") for i in items)
+
+
+def test_footer_outside_role_main_is_dropped_and_nesting_is_followed() -> None:
+    _, items = parse_html(SPHINX)
+    text = texts(items)
+    assert "Copyright" not in text and "index" not in text
+    assert "nested div" in text and "Return an element." in text  # inner divs stay inside
+
+
+def test_permalink_signs_are_dropped() -> None:
+    _, items = parse_html(SPHINX)
+    assert "¶" not in texts(items)
+    assert "secrets.choice(seq)" in texts(items)
+
+
+def test_title_suffix_dropped_when_the_title_starts_with_the_h1() -> None:
+    doc = parse_document("library/secrets.html", SPHINX)
+    assert doc.title == "secrets — Generate secrets"
+    other = parse_document("a.html", "<title>Site name</title><h1>Page</h1><p>x</p>")
+    assert other.title == "Site name"  # a title that does not start with the h1 is kept
+
+
+def test_table_header_and_body_rows_are_one_block() -> None:
+    _, items = parse_html(SPHINX)
+    tables = [i for i in items if getattr(i, "kind", "") == "table"]
+    assert len(tables) == 1
+    assert [line.text for line in tables[0].lines] == [
+        "| Level | Value |",
+        "| CRITICAL | 50 |",
+        "| ERROR | 40 |",
+    ]
+
+
+def test_pages_that_mark_no_content_keep_all_their_text() -> None:
+    _, items = parse_html("<div>one</div><div class='footer'>two</div>")
+    assert texts(items).split() == ["one", "two"]

@@ -1,0 +1,81 @@
+"""PDF files: one section per page with ids like ``guide.pdf#p2``; bad PDFs are skipped with
+the reason. The PDFs are made at run time with fpdf2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+from rich.console import Console
+
+from docqa.build import build_index
+from docqa.cli import render
+from docqa.collection import Collection
+from docqa.index import open_index
+from docqa.prompt import build_prompt
+from docqa.text import SkippedFileWarning, load_chunks, load_paths
+
+PAGES = [
+    "Loan periods\n\nBooks may be borrowed for three weeks.",
+    "",  # a page with no text
+    "Fines\n\nA late book costs ten pence a day.",
+]
+
+
+def make_pdf(path: Path, pages: list[str], *, password: str | None = None) -> Path:
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        if text:
+            pdf.multi_cell(0, 5, text)
+    if password:
+        pdf.set_encryption(owner_password="owner", user_password=password)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf.output(str(path))
+    return path
+
+
+def test_pages_become_sections_with_page_ids_and_metadata(tmp_path: Path) -> None:
+    make_pdf(tmp_path / "docs" / "guide.pdf", PAGES)
+    chunks, report = load_chunks([tmp_path / "docs"])
+    assert report.loaded == ("guide.pdf",)
+    assert [c.id for c in chunks] == ["guide.pdf#p1", "guide.pdf#p3"]
+    assert [c.metadata["page"] for c in chunks] == [1, 3]
+    assert chunks[0].metadata["format"] == "pdf"
+    assert chunks[0].heading_path == ("Guide", "p. 1")
+    assert "three weeks" in chunks[0].text and "ten pence" in chunks[1].text
+    assert chunks[0].start_line <= chunks[0].end_line < chunks[1].start_line
+
+
+def test_prompt_title_and_cli_table_show_the_page(tmp_path: Path) -> None:
+    make_pdf(tmp_path / "docs" / "guide.pdf", PAGES)
+    build_index([tmp_path / "docs"], tmp_path / "ix", workers=1)
+    assert open_index(tmp_path / "ix").chunk(1).id == "guide.pdf#p3"
+    hits = Collection.open(tmp_path / "ix").retriever("keyword").search("late book pence", 1)
+    assert hits[0].id == "guide.pdf#p3"
+    assert 'title="Guide &gt; p. 3"' in build_prompt("How much is a late book?", hits).user
+    console = Console(width=200, record=True)
+    console.print(render.hits_table(hits))
+    assert "p. 3: Fines" in console.export_text()
+    assert render.hit_json(1, hits[0])["page"] == 3
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda p: make_pdf(p, ["Secret text"], password="pw"), "encrypted PDF"),
+        (lambda p: make_pdf(p, ["", ""]), "no text layer"),
+        (lambda p: p.write_bytes(b"%PDF-1.4\n1 0 obj garbage"), "not a readable PDF"),
+    ],
+    ids=["encrypted", "scanned", "corrupt"],
+)
+def test_bad_pdfs_are_skipped_with_the_reason(tmp_path: Path, make: object, reason: str) -> None:
+    (tmp_path / "docs").mkdir()
+    make(tmp_path / "docs" / "bad.pdf")  # type: ignore[operator]
+    (tmp_path / "docs" / "ok.md").write_text("# Ok\n\nfine\n")
+    with pytest.warns(SkippedFileWarning, match=reason):
+        documents, report = load_paths([tmp_path / "docs"])
+    assert [d.source for d in documents] == ["ok.md"]
+    assert report.skipped[0].path == "bad.pdf" and reason in report.skipped[0].reason
