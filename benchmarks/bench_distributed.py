@@ -88,8 +88,10 @@ def search_table(args: argparse.Namespace, root: Path) -> list[str]:
     queries = rng.standard_normal((args.queries, index.manifest.dim), dtype=np.float32)
     local = local_shards(index)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    one = RayShardSearcher(root, 1, n_threads=2)
-    two = RayShardSearcher(root, 2, n_threads=1)
+    # reservations shrunk so both searchers fit in the 2-CPU cluster at once (each is timed
+    # alone, so each still has the 2 cores to itself)
+    one = RayShardSearcher(root, 1, n_threads=2, cpus=1.0)
+    two = RayShardSearcher(root, 2, n_threads=1, cpus=0.5)
     want = local.dense(queries, args.k, None)
     for searcher in (one, two):  # warm-up: actors started, JIT compiled, pages cached
         got = searcher.dense(queries[:64], args.k, None)
@@ -115,24 +117,38 @@ def search_table(args: argparse.Namespace, root: Path) -> list[str]:
     small = median_time(lambda: two.dense(queries[:1], args.k, None), 20)
     n, q = len(index), args.queries
     lines = [
-        f"{n:,} x {index.manifest.dim} float32 in {len(index.shards)} shards, "
-        f"{q:,} queries, k = {args.k}, {args.rounds} interleaved rounds (medians)",
+        (
+            f"{n:,} x {index.manifest.dim} float32 in {len(index.shards)} shards, "
+            f"{q:,} queries, k = {args.k}, {args.rounds} interleaved rounds (medians)"
+        ),
         "",
         "| searcher | seconds | queries/s | vs local (paired) |",
         "|---|---:|---:|---:|",
-        f"| local, 4 shards in-process, 2 threads | {med['local']:.2f} | "
-        f"{q / med['local']:,.0f} | 1.00x |",
-        f"| Ray, 1 actor x 2 threads | {med['ray-1']:.2f} | {q / med['ray-1']:,.0f} | "
-        f"{ratio['ray-1']:.2f}x |",
-        f"| Ray, 2 actors x 1 thread | {med['ray-2']:.2f} | {q / med['ray-2']:,.0f} | "
-        f"{ratio['ray-2']:.2f}x |",
+        (
+            f"| local, 4 shards in-process, 2 threads | {med['local']:.2f} | "
+            f"{q / med['local']:,.0f} | 1.00x |"
+        ),
+        (
+            f"| Ray, 1 actor x 2 threads | {med['ray-1']:.2f} | {q / med['ray-1']:,.0f} | "
+            f"{ratio['ray-1']:.2f}x |"
+        ),
+        (
+            f"| Ray, 2 actors x 1 thread | {med['ray-2']:.2f} | {q / med['ray-2']:,.0f} | "
+            f"{ratio['ray-2']:.2f}x |"
+        ),
         "",
-        f"one shard ({len(shard):,} rows) scanned alone, {q:,} queries, 2 threads: {scan:.2f} s "
-        f"({scan / q / len(shard) * 1e12:.1f} ps per query-row)",
-        f"canonical merge of {len(parts)} lists of k = {args.k}, 1,000 queries: "
-        f"{merge * 1e3:.2f} ms ({merge / 1000 * 1e6:.2f} us per query)",
-        f"Ray actor round trip (empty call): {pid_call * 1e3:.2f} ms; "
-        f"one-query fan-out to 2 actors: {small * 1e3:.1f} ms",
+        (
+            f"one shard ({len(shard):,} rows) scanned alone, {q:,} queries, 2 threads: {scan:.2f} s "
+            f"({scan / q / len(shard) * 1e12:.1f} ps per query-row)"
+        ),
+        (
+            f"canonical merge of {len(parts)} lists of k = {args.k}, 1,000 queries: "
+            f"{merge * 1e3:.2f} ms ({merge / 1000 * 1e6:.2f} us per query)"
+        ),
+        (
+            f"Ray actor round trip (empty call): {pid_call * 1e3:.2f} ms; "
+            f"one-query fan-out to 2 actors: {small * 1e3:.1f} ms"
+        ),
     ]
     one.close()
     two.close()

@@ -64,3 +64,5 @@ def same_rows(single: Path, sharded: Path) -> None:
     assert len(one) == len(many)
     assert np.array_equal(one.vectors, np.concatenate([s.vectors for s in many.shards]))
     assert list(one.chunks) == list(many.chunks)
+    assert [many.chunks[i] for i in range(len(many))] == list(one.chunks)
+    assert many.chunks[-1] == one.chunks[-1] and many.chunks[1:3] == one.chunks[1:3]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from types import ModuleType
 from typing import Any
 
@@ -25,7 +26,12 @@ def connect(address: str | None = None, **init: Any) -> bool:
     ray = require_ray()
     if ray.is_initialized():
         return False
-    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **init}
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.ERROR,  # Ray's start-up notes would bury docqa's one line
+        **init,
+    }
     try:
         ray.init(address=address, **options)
     except ConnectionError as exc:

@@ -222,6 +222,7 @@ class ShardedIndex:
         self.manifest = manifest
         self.shards = shards
         self.offsets = np.array([0, *np.cumsum([len(s) for s in shards])], dtype=np.int64)
+        self._starts = self.offsets.tolist()
         bm25 = manifest.bm25
         try:
             self.stats = CorpusStats.from_arrays(
@@ -252,10 +253,8 @@ class ShardedIndex:
         """``(shard, local row)`` of global ``row`` (0..count-1)."""
         if not 0 <= row < len(self):
             raise IndexError(f"row {row} is outside 0..{len(self) - 1} of {self.root}")
-        s = bisect.bisect_right(self.offsets.tolist(), row) - 1
-        while self.offsets[s + 1] <= row:  # skip empty shards sharing the offset
-            s += 1
-        return s, row - int(self.offsets[s])
+        s = bisect.bisect_right(self._starts, row) - 1  # the last shard starting at or before
+        return s, row - self._starts[s]
 
     def chunk(self, row: int) -> Chunk:
         """The chunk of global ``row``."""

@@ -11,8 +11,12 @@
    directory moved into place in one step (a failed build leaves the previous index).
 
 Steps 1 and 2 are lists of independent tasks handed to a ``Runner``: in this process
-(``run_here``) or as Ray tasks (``docqa.distributed.build``); the result is the same bytes
+(``run_here``) or as Ray tasks (``docqa.distributed.tasks``); the result is the same bytes
 either way (manifest times aside).
+
+Known limit: a group whose every file is skipped (empty, binary, not UTF-8) fails the build
+with the normal build's "no documents loaded" error, where a one-directory build would skip
+those files; groups are large runs of files, so this needs many bad files in a row.
 """
 
 from __future__ import annotations

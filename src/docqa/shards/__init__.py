@@ -1,0 +1,1 @@
+"""Sharded indexes: search over shards merged canonically, the sharded build, the collection."""
