@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from docqa._checks import whole
 from docqa.distributed.cluster import require_ray
 from docqa.errors import InputError
 from docqa.index.shards import is_sharded, open_sharded
@@ -93,7 +94,7 @@ class RayShardSearcher:
         ref = ray.put(payload)
         mask_ref = None if mask is None else ray.put(np.asarray(mask))
         parts = ray.get([getattr(a, method).remote(ref, k, mask_ref) for a in self.actors])
-        return merge_topk(parts, n, k)
+        return merge_topk(parts, n, min(whole(k, "k"), self._n_rows))  # as one index: min(k, N)
 
     def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
         qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from docqa._checks import whole
 from docqa.embed.protocol import Embedder
 from docqa.keyword import BM25Index
 from docqa.retrieve.batch import RowSearcher
@@ -109,7 +110,7 @@ class ShardSet:
             if not self._skip(s, m)
         ]
         n = 1 if np.ndim(queries) == 1 else int(np.shape(queries)[0])
-        return merge_topk(parts, n, k)
+        return merge_topk(parts, n, min(whole(k, "k"), self.n_rows))  # as one index: min(k, N)
 
     def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
         parts = [
@@ -117,7 +118,7 @@ class ShardSet:
             for s, m in zip(self.shards, self._local_masks(mask), strict=True)
             if not self._skip(s, m)
         ]
-        return merge_topk(parts, len(questions), k)
+        return merge_topk(parts, len(questions), min(whole(k, "k"), self.n_rows))
 
 
 class RowsDenseRetriever:
