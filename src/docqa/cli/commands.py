@@ -242,13 +242,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.write(render.safe(item))
             sys.stdout.flush()
     assert final is not None
+    if not args.json:
+        print(flush=True)  # end the streamed line before anything goes to stderr
     _explain(args, retriever)
     if args.show_prompt and model.prompt is not None:
         show_prompt(model.prompt)
     if args.json:
         print(render.dumps(render.answer_json(final)))
     else:
-        print()
         print(render.answer_footer(final))
     return EXIT_EMPTY if final.refused else EXIT_OK
 
