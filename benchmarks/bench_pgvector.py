@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-PYDOCS = Path("/work/shared/evalsets/pydocs")
+PYDOCS = Path(__file__).resolve().parents[1].parent / "shared" / "evalsets" / "pydocs"
 K = 10
 EF_SEARCH = (40, 100, 400)
 

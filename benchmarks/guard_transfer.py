@@ -3,7 +3,7 @@
 Corpora (each with answerable and unanswerable labelled questions):
 
 - ``library``: ``examples/library`` with ``examples/questions.jsonl`` (32 + 6);
-- ``pydocs``: the Python 3.11 HTML docs, ``/work/shared/evalsets/pydocs`` (95 + 15);
+- ``pydocs``: the Python 3.11 HTML docs, ``../shared/evalsets/pydocs`` (95 + 15);
 - ``nodejs``: 12 pages of the Node.js API docs shipped by Debian's ``nodejs`` package
   (``/usr/share/doc/nodejs/api``, pages in ``benchmarks/data/nodejs/pages.txt``) with
   ``benchmarks/data/nodejs/questions.jsonl`` (26 + 14), written before any score was seen.
@@ -33,7 +33,7 @@ from docqa.types import Hit
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DOCS = Path("/usr/share/doc/nodejs/api")
-PYDOCS = Path("/work/shared/evalsets/pydocs")
+PYDOCS = Path(__file__).resolve().parents[1].parent / "shared" / "evalsets" / "pydocs"
 GRID = [round(0.05 * i, 2) for i in range(13)]
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5

@@ -13,12 +13,8 @@ import shutil
 from pathlib import Path
 
 MB = 1_000_000
-# shared/ lies beside the repository (CI) or at /work/shared (a helper's worktree)
-_CANDIDATES = [Path(__file__).resolve().parents[n] / "shared" for n in (1, 2, 3)]
-PYDOCS = next(
-    (c / "evalsets/pydocs/corpus" for c in _CANDIDATES if (c / "evalsets/pydocs/corpus").is_dir()),
-    Path("/work/shared/evalsets/pydocs/corpus"),
-)
+# shared/ lies beside the repository
+PYDOCS = Path(__file__).resolve().parents[1].parent / "shared" / "evalsets" / "pydocs" / "corpus"
 MARKDOWN_ROOTS = (Path("/usr"), Path("/root"))
 
 

@@ -22,7 +22,7 @@ from docqa.retrieve import KeywordRetriever
 from docqa.text import embed_text, load_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
-PYDOCS = Path("/work/shared/evalsets/pydocs")
+PYDOCS = ROOT.parent / "shared" / "evalsets" / "pydocs"  # shared/ lies beside the checkout
 NODE_DOCS = Path("/usr/share/doc/nodejs/api")
 
 SYNOPSES = [
