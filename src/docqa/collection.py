@@ -31,7 +31,7 @@ from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
-from docqa.tenants import TenantRows
+from docqa.tenants import TenantLookup, TenantRows
 from docqa.types import Chunk, Hit, Retriever
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
 
 
 @dataclass
-class Collection:
+class Collection(TenantLookup):
     index: Index
     embedder: Embedder
     bm25: BM25Index
@@ -125,21 +125,6 @@ class Collection:
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         return restricted(inner, self, guard, tenants, self.guard, self.bm25)
-
-    def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
-        """Bool ``(N,)``: the rows whose chunk belongs to one of ``tenants`` (see
-        :mod:`docqa.tenants`). The rows' tenants are read once per opened index and each mask
-        is kept, so a repeated call costs a dict lookup; pass it to a search as ``mask=``."""
-        return self._tenant_rows().mask(tenants)
-
-    def tenants(self) -> tuple[str, ...]:
-        """The distinct tenants of this index's chunks, first-seen order."""
-        return self._tenant_rows().names
-
-    def _tenant_rows(self) -> TenantRows:
-        if self._tenants is None:
-            self._tenants = TenantRows(self.chunks)
-        return self._tenants
 
 
 def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:

@@ -87,3 +87,26 @@ class TenantRows:
             found.setflags(write=False)
             self._masks[wanted] = found
         return found
+
+
+class TenantLookup:
+    """``tenant_mask`` and ``tenants`` for a collection with ``chunks`` and a ``_tenants:
+    TenantRows | None`` field (single and sharded collections share them)."""
+
+    _tenants: TenantRows | None
+    chunks: Any
+
+    def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
+        """Bool ``(N,)``: the rows whose chunk belongs to one of ``tenants``. The rows'
+        tenants are read once per opened index and each mask is kept, so a repeated call costs
+        a dict lookup; pass it to a search as ``mask=``."""
+        return self._tenant_rows().mask(tenants)
+
+    def tenants(self) -> tuple[str, ...]:
+        """The distinct tenants of the collection's chunks, first-seen order."""
+        return self._tenant_rows().names
+
+    def _tenant_rows(self) -> TenantRows:
+        if self._tenants is None:
+            self._tenants = TenantRows(self.chunks)
+        return self._tenants

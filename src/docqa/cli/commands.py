@@ -62,8 +62,6 @@ def _index_dir(args: argparse.Namespace) -> Path:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    if store.uses_store(args):
-        return store.cmd_index(args, _err())
     settings = IndexSettings(
         embedder=args.embedder,
         dim=args.dim,
@@ -73,6 +71,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         storage=args.storage,
         tenant_from_folder=args.tenant_from_folder,
     )
+    if store.uses_store(args):
+        return store.cmd_index(args, settings, _err())
     if args.shard_rows is not None or args.ray is not None:
         return batch.cmd_index_sharded(args, settings)
     with build_progress(_err(), quiet=args.quiet) as progress:

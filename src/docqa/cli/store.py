@@ -62,19 +62,11 @@ def summary(report: StoreReport) -> str:
     )
 
 
-def cmd_index(args: argparse.Namespace, progress_console: Console) -> int:
-    """``docqa index PATHS --store URL``."""
+def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_console: Console) -> int:
+    """``docqa index PATHS --store URL`` with the command line's ``settings``."""
     from docqa.stores.load import index_to_store
     from docqa.stores.pgvector import PgVectorStore
 
-    settings = IndexSettings(
-        embedder=args.embedder,
-        dim=args.dim,
-        max_words=args.max_words,
-        overlap=args.overlap,
-        headings=not args.no_headings,
-        tenant_from_folder=args.tenant_from_folder,
-    )
     with (
         PgVectorStore(args.store or None, collection=_collection(args)) as store,
         render.progress(progress_console) as progress,

@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 import numpy as np
 
@@ -184,10 +184,19 @@ def _same_config(a: Any, b: Any) -> bool:
     )
 
 
-class ChunkView(Sequence[Chunk]):
-    """A lazy, read-only sequence of an index's chunks (each decoded when accessed)."""
+class _ChunkRows(Protocol):
+    """What ``ChunkView`` reads: a row count and one chunk by row (an index or a sharded one)."""
 
-    def __init__(self, index: Index) -> None:
+    def __len__(self) -> int: ...
+
+    def chunk(self, row: int) -> Chunk: ...
+
+
+class ChunkView(Sequence[Chunk]):
+    """A lazy, read-only sequence of an index's chunks (each decoded when accessed), in row
+    order; for a sharded index, in global row order."""
+
+    def __init__(self, index: _ChunkRows) -> None:
         self._index = index
 
     def __len__(self) -> int:

@@ -19,17 +19,17 @@ import bisect
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
 from docqa.errors import IndexCorrupt, IndexNotFound, IndexVersionError
 from docqa.index import format as fmt
-from docqa.index.reader import Index, open_index
+from docqa.index.reader import ChunkView, Index, open_index
 from docqa.index.writer import _fsync_dir, _write_bytes, _write_npy
 from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
 from docqa.types import Chunk
@@ -230,7 +230,7 @@ class ShardedIndex:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise IndexCorrupt(f"{root / fmt.MANIFEST} has malformed BM25 statistics ({exc!r})")
-        self.chunks = GlobalChunks(self)
+        self.chunks = ChunkView(self)
 
     def _stats_arrays(self) -> dict[str, np.ndarray]:
         out = {}
@@ -268,28 +268,3 @@ class ShardedIndex:
                 raise IndexCorrupt(f"{self.root / rel} fails its checksum; {fmt.REBUILD}")
         for shard in self.shards:
             shard.verify()
-
-
-class GlobalChunks(Sequence[Chunk]):
-    """The chunks of every shard in global row order, decoded when accessed."""
-
-    def __init__(self, index: ShardedIndex) -> None:
-        self._index = index
-
-    def __len__(self) -> int:
-        return len(self._index)
-
-    @overload
-    def __getitem__(self, row: int) -> Chunk: ...
-
-    @overload
-    def __getitem__(self, row: slice) -> list[Chunk]: ...
-
-    def __getitem__(self, row: int | slice) -> Chunk | list[Chunk]:
-        if isinstance(row, slice):
-            return [self._index.chunk(i) for i in range(*row.indices(len(self)))]
-        return self._index.chunk(row % len(self) if -len(self) <= row < 0 else row)
-
-    def __iter__(self) -> Iterator[Chunk]:
-        for shard in self._index.shards:
-            yield from shard.chunks

@@ -22,7 +22,7 @@ from docqa.retrieve.batch import RowSearcher, search_batch
 from docqa.retrieve.guard import GuardConfig
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
-from docqa.tenants import TenantRows
+from docqa.tenants import TenantLookup, TenantRows
 from docqa.types import Chunk, Hit, Retriever
 
 
@@ -41,7 +41,7 @@ def local_shards(index: ShardedIndex, n_threads: int | None = None) -> ShardSet:
 
 
 @dataclass
-class ShardedCollection:
+class ShardedCollection(TenantLookup):
     """A sharded index, its embedder, the global BM25 ``bounds`` and a ``searcher``."""
 
     index: ShardedIndex
@@ -86,18 +86,6 @@ class ShardedCollection:
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         return restricted(inner, self, guard, tenants, self.guard, self.bounds)
-
-    def tenant_mask(self, tenants: Iterable[str]) -> np.ndarray:
-        """As ``Collection.tenant_mask``, over the global rows."""
-        if self._tenants is None:
-            self._tenants = TenantRows(self.chunks)
-        return self._tenants.mask(tenants)
-
-    def tenants(self) -> tuple[str, ...]:
-        """As ``Collection.tenants``."""
-        if self._tenants is None:
-            self._tenants = TenantRows(self.chunks)
-        return self._tenants.names
 
     def search_batch(
         self,
