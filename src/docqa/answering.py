@@ -83,7 +83,9 @@ def answer_stream(
         return
     passages = tuple(context(hits)) if context is not None else hits
     prompt = build_prompt(question, passages)
-    shown = passages[: len(read_prompt(prompt)[0])]  # the prompt's budget may leave the last out
+    # the prompt's token budget may leave the last passages out: citing one is not retrieved
+    # (with a section context the passages are widened hits, and the hits' ids are the citations)
+    shown = passages[: len(read_prompt(prompt)[0])] if context is None else hits
     done = yield from join_pieces(model.stream(prompt), prompt)
     cited = cited_ids(done.text)
     name = getattr(model, "name", None)

@@ -70,7 +70,9 @@ class IndexSettings:
         positive(self.dim, "dim")
         check_window("max_words", self.max_words, "overlap", self.overlap)
         if self.storage not in STORAGES:
-            raise InputError(f"unknown storage {self.storage!r}; choose one of {STORAGES}")
+            raise InputError(
+                f"unknown storage {self.storage!r}; choose one of {', '.join(STORAGES)}"
+            )
 
     def make_embedder(self) -> Embedder:
         return make_embedder(self.embedder, dim=self.dim)

@@ -60,9 +60,10 @@ def _not_an_index(folder: Path) -> str:
     if manifest.is_symlink() or not manifest.is_file():
         return f"no {fmt.MANIFEST}"
     try:
-        parsed = fmt.Manifest.from_json(manifest.read_text(encoding="utf-8"), str(manifest))
+        text = manifest.read_text(encoding="utf-8")
+        parsed = fmt.Manifest.from_json(text, str(manifest))
     except (IndexStoreError, OSError, UnicodeDecodeError):
-        return f"{fmt.MANIFEST} is not a docqa index manifest this version reads"
+        return _not_a_sharded_index(folder)
     ours = {fmt.MANIFEST, fmt.ARRAYS_DIR, *parsed.files}
     arrays = folder / fmt.ARRAYS_DIR
     found = {p.name for p in folder.iterdir()}
@@ -72,6 +73,33 @@ def _not_an_index(folder: Path) -> str:
         return f"{arrays.name} is not a folder"
     extra = sorted(found - ours)
     return f"it also holds {extra[0]!r}, which is not an index file" if extra else ""
+
+
+def _not_a_sharded_index(folder: Path) -> str:
+    """Why ``folder`` is not provably a sharded docqa index (its top manifest, the files it
+    lists, and shard folders that are each provably an index), or ``""`` when it is one."""
+    from docqa.index.shards import STATS_DIR, ShardsManifest
+
+    manifest = folder / fmt.MANIFEST
+    try:
+        parsed = ShardsManifest.from_json(manifest.read_text(encoding="utf-8"), str(manifest))
+    except (IndexStoreError, OSError, UnicodeDecodeError):
+        return f"{fmt.MANIFEST} is not a docqa index manifest this version reads"
+    shards = {entry.path for entry in parsed.shards}
+    ours = {fmt.MANIFEST, STATS_DIR, *shards, *parsed.files}
+    found = {p.name for p in folder.iterdir()}
+    stats = folder / STATS_DIR
+    if stats.is_dir() and not stats.is_symlink():
+        found |= {f"{STATS_DIR}/{p.name}" for p in stats.iterdir()}
+    extra = sorted(found - ours)
+    if extra:
+        return f"it also holds {extra[0]!r}, which is not an index file"
+    for name in sorted(shards):
+        shard = folder / name
+        problem = "a link" if shard.is_symlink() else _not_an_index(shard)
+        if problem:
+            return f"shard {name}: {problem}"
+    return ""
 
 
 _DEBRIS = re.compile(r"^\.(?P<name>.+)\.(?:(?P<tmp>tmp-(?P<pid>[0-9]+))|old)-[0-9a-f]{8}$")

@@ -257,8 +257,8 @@ class ShardedIndex:
         return s, row - self._starts[s]
 
     def chunk(self, row: int) -> Chunk:
-        """The chunk of global ``row``."""
-        s, local = self.locate(row)
+        """The chunk of global ``row`` (negative counts from the end, as for one index)."""
+        s, local = self.locate(row + len(self) if -len(self) <= row < 0 else row)
         return self.shards[s].chunk(local)
 
     def verify(self) -> None:

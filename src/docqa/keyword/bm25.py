@@ -108,6 +108,7 @@ class BM25Index:
         else:
             n, total, df_all = stats.n_docs, stats.total_length, stats.df_for(self.vocab)
         self.corpus_docs = n  # N of the idf: this index's rows, or the whole collection's
+        self.corpus_df = np.asarray(df_all, dtype=np.int64)  # each term's df, likewise
         self.avgdl = total / n if total > 0 else 1.0
         self.idf = np.log(1.0 + (n - df_all + 0.5) / (df_all + 0.5))
         self.weights = self._weights(df)

@@ -4,8 +4,8 @@ A ``RowSearcher`` answers whole batches with row ids and canonical scores (``Top
 index (``IndexSearcher``), a set of shards (``docqa.shards.search.ShardSet``) or Ray actors
 owning shards (``docqa.distributed``). ``search_batch`` turns its answers into the hits that
 ``Collection.retriever(mode, guard=False).search(question, k)`` returns for each question:
-dense and keyword directly, hybrid by the same reciprocal-rank fusion over ``over_fetch * k``
-rows of each. Rows become hits (their chunks decoded) only once they are in the final top k.
+dense and keyword directly, hybrid by the same fusion as ``HybridRetriever``'s default
+(``convex_fusion`` over ``max(k, CONVEX_DEPTH)`` rows of each). Rows become hits (their chunks decoded) only once they are in the final top k.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from docqa._checks import whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
-from docqa.retrieve.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from docqa.retrieve.retrievers import DENSE, KEYWORD
+from docqa.retrieve.fusion import convex_fusion
+from docqa.retrieve.retrievers import CONVEX_DEPTH, DENSE, KEYWORD
 from docqa.search import topk
 from docqa.types import Chunk, Component, Hit, TopK
 
-OVER_FETCH = 4  # HybridRetriever's default: each list is asked for 4 * k rows
 BATCH_MODES = ("dense", "keyword", "hybrid")
 
 
@@ -85,11 +85,10 @@ def search_batch(
 ) -> list[list[Hit]]:
     """The unguarded hits of ``mode`` for every question, in input order (see module doc)."""
     qs = check_questions(questions)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise InputError(f"k must be an int >= 0, got {k!r}")
+    k = whole(k, "k")
     if mode not in BATCH_MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(BATCH_MODES)}")
-    fetch = int(k) * (OVER_FETCH if mode == "hybrid" else 1)
+    fetch = max(k, CONVEX_DEPTH) if mode == "hybrid" else k
     lists: dict[str, TopK] = {}
     if mode in ("dense", "hybrid"):
         lists[DENSE] = searcher.dense(embedder.embed(qs, query=True), fetch, mask)
@@ -118,14 +117,10 @@ def _plain_hits(result: TopK, i: int, chunks: Sequence[Chunk], name: str) -> lis
 
 
 def _fused_hits(lists: dict[str, TopK], i: int, k: int, chunks: Sequence[Chunk]) -> list[Hit]:
-    """What ``HybridRetriever.search`` makes of the same two ranked lists (plain RRF)."""
+    """What ``HybridRetriever.search`` makes of the same two ranked lists (convex fusion)."""
     ranked = {name: _ranked(result, i) for name, result in lists.items()}
     score_of = {name: dict(pairs) for name, pairs in ranked.items()}
-    fused = reciprocal_rank_fusion(
-        {name: [row for row, _ in pairs] for name, pairs in ranked.items()},
-        rrf_k=DEFAULT_RRF_K,
-        limit=k,
-    )
+    fused = convex_fusion(ranked, limit=k)
     hits = []
     for f in fused:
         chunk = chunks[f.row]

@@ -55,7 +55,7 @@ def question_terms(bm25: BM25Index, question: str) -> QuestionTerms:
     """The distinct terms of ``question`` as ``bm25`` tokenizes them, with their idf."""
     hashes = np.unique(_hashes(bm25, [question]).hashes)
     df = document_frequencies(bm25, hashes)
-    n = bm25.n_docs
+    n = bm25.corpus_docs
     weights = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
     return QuestionTerms(hashes, weights)
 
@@ -69,12 +69,13 @@ def without(bm25: BM25Index, terms: QuestionTerms, words: Sequence[str]) -> Ques
 
 
 def document_frequencies(bm25: BM25Index, hashes: np.ndarray) -> np.ndarray:
-    """How many rows of ``bm25`` hold each term of ``hashes`` (int64, 0 when unknown)."""
+    """How many rows of the collection hold each term of ``hashes`` (int64, 0 when unknown):
+    ``bm25``'s own rows, or the whole collection's for a shard or a sharded index's bounds."""
     pos = np.searchsorted(bm25.vocab, hashes)
     found = pos < bm25.vocab.size
     found[found] = bm25.vocab[pos[found]] == hashes[found]
     df = np.zeros(hashes.size, dtype=np.int64)
-    df[found] = bm25.indptr[pos[found] + 1] - bm25.indptr[pos[found]]
+    df[found] = bm25.corpus_df[pos[found]]
     return df
 
 
@@ -93,7 +94,7 @@ def coverages(bm25: BM25Index, terms: QuestionTerms, hits: Sequence[Hit]) -> np.
 
 def coverages_reference(bm25: BM25Index, question: str, hits: Sequence[Hit]) -> list[float]:
     """The slow twin of :func:`coverages`: idf recomputed per term, Python sets per hit."""
-    n = bm25.n_docs
+    n = bm25.corpus_docs
     weight: dict[int, float] = {}
     for h in _hashes(bm25, [question]).hashes.tolist():
         df = int(document_frequencies(bm25, np.array([h], dtype=np.uint64))[0])
