@@ -97,3 +97,20 @@ def test_store_options_without_a_store_or_with_an_index_are_refused(tmp_path: An
             uses_store(parse(["search", "q", *extra]))
     with pytest.raises(InputError, match="--collection applies"):
         uses_store(parse(["index", str(tmp_path), "--collection", "c"]))
+
+
+@pytest.mark.parametrize(
+    ("extra", "flag"),
+    [(["--storage", "int8"], "--storage int8"), (["--shard-rows", "5"], "--shard-rows"),
+     (["--ray"], "--ray")],
+)  # fmt: skip
+def test_file_index_options_with_a_store_are_refused(
+    tmp_path: Any, extra: list[str], flag: str
+) -> None:
+    from docqa.cli.main import build_parser
+    from docqa.cli.store import uses_store
+
+    args = build_parser().parse_args(["index", str(tmp_path), "--store", *extra])
+    with pytest.raises(InputError, match=f"{flag} applies to a file index; drop it with --store"):
+        uses_store(args)
+    assert uses_store(build_parser().parse_args(["index", str(tmp_path), "--store"])) is True

@@ -24,11 +24,24 @@ EXIT_OK = 0
 _STORE_ONLY = (("collection", "--collection"), ("ef_search", "--ef-search"))
 
 
+def _file_index_options(args: argparse.Namespace) -> tuple[tuple[str, bool], ...]:
+    """Index options a store has no use for, and whether each was given: the store keeps
+    float32 vectors in its own table, and pgvector, not shards, spreads the work."""
+    return (
+        ("--storage int8", getattr(args, "storage", "float32") != "float32"),
+        ("--shard-rows", getattr(args, "shard_rows", None) is not None),
+        ("--ray", getattr(args, "ray", None) is not None),
+    )
+
+
 def uses_store(args: argparse.Namespace) -> bool:
     """Whether the command targets a store; InputError for store options without --store."""
     if getattr(args, "store", None) is not None:
         if getattr(args, "index", None) is not None:
             raise InputError("--index and --store name two different places; give one of them")
+        for flag, given in _file_index_options(args):
+            if given:
+                raise InputError(f"{flag} applies to a file index; drop it with --store")
         return True
     for name, flag in _STORE_ONLY:
         if getattr(args, name, None) is not None:
