@@ -98,7 +98,14 @@ class Collection(TenantLookup):
 
         searcher = IndexSearcher(self.index.vectors, self.bm25)
         return search_batch(
-            searcher, self.embedder, self.chunks, questions, k, mode=mode, mask=mask
+            searcher,
+            self.embedder,
+            self.chunks,
+            questions,
+            k,
+            mode=mode,
+            mask=mask,
+            bounds=self.bm25,
         )
 
     def retriever(

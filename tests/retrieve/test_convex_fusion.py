@@ -1,5 +1,5 @@
 """Convex fusion of min-max normalised scores: the formula, ties, weights, bad input, and the
-hybrid retriever's default use of it."""
+hybrid retriever's use of it (``fusion="convex"``)."""
 
 from __future__ import annotations
 
@@ -73,10 +73,10 @@ def test_order_is_canonical_and_bounded(
     assert [(f.row, f.score) for f in swapped] == [(f.row, f.score) for f in fused]
 
 
-def test_hybrid_default_is_convex_over_a_fixed_depth(fake: type) -> None:
+def test_hybrid_convex_is_over_a_fixed_depth(fake: type) -> None:
     fake_dense = fake("d", [(0, 0.9), (1, 0.8), (2, 0.7)])
     fake_keyword = fake("k", [(2, 12.0), (5, 9.0), (0, 1.0)])
-    hybrid = HybridRetriever(fake_dense, fake_keyword)
+    hybrid = HybridRetriever(fake_dense, fake_keyword, fusion="convex")
     hits = hybrid.search("q", 2)
     assert fake_dense.calls[0][1] == 50 and fake_keyword.calls[0][1] == 50
     # 0: 0.5*1 + 0.5*0 ; 2: 0.5*0 + 0.5*1 ; tie -> best rank 1 both -> row id

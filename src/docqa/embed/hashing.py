@@ -35,6 +35,7 @@ class HashingEmbedder:
     with no kept token). ``n_threads`` is the default thread count of ``embed``."""
 
     VERSION = 1
+    lexical = True  # word counts: fused with BM25 at a lower weight (retrieve.fusion)
 
     def __init__(
         self,

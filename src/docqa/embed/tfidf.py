@@ -53,6 +53,7 @@ class TfidfEmbedder:
     vocabulary size. Fitted state round-trips through ``state()`` / ``from_state``."""
 
     VERSION = 1
+    lexical = True  # word counts: fused with BM25 at a lower weight (retrieve.fusion)
 
     def __init__(
         self, *, stop_words: bool | Iterable[str] = True, fold_plurals: bool = True

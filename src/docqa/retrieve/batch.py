@@ -5,7 +5,9 @@ index (``IndexSearcher``), a set of shards (``docqa.shards.search.ShardSet``) or
 owning shards (``docqa.distributed``). ``search_batch`` turns its answers into the hits that
 ``Collection.retriever(mode, guard=False).search(question, k)`` returns for each question:
 dense and keyword directly, hybrid by the same fusion as ``HybridRetriever``'s default
-(``convex_fusion`` over ``max(k, CONVEX_DEPTH)`` rows of each). Rows become hits (their chunks decoded) only once they are in the final top k.
+(``bounded_fusion`` over ``max(k, FUSION_DEPTH)`` rows of each, each question's keyword bound
+from ``bounds``, the collection's BM25 term statistics, and the dense weight from the
+embedder). Rows become hits (their chunks decoded) only once they are in the final top k.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from docqa._checks import whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
-from docqa.retrieve.fusion import convex_fusion
-from docqa.retrieve.retrievers import CONVEX_DEPTH, DENSE, KEYWORD
+from docqa.retrieve.fusion import bounded_fusion, dense_weight_for
+from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD
 from docqa.search import topk
 from docqa.types import Chunk, Component, Hit, TopK
 
@@ -82,13 +84,19 @@ def search_batch(
     *,
     mode: str = "hybrid",
     mask: np.ndarray | None = None,
+    bounds: BM25Index | None = None,
 ) -> list[list[Hit]]:
-    """The unguarded hits of ``mode`` for every question, in input order (see module doc)."""
+    """The unguarded hits of ``mode`` for every question, in input order (see module doc).
+
+    ``bounds`` (needed for ``mode="hybrid"``): the BM25 index whose ``max_scores`` give each
+    question's keyword bound, as the one-by-one keyword retriever's ``max_keyword_score``.
+    """
     qs = check_questions(questions)
     k = whole(k, "k")
     if mode not in BATCH_MODES:
         raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(BATCH_MODES)}")
-    fetch = max(k, CONVEX_DEPTH) if mode == "hybrid" else k
+    limits = _keyword_bounds(bounds, qs) if mode == "hybrid" else []
+    fetch = max(k, FUSION_DEPTH) if mode == "hybrid" else k
     lists: dict[str, TopK] = {}
     if mode in ("dense", "hybrid"):
         lists[DENSE] = searcher.dense(embedder.embed(qs, query=True), fetch, mask)
@@ -97,7 +105,15 @@ def search_batch(
     if mode != "hybrid":
         (name, result), = lists.items()  # fmt: skip
         return [_plain_hits(result, i, chunks, name) for i in range(len(qs))]
-    return [_fused_hits(lists, i, int(k), chunks) for i in range(len(qs))]
+    weight = dense_weight_for(embedder)
+    return [_fused_hits(lists, i, int(k), chunks, limits[i], weight) for i in range(len(qs))]
+
+
+def _keyword_bounds(bounds: BM25Index | None, questions: list[str]) -> list[float]:
+    """Each question's BM25 bound; ``InputError`` without ``bounds``."""
+    if bounds is None:
+        raise InputError("hybrid batch search needs bounds (the collection's BM25 index)")
+    return [float(x) for x in bounds.max_scores(questions)]
 
 
 def _ranked(result: TopK, i: int) -> list[tuple[int, float]]:
@@ -116,11 +132,20 @@ def _plain_hits(result: TopK, i: int, chunks: Sequence[Chunk], name: str) -> lis
     return hits
 
 
-def _fused_hits(lists: dict[str, TopK], i: int, k: int, chunks: Sequence[Chunk]) -> list[Hit]:
-    """What ``HybridRetriever.search`` makes of the same two ranked lists (convex fusion)."""
+def _fused_hits(
+    lists: dict[str, TopK],
+    i: int,
+    k: int,
+    chunks: Sequence[Chunk],
+    bound: float,
+    weight: float,
+) -> list[Hit]:
+    """What ``HybridRetriever.search`` makes of the same two ranked lists (bounded fusion)."""
     ranked = {name: _ranked(result, i) for name, result in lists.items()}
     score_of = {name: dict(pairs) for name, pairs in ranked.items()}
-    fused = convex_fusion(ranked, limit=k)
+    fused = bounded_fusion(
+        ranked[DENSE], ranked[KEYWORD], keyword_bound=bound, dense_weight=weight, limit=k
+    )
     hits = []
     for f in fused:
         chunk = chunks[f.row]

@@ -1,5 +1,6 @@
-"""Rank fusion: reciprocal-rank fusion (Cormack et al., 2009), weighted, and convex fusion of
-per-query min-max normalised scores (``convex_fusion``, below).
+"""Rank fusion: reciprocal-rank fusion (Cormack et al., 2009), weighted; convex fusion of
+per-query min-max normalised scores (``convex_fusion``); and the hybrid default,
+``bounded_fusion``: a convex combination of scores on absolute scales (below).
 
 A row at 1-based rank ``r`` in list ``name`` earns ``weights[name] / (rrf_k + r)``; a row's
 fused score is the sum of what it earns in every list that has it (plain RRF: every weight
@@ -132,3 +133,87 @@ def convex_fusion(
     ]
     fused.sort(key=lambda f: (-f.score, f.best_rank, f.row))
     return fused if limit is None else fused[:limit]
+
+
+# The dense side's weight in ``bounded_fusion``: 0.5 for a language model's vectors; 0.2 for a
+# lexical embedder's (hashing, TF-IDF: word counts again, so its agreement with BM25 carries
+# little new evidence). Both chosen leaving each corpus out in turn on five collections, and
+# stable across the choices (benchmarks/fusion_transfer.py, docs/semantic.md).
+MODEL_DENSE_WEIGHT = 0.5
+LEXICAL_DENSE_WEIGHT = 0.0
+
+
+def dense_weight_for(embedder: object) -> float:
+    """The dense weight for vectors made by ``embedder``: ``LEXICAL_DENSE_WEIGHT`` when it
+    declares itself lexical (a true ``lexical`` attribute), else ``MODEL_DENSE_WEIGHT``."""
+    return (
+        LEXICAL_DENSE_WEIGHT if getattr(embedder, "lexical", False) is True else MODEL_DENSE_WEIGHT
+    )
+
+
+def bounded_fusion(
+    dense: Sequence[tuple[int, float]],
+    keyword: Sequence[tuple[int, float]],
+    *,
+    keyword_bound: float,
+    dense_weight: float = MODEL_DENSE_WEIGHT,
+    limit: int | None = None,
+    names: tuple[str, str] = ("dense", "keyword"),
+) -> list[Fused]:
+    """Fuse a dense list of ``(row, cosine)`` and a keyword list of ``(row, BM25 score)``, best
+    first, by ``w * cosine + (1 - w) * bm25 / keyword_bound`` with ``w = dense_weight``.
+
+    Both scales are absolute, not relative to this question's other hits: the cosine as it
+    is, the BM25 score as a share of ``keyword_bound``, the best score any row could reach for
+    the question (``BM25Index.max_scores``). A side that finds nothing close therefore adds
+    little, where min-max scaling would stretch its best weak hit to 1. A row the dense side
+    did not return counts that side's last returned cosine (no unreturned row is closer); a
+    row the keyword side did not return counts 0. Ordered by fused score, then best 1-based
+    rank in either list, then row id; ``Fused.ranks`` is keyed by ``names``. Raises
+    ``InputError`` for a weight outside [0, 1], a bound that is negative or not finite, a
+    score that is not finite, a row listed twice in one list, or a bad ``limit``.
+    """
+    if limit is not None and limit < 0:
+        raise InputError(f"limit must be >= 0 or None, got {limit!r}")
+    if not (math.isfinite(dense_weight) and 0.0 <= dense_weight <= 1.0):
+        raise InputError(f"dense_weight must be a number in [0, 1], got {dense_weight!r}")
+    if not (math.isfinite(keyword_bound) and keyword_bound >= 0.0):
+        raise InputError(f"keyword_bound must be a finite number >= 0, got {keyword_bound!r}")
+    cosines = _scores_by_row(dense, names[0])
+    shares = {
+        r: s / keyword_bound if keyword_bound > 0 else 0.0
+        for r, s in _scores_by_row(keyword, names[1]).items()
+    }
+    floor = float(dense[-1][1]) if dense else 0.0
+    ranks: dict[int, dict[str, int]] = {}
+    for name, pairs in zip(names, (dense, keyword), strict=True):
+        for position, (row, _) in enumerate(pairs):
+            ranks.setdefault(int(row), {})[name] = position + 1
+    fused = [
+        Fused(
+            row,
+            math.fsum(
+                (
+                    dense_weight * cosines.get(row, floor),
+                    (1.0 - dense_weight) * shares.get(row, 0.0),
+                )
+            ),
+            min(by.values()),
+            by,
+        )
+        for row, by in ranks.items()
+    ]
+    fused.sort(key=lambda f: (-f.score, f.best_rank, f.row))
+    return fused if limit is None else fused[:limit]
+
+
+def _scores_by_row(pairs: Sequence[tuple[int, float]], name: str) -> dict[int, float]:
+    """``{row: score}``; ``InputError`` for a repeated row or a score that is not finite."""
+    out: dict[int, float] = {}
+    for row, score in pairs:
+        if int(row) in out:
+            raise InputError(f"row {row} appears twice in ranking {name!r}; deduplicate it")
+        if not math.isfinite(score):
+            raise InputError(f"ranking {name!r} holds a score that is not finite")
+        out[int(row)] = float(score)
+    return out

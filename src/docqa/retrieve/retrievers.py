@@ -17,7 +17,14 @@ from docqa._checks import positive, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, InputError
 from docqa.keyword import BM25Index
-from docqa.retrieve.fusion import DEFAULT_RRF_K, Fused, convex_fusion, reciprocal_rank_fusion
+from docqa.retrieve.fusion import (
+    DEFAULT_RRF_K,
+    Fused,
+    bounded_fusion,
+    convex_fusion,
+    dense_weight_for,
+    reciprocal_rank_fusion,
+)
 from docqa.search import CompactMatrix, topk
 from docqa.types import Chunk, Component, Hit, Retriever, TopK
 
@@ -113,23 +120,25 @@ class KeywordRetriever:
         return float(self.bm25.max_scores([question])[0])
 
 
-FUSIONS = ("convex", "rrf")
-CONVEX_DEPTH = 50
+FUSIONS = ("bounded", "convex", "rrf")
+FUSION_DEPTH = 50
 
 
 class HybridRetriever:
     """Fusion of a dense and a keyword retriever.
 
-    ``fusion="convex"`` (the default): each side is asked for ``max(k, depth)`` hits (50:
-    the per-question normalisation then does not depend on ``k``) and they are fused by
-    ``convex_fusion`` of their min-max normalised scores, equal weights unless ``weights``
-    says otherwise. ``fusion="rrf"``: each is asked for ``over_fetch * k`` hits and fused by
-    reciprocal rank (``weights`` None: plain RRF). A fused hit's ``score`` is its fused score;
-    its ``components`` hold each retriever's score and rank where that retriever found the row.
+    ``fusion="bounded"`` (the default): each side is asked for ``max(k, depth)`` hits (50) and
+    they are fused by ``bounded_fusion``: ``w * cosine + (1 - w) * BM25 / max_keyword_score``,
+    with ``w`` from ``weights`` if given, else ``dense_weight_for`` the dense retriever's
+    embedder (lower for a lexical embedder). The keyword retriever must have
+    ``max_keyword_score`` (``KeywordRetriever`` does). ``fusion="convex"``: the same depth,
+    fused by ``convex_fusion`` of min-max normalised scores (equal weights unless ``weights``
+    says otherwise). ``fusion="rrf"``: each side is asked for ``over_fetch * k`` hits and
+    fused by reciprocal rank (``weights`` None: plain RRF). A fused hit's ``score`` is its
+    fused score; its ``components`` hold each retriever's score and rank where it found the row.
 
-    Why convex by default: on pydocs with MiniLM, plain RRF ranks below the better side (the
-    dense one) while the convex combination beats both; see docs/semantic.md for the figures
-    on three collections and both embedders.
+    Why bounded by default: it is the rule that stays at or above the better side on the most
+    collections and with both embedders; see docs/semantic.md for the figures.
     """
 
     components = (DENSE, KEYWORD)
@@ -139,9 +148,9 @@ class HybridRetriever:
         dense: Retriever,
         keyword: Retriever,
         *,
-        fusion: str = "convex",
+        fusion: str = "bounded",
         over_fetch: int = 4,
-        depth: int = CONVEX_DEPTH,
+        depth: int = FUSION_DEPTH,
         rrf_k: float = DEFAULT_RRF_K,
         weights: Mapping[str, float] | None = None,
     ) -> None:
@@ -149,6 +158,11 @@ class HybridRetriever:
         positive(depth, "depth")
         if fusion not in FUSIONS:
             raise InputError(f"unknown fusion {fusion!r}; choose one of {', '.join(FUSIONS)}")
+        if fusion == "bounded" and not hasattr(keyword, "max_keyword_score"):
+            raise InputError(
+                "bounded fusion needs a keyword retriever with max_keyword_score "
+                "(a KeywordRetriever); pass fusion='convex' or 'rrf' for another one"
+            )
         self.dense = dense
         self.keyword = keyword
         self.fusion = fusion
@@ -157,9 +171,27 @@ class HybridRetriever:
         self.rrf_k = rrf_k
         self.weights = weights
 
-    def _fuse(self, fetched: Mapping[str, list[Hit]], k: int) -> list[Fused]:
+    def dense_weight(self) -> float:
+        """``w`` of bounded fusion: from ``weights`` if given, else from the embedder."""
+        if self.weights is None:
+            return dense_weight_for(getattr(self.dense, "embedder", None))
+        wd, wk = self.weights.get(DENSE), self.weights.get(KEYWORD)
+        if wd is None or wk is None or not (wd >= 0 and wk >= 0 and wd + wk > 0):
+            raise InputError(f"weights must give {DENSE!r} and {KEYWORD!r}, >= 0, not both 0")
+        return float(wd) / float(wd + wk)
+
+    def _fuse(self, question: str, fetched: Mapping[str, list[Hit]], k: int) -> list[Fused]:
+        scored = {n: [(h.row, h.score) for h in hits] for n, hits in fetched.items()}
+        if self.fusion == "bounded":
+            return bounded_fusion(
+                scored[DENSE],
+                scored[KEYWORD],
+                keyword_bound=self.max_keyword_score(question),
+                dense_weight=self.dense_weight(),
+                limit=k,
+                names=(DENSE, KEYWORD),
+            )
         if self.fusion == "convex":
-            scored = {n: [(h.row, h.score) for h in hits] for n, hits in fetched.items()}
             return convex_fusion(scored, weights=self.weights, limit=k)
         return reciprocal_rank_fusion(
             {name: [h.row for h in hits] for name, hits in fetched.items()},
@@ -171,13 +203,13 @@ class HybridRetriever:
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` best rows by fused score, best first."""
         _check_request(question, k)
-        fetch = max(k, self.depth) if self.fusion == "convex" else k * self.over_fetch
+        fetch = k * self.over_fetch if self.fusion == "rrf" else max(k, self.depth)
         fetched = {
             DENSE: self.dense.search(question, fetch, mask=mask),
             KEYWORD: self.keyword.search(question, fetch, mask=mask),
         }
         by_row = {name: {h.row: h for h in hits} for name, hits in fetched.items()}
-        fused = self._fuse(fetched, k)
+        fused = self._fuse(question, fetched, k)
         out = []
         for f in fused:
             found = {name: by_row[name][f.row] for name in f.ranks}

@@ -97,5 +97,12 @@ class ShardedCollection(TenantLookup):
     ) -> list[list[Hit]]:
         """As ``Collection.search_batch``."""
         return search_batch(
-            self.searcher, self.embedder, self.chunks, questions, k, mode=mode, mask=mask
+            self.searcher,
+            self.embedder,
+            self.chunks,
+            questions,
+            k,
+            mode=mode,
+            mask=mask,
+            bounds=self.bounds,
         )
