@@ -135,10 +135,11 @@ def convex_fusion(
     return fused if limit is None else fused[:limit]
 
 
-# The dense side's weight in ``bounded_fusion``: 0.5 for a language model's vectors; 0.2 for a
-# lexical embedder's (hashing, TF-IDF: word counts again, so its agreement with BM25 carries
-# little new evidence). Both chosen leaving each corpus out in turn on five collections, and
-# stable across the choices (benchmarks/fusion_transfer.py, docs/semantic.md).
+# The dense side's weight in ``bounded_fusion``: 0.5 (equal weights) for a language model's
+# vectors; 0 for a lexical embedder's (hashing, TF-IDF count the words BM25 counts: their
+# agreement with BM25 is no new evidence, and any weight above 0 lost to BM25 alone somewhere).
+# Leaving each of five collections out in turn picks 0 and 0.4-0.5 (benchmarks/fusion_transfer.py,
+# docs/semantic.md); nothing is fitted per collection.
 MODEL_DENSE_WEIGHT = 0.5
 LEXICAL_DENSE_WEIGHT = 0.0
 
@@ -173,12 +174,7 @@ def bounded_fusion(
     ``InputError`` for a weight outside [0, 1], a bound that is negative or not finite, a
     score that is not finite, a row listed twice in one list, or a bad ``limit``.
     """
-    if limit is not None and limit < 0:
-        raise InputError(f"limit must be >= 0 or None, got {limit!r}")
-    if not (math.isfinite(dense_weight) and 0.0 <= dense_weight <= 1.0):
-        raise InputError(f"dense_weight must be a number in [0, 1], got {dense_weight!r}")
-    if not (math.isfinite(keyword_bound) and keyword_bound >= 0.0):
-        raise InputError(f"keyword_bound must be a finite number >= 0, got {keyword_bound!r}")
+    _check_bounded(keyword_bound, dense_weight, limit)
     cosines = _scores_by_row(dense, names[0])
     shares = {
         r: s / keyword_bound if keyword_bound > 0 else 0.0
@@ -189,15 +185,11 @@ def bounded_fusion(
     for name, pairs in zip(names, (dense, keyword), strict=True):
         for position, (row, _) in enumerate(pairs):
             ranks.setdefault(int(row), {})[name] = position + 1
+    w = dense_weight
     fused = [
         Fused(
             row,
-            math.fsum(
-                (
-                    dense_weight * cosines.get(row, floor),
-                    (1.0 - dense_weight) * shares.get(row, 0.0),
-                )
-            ),
+            w * cosines.get(row, floor) + (1.0 - w) * shares.get(row, 0.0),
             min(by.values()),
             by,
         )
@@ -205,6 +197,16 @@ def bounded_fusion(
     ]
     fused.sort(key=lambda f: (-f.score, f.best_rank, f.row))
     return fused if limit is None else fused[:limit]
+
+
+def _check_bounded(keyword_bound: float, dense_weight: float, limit: int | None) -> None:
+    """``InputError`` unless the arguments of ``bounded_fusion`` are in range."""
+    if limit is not None and limit < 0:
+        raise InputError(f"limit must be >= 0 or None, got {limit!r}")
+    if not (math.isfinite(dense_weight) and 0.0 <= dense_weight <= 1.0):
+        raise InputError(f"dense_weight must be a number in [0, 1], got {dense_weight!r}")
+    if not (math.isfinite(keyword_bound) and keyword_bound >= 0.0):
+        raise InputError(f"keyword_bound must be a finite number >= 0, got {keyword_bound!r}")
 
 
 def _scores_by_row(pairs: Sequence[tuple[int, float]], name: str) -> dict[int, float]:
