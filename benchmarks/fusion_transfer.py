@@ -1,6 +1,6 @@
 """Does hybrid fusion beat both of its sides on every collection, with either embedder?
 
-Corpora (answerable questions only; each question file was written before any score was seen):
+Corpora (answerable questions only):
 
 - ``library``: ``examples/library`` with ``examples/questions.jsonl``;
 - ``pydocs``: the Python docs, ``../shared/evalsets/pydocs``;
@@ -8,15 +8,19 @@ Corpora (answerable questions only; each question file was written before any sc
 - ``debdocs``: the libffi manual and base-passwd's users-and-groups page from ``/usr/share/doc``
   (``benchmarks/data/debdocs``);
 - ``valgrind``: five chapters of the Valgrind manual from ``/usr/share/doc/valgrind/html``
-  (``benchmarks/data/valgrind``), written for this check and kept out of every choice below.
+  (``benchmarks/data/valgrind``), questions written for this check before any score was seen
+  and kept out of every choice of the rule.
 
-For each corpus and embedder (``hashing``, ``minilm``) it builds the index with docqa's own
-pipeline, asks the dense and the keyword retrievers for their best ``DEPTH`` rows per question
-(cached as JSON under the scratch folder), then ranks them by each fusion rule offline:
-``RULES`` below, among them the library's default (``docqa.retrieve.fusion.fuse``). Figures are
-the harness's recall@5 and MRR@10. ``--loco`` sweeps each rule's constant over a grid and, for
-each corpus left out, picks the value that loses least to the better side on the others (the
-sum of the shortfalls below ``max(dense, keyword)``), then reports it on the one left out. Run:
+The ``/usr/share/doc`` corpora need the Debian packages ``nodejs``, ``libffi-dev``,
+``base-passwd`` and ``valgrind``. For each corpus and embedder (``hashing``, ``minilm``) it builds
+the index with docqa's own pipeline, asks the dense and the keyword retrievers for their best
+``DEPTH`` rows per question (cached as JSON under the scratch folder, with each question's BM25
+bound), then ranks them by each rule of ``RULES`` offline, the library's default
+(``bounded_fusion`` at the embedder's own weight) among them. Figures are the harness's
+recall@5 and MRR@10. ``--loco`` sweeps the dense weight of bounded fusion over a grid and, for
+each corpus left out, picks the weight that loses least to the better side on the others (the
+summed shortfall below ``max(dense, keyword)``, ties to the larger summed margin), then reports
+it on the one left out. Run:
 
     .venv/bin/python benchmarks/fusion_transfer.py [--corpora library,pydocs,nodejs,debdocs,valgrind]
         [--embedders hashing,minilm] [--scratch /tmp/fusion] [--loco]
@@ -79,6 +83,8 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
         tmp = scratch / f"{name}-docs.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         for source, target in _pages(name):
+            if not source.is_file():
+                raise SystemExit(f"{source} not found: install the Debian package that ships it")
             (tmp / target).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, tmp / target)
         tmp.rename(folder)
