@@ -33,7 +33,14 @@ from docqa.types import Hit
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DOCS = Path("/usr/share/doc/nodejs/api")
-PYDOCS = Path(__file__).resolve().parents[1].parent / "shared" / "evalsets" / "pydocs"
+PYDOCS = next(
+    (
+        p / "shared" / "evalsets" / "pydocs"
+        for p in ROOT.parents
+        if (p / "shared" / "evalsets").is_dir()
+    ),
+    ROOT.parent / "shared" / "evalsets" / "pydocs",
+)
 GRID = [round(0.05 * i, 2) for i in range(13)]
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5
