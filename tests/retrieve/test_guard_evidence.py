@@ -38,8 +38,21 @@ def test_a_dense_miss_passes_on_the_keyword_sides_passage(
     assert verdict.passed
     assert [h.row for h in hits] == [5, 0]  # the hits returned are still the mode's own
     assert f", {chunks[3].id}, holds 1.00" in verdict.reasons[0]
-    assert verdict.reasons[-1] == "evidence: the 2 hits and 1 more of the keyword side's best 2"
+    assert verdict.reasons[-1] == (
+        "evidence: the 2 hits and 1 more of the keyword side's best 2 "
+        "(the hits alone would be refused: the keyword side found the evidence)"
+    )
     assert [h.row for h in guarded.search(ARCHIVE, 2)] == [5, 0]
+
+
+def test_the_evidence_line_says_nothing_more_when_the_hits_pass_alone(
+    bm25: BM25Index, chunks: list[Chunk], fake: type
+) -> None:
+    dense = fake(DENSE, [(3, 0.9), (5, 0.5)])
+    guarded = GuardedRetriever(dense, bm25=bm25, evidence=KeywordRetriever(bm25, chunks))
+    verdict = guarded.check("pg_dump compressed archive for books", 2)[1]
+    assert verdict.passed
+    assert verdict.reasons[-1] == "evidence: the 2 hits and 1 more of the keyword side's best 2"
 
 
 def test_no_evidence_line_when_the_keyword_side_adds_nothing(

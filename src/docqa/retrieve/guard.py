@@ -254,6 +254,8 @@ class GuardedRetriever:
         extra = len(judged) - len(hits)
         if extra:
             line = f"evidence: the {len(hits)} hits and {extra} more of the keyword side's best {k}"
+            if verdict.passed and not judge(question, hits, self.config, self.bm25).passed:
+                line += " (the hits alone would be refused: the keyword side found the evidence)"
             verdict = Verdict(verdict.passed, (*verdict.reasons, line))
         return hits, verdict
 
