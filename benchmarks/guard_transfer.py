@@ -178,6 +178,8 @@ def main() -> None:
     print_cells(cells, corpora, default)
     print("\nthe same, judged on the mode's hits alone (keyword_evidence=False):")
     print_cells(cells, corpora, replace_evidence(default))
+    print("\nthe defaults, with unknown words counted as names (unknown_from=2000):")
+    print_cells(cells, corpora, (default[0], 2000, default[2]))
     print("\nleave one corpus out (setting chosen on the others, reported on the one left out):")
     print_leave_one_out(cells, corpora)
     print("\n(cells: refused unanswerable / kept answerable)")
