@@ -36,6 +36,7 @@ from pathlib import Path
 from docqa.build import IndexSettings, build_index
 from docqa.collection import MODES, Collection
 from docqa.eval import Question, load_questions
+from docqa.retrieve import evidence
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
 from docqa.types import Hit
 
@@ -98,7 +99,9 @@ def rates(
 def open_corpus(name: str, scratch: Path) -> tuple[Collection, list[Question]]:
     docs, questions_file = corpus_paths(name, scratch)
     build_index(docs, scratch / f"{name}-index", IndexSettings())
-    return Collection.open(scratch / f"{name}-index"), load_questions(questions_file)
+    collection = Collection.open(scratch / f"{name}-index")
+    assert isinstance(collection, Collection)  # one directory, not sharded
+    return collection, load_questions(questions_file)
 
 
 def gather(
@@ -110,16 +113,41 @@ def gather(
     return {q.id: guarded.gather(q.question, K) for q in qs}
 
 
-def table(corpora: Sequence[str], scratch: Path) -> dict[tuple[str, str, Setting], Cell]:
-    """Every (corpus, mode, setting) cell."""
-    out = {}
+def table(
+    corpora: Sequence[str], scratch: Path
+) -> tuple[dict[tuple[str, str, Setting], Cell], dict[tuple[str, str], Cell]]:
+    """Every (corpus, mode, setting) cell, and the candidate rule's (corpus, mode) cells."""
+    out: dict[tuple[str, str, Setting], Cell] = {}
+    candidate: dict[tuple[str, str], Cell] = {}
     for name in corpora:
         collection, qs = open_corpus(name, scratch)
         for mode in MODES:
             gathered = gather(collection, mode, qs)
             for setting in itertools.product(EVIDENCE, UNKNOWN, GRID):
                 out[name, mode, setting] = rates(collection, gathered, qs, config_of(setting))
-    return out
+            candidate[name, mode] = unknown_outweighs_cell(collection, gathered, qs)
+    return out, candidate
+
+
+def unknown_outweighs_cell(
+    collection: Collection,
+    gathered: dict[str, tuple[list[Hit], list[Hit]]],
+    qs: Sequence[Question],
+) -> Cell:
+    """A candidate rule measured and not adopted: the defaults, and also refuse when the
+    question's words the collection never uses weigh more than the best passage holds."""
+    bm25 = collection.bm25
+    passed = {}
+    for q in qs:
+        seen = gathered[q.id][1]
+        terms = evidence.question_terms(bm25, q.question)
+        unknown = terms.weights[evidence.document_frequencies(bm25, terms.hashes) == 0].sum()
+        share = float(unknown) / terms.mass if terms.mass > 0 else 0.0
+        best = float(evidence.coverages(bm25, terms, seen).max()) if seen else 0.0
+        passed[q.id] = judge(q.question, seen, GuardConfig(), bm25).passed and share <= best
+    una = [not passed[q.id] for q in qs if not q.answerable]
+    ans = [passed[q.id] for q in qs if q.answerable]
+    return sum(una) / len(una), sum(ans) / len(ans), float("nan")
 
 
 def meets(cell: Cell) -> bool:
@@ -171,7 +199,7 @@ def main() -> None:
     parser.add_argument("--corpora", default=CORPORA)
     corpora = parser.parse_args().corpora.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        cells = table(corpora, Path(tmp))
+        cells, candidate = table(corpora, Path(tmp))
     d = GuardConfig()
     default: Setting = (d.keyword_evidence, d.unknown_from, d.min_coverage)
     print(f"defaults (keyword_evidence, unknown_from, min_coverage) = {default}, k={K}:")
@@ -183,6 +211,11 @@ def main() -> None:
     print("\nleave one corpus out (setting chosen on the others, reported on the one left out):")
     print_leave_one_out(cells, corpora)
     print("\n(cells: refused unanswerable / kept answerable)")
+    print("\ncandidate, not a default: also refuse when unknown words outweigh the best passage")
+    print("| corpus | dense | keyword | hybrid |\n|---|---|---|---|")
+    for c in corpora:
+        row = " | ".join(f"{candidate[c, m][0]:.2f} / {candidate[c, m][1]:.2f}" for m in MODES)
+        print(f"| {c} | {row} |")
     print("\nsweep, defaults but min_coverage: refused/kept per corpus and mode")
     for cov in GRID:
         line = "  ".join(
