@@ -27,8 +27,9 @@ Every check must pass. No hits fail. The answer path then refuses without callin
 Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus and mode and
 leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
 Node.js API docs, checked on the Valgrind manual: ``names=True``, ``beyond_names=True``,
-``min_coverage=0.15``, ``unknown_from=None``, ``keyword_evidence=True``. ``docqa calibrate`` fits ``min_coverage`` and ``unknown_from`` to a
-collection's own labelled questions and stores them in the index manifest.
+``min_coverage=0.15``, ``unknown_from=None``, ``keyword_evidence=True``. ``docqa calibrate``
+fits ``min_coverage`` and ``unknown_from`` to a collection's own labelled questions and stores
+them in the index manifest.
 """
 
 from __future__ import annotations
