@@ -3,23 +3,31 @@
 Corpora (each with answerable and unanswerable labelled questions):
 
 - ``library``: ``examples/library`` with ``examples/questions.jsonl`` (32 + 6);
-- ``pydocs``: the Python 3.11 HTML docs, ``../shared/evalsets/pydocs`` (95 + 15);
+- ``pydocs``: the Python 3.11 HTML docs, ``shared/evalsets/pydocs`` (95 + 15);
 - ``nodejs``: 12 pages of the Node.js API docs shipped by Debian's ``nodejs`` package
   (``/usr/share/doc/nodejs/api``, pages in ``benchmarks/data/nodejs/pages.txt``) with
-  ``benchmarks/data/nodejs/questions.jsonl`` (26 + 14), written before any score was seen.
+  ``benchmarks/data/nodejs/questions.jsonl`` (26 + 14), written before any score was seen;
+- ``valgrind-guard``: 10 pages of the Valgrind HTML manual shipped by Debian's ``valgrind`` package
+  (``/usr/share/doc/valgrind/html``, ``benchmarks/data/valgrind-guard/``; 22 + 12), questions
+  written before any score was seen, after the guard's rules were designed.
 
-For every ``min_coverage`` on a grid, with and without the unknown-term check, it reports the share
-of unanswerable questions refused and of answerable ones kept, per corpus and mode (k = 5,
-hashing embedder). Leave-one-corpus-out: for each corpus, the constant is the one that meets
-the target (refuse >= 0.75, keep >= 0.90) in the most (corpus, mode) cells of the *other*
-corpora, ties to the largest kept share; it is then reported on the left-out corpus. Run:
+Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
+hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
+keyword side's best 5, ``keyword_evidence``). Every candidate setting (``min_coverage`` on a
+grid, with and without the unknown-term check, with and without the keyword evidence) is then
+judged on them. Reported: the share of unanswerable questions refused and of answerable ones
+kept, per corpus and mode, for the defaults and for the guard judging the hits alone; and
+leave-one-corpus-out: for each corpus, the setting meeting the target (refuse >= 0.75, keep >=
+0.90) in the most (corpus, mode) cells of the *other* corpora, ties to the largest kept share,
+reported on the corpus left out. Run:
 
-    .venv/bin/python benchmarks/guard_transfer.py [--corpora library,pydocs,nodejs]
+    .venv/bin/python benchmarks/guard_transfer.py [--corpora library,pydocs,nodejs,valgrind-guard]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -28,15 +36,29 @@ from pathlib import Path
 from docqa.build import IndexSettings, build_index
 from docqa.collection import MODES, Collection
 from docqa.eval import Question, load_questions
-from docqa.retrieve.guard import GuardConfig, judge
+from docqa.retrieve import evidence
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
 from docqa.types import Hit
 
 ROOT = Path(__file__).resolve().parent.parent
-NODE_DOCS = Path("/usr/share/doc/nodejs/api")
-PYDOCS = Path(__file__).resolve().parents[1].parent / "shared" / "evalsets" / "pydocs"
+DATA = ROOT / "benchmarks" / "data"
+SHIPPED = {
+    "nodejs": (Path("/usr/share/doc/nodejs/api"), ".md"),
+    "valgrind-guard": (Path("/usr/share/doc/valgrind/html"), ".html"),
+}
+PYDOCS = next(
+    (p / "shared/evalsets/pydocs" for p in ROOT.parents if (p / "shared/evalsets").is_dir()),
+    ROOT.parent / "shared/evalsets/pydocs",
+)
 GRID = [round(0.05 * i, 2) for i in range(13)]
+UNKNOWN = (None, 2000)
+EVIDENCE = (True, False)
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5
+CORPORA = "library,pydocs,nodejs,valgrind-guard"
+
+Setting = tuple[bool, int | None, float]  # (keyword_evidence, unknown_from, min_coverage)
+Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
 
 
 def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
@@ -45,99 +67,166 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
         return [ROOT / "examples" / "library"], ROOT / "examples" / "questions.jsonl"
     if name == "pydocs":
         return [PYDOCS / "corpus"], PYDOCS / "questions.jsonl"
-    pages = (ROOT / "benchmarks" / "data" / "nodejs" / "pages.txt").read_text().split()
-    folder = scratch / "nodejs-docs"
+    source, suffix = SHIPPED[name]
+    folder = scratch / f"{name}-docs"
     folder.mkdir(exist_ok=True)
-    for page in pages:
-        shutil.copy(NODE_DOCS / f"{page}.md", folder / f"{page}.md")
-    return [folder], ROOT / "benchmarks" / "data" / "nodejs" / "questions.jsonl"
+    for page in (DATA / name / "pages.txt").read_text().split():
+        shutil.copy(source / f"{page}{suffix}", folder / f"{page}{suffix}")
+    return [folder], DATA / name / "questions.jsonl"
 
 
-Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
+def config_of(setting: Setting) -> GuardConfig:
+    evidence, unknown, cov = setting
+    return GuardConfig(min_coverage=cov, unknown_from=unknown, keyword_evidence=evidence)
 
 
 def rates(
-    collection: Collection, hits: dict[str, list[Hit]], qs: Sequence[Question], cfg: GuardConfig
+    collection: Collection,
+    gathered: dict[str, tuple[list[Hit], list[Hit]]],
+    qs: Sequence[Question],
+    cfg: GuardConfig,
 ) -> Cell:
-    passed = {q.id: judge(q.question, hits[q.id], cfg, collection.bm25).passed for q in qs}
+    """Refused / kept / kept-when-a-relevant-section-is-in-the-hits, judged as the guard does."""
+    seen = {q.id: gathered[q.id][1 if cfg.keyword_evidence else 0] for q in qs}
+    passed = {q.id: judge(q.question, seen[q.id], cfg, collection.bm25).passed for q in qs}
     una = [not passed[q.id] for q in qs if not q.answerable]
     ans = [passed[q.id] for q in qs if q.answerable]
+    hits = {q.id: gathered[q.id][0] for q in qs}
     found = [passed[q.id] for q in qs if {h.section for h in hits[q.id]} & set(q.relevant)]
     return sum(una) / len(una), sum(ans) / len(ans), sum(found) / max(len(found), 1)
 
 
-def table(corpora: Sequence[str], scratch: Path) -> dict[tuple[str, str, int | None, float], Cell]:
-    """Every (corpus, mode, unknown_from, min_coverage) cell."""
-    out = {}
+def open_corpus(name: str, scratch: Path) -> tuple[Collection, list[Question]]:
+    docs, questions_file = corpus_paths(name, scratch)
+    build_index(docs, scratch / f"{name}-index", IndexSettings())
+    collection = Collection.open(scratch / f"{name}-index")
+    assert isinstance(collection, Collection)  # one directory, not sharded
+    return collection, load_questions(questions_file)
+
+
+def gather(
+    collection: Collection, mode: str, qs: Sequence[Question]
+) -> dict[str, tuple[list[Hit], list[Hit]]]:
+    """Per question: the mode's hits and the passages the default guard judges."""
+    guarded = collection.retriever(mode, guard=GuardConfig())
+    assert isinstance(guarded, GuardedRetriever)
+    return {q.id: guarded.gather(q.question, K) for q in qs}
+
+
+def table(
+    corpora: Sequence[str], scratch: Path
+) -> tuple[dict[tuple[str, str, Setting], Cell], dict[tuple[str, str], Cell]]:
+    """Every (corpus, mode, setting) cell, and the candidate rule's (corpus, mode) cells."""
+    out: dict[tuple[str, str, Setting], Cell] = {}
+    candidate: dict[tuple[str, str], Cell] = {}
     for name in corpora:
-        docs, questions_file = corpus_paths(name, scratch)
-        build_index(docs, scratch / f"{name}-index", IndexSettings())
-        collection = Collection.open(scratch / f"{name}-index")
-        qs = load_questions(questions_file)
+        collection, qs = open_corpus(name, scratch)
         for mode in MODES:
-            bare = collection.retriever(mode, guard=False)
-            hits = {q.id: bare.search(q.question, K) for q in qs}
-            for unknown in (None, 2000):
-                for c in GRID:
-                    cfg = GuardConfig(min_coverage=c, unknown_from=unknown)
-                    out[name, mode, unknown, c] = rates(collection, hits, qs, cfg)
-    return out
+            gathered = gather(collection, mode, qs)
+            for setting in itertools.product(EVIDENCE, UNKNOWN, GRID):
+                out[name, mode, setting] = rates(collection, gathered, qs, config_of(setting))
+            candidate[name, mode] = unknown_outweighs_cell(collection, gathered, qs)
+    return out, candidate
+
+
+def unknown_outweighs_cell(
+    collection: Collection,
+    gathered: dict[str, tuple[list[Hit], list[Hit]]],
+    qs: Sequence[Question],
+) -> Cell:
+    """A candidate rule measured and not adopted: the defaults, and also refuse when the
+    question's words the collection never uses weigh more than the best passage holds."""
+    bm25 = collection.bm25
+    passed = {}
+    for q in qs:
+        seen = gathered[q.id][1]
+        terms = evidence.question_terms(bm25, q.question)
+        unknown = terms.weights[evidence.document_frequencies(bm25, terms.hashes) == 0].sum()
+        share = float(unknown) / terms.mass if terms.mass > 0 else 0.0
+        best = float(evidence.coverages(bm25, terms, seen).max()) if seen else 0.0
+        passed[q.id] = judge(q.question, seen, GuardConfig(), bm25).passed and share <= best
+    una = [not passed[q.id] for q in qs if not q.answerable]
+    ans = [passed[q.id] for q in qs if q.answerable]
+    return sum(una) / len(una), sum(ans) / len(ans), float("nan")
 
 
 def meets(cell: Cell) -> bool:
     return cell[0] >= TARGET_REFUSE and cell[1] >= TARGET_KEEP
 
 
-def choose(
-    cells: dict[tuple[str, str, int | None, float], Cell], on: Sequence[str]
-) -> tuple[int | None, float]:
-    """The (unknown_from, min_coverage) meeting the target in most cells of corpora ``on``."""
+def choose(cells: dict[tuple[str, str, Setting], Cell], on: Sequence[str]) -> Setting:
+    """The setting meeting the target in most cells of corpora ``on`` (ties: most kept)."""
 
-    def score(key: tuple[int | None, float]) -> tuple[int, float]:
-        picked = [cells[c, m, key[0], key[1]] for c in on for m in MODES]
+    def score(setting: Setting) -> tuple[int, float]:
+        picked = [cells[c, m, setting] for c in on for m in MODES]
         return sum(map(meets, picked)), sum(kept for _, kept, _ in picked)
 
-    return max(((n, c) for n in (None, 2000) for c in GRID), key=score)
+    return max(itertools.product(EVIDENCE, UNKNOWN, GRID), key=score)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpora", default="library,pydocs,nodejs")
-    corpora = parser.parse_args().corpora.split(",")
-    with tempfile.TemporaryDirectory() as tmp:
-        cells = table(corpora, Path(tmp))
-    default = GuardConfig()
-    print(
-        f"defaults (unknown_from={default.unknown_from}, min_coverage={default.min_coverage}), k={K}:"
-    )
+def print_cells(
+    cells: dict[tuple[str, str, Setting], Cell], corpora: Sequence[str], setting: Setting
+) -> None:
     print(
         "| corpus | mode | refused unanswerable | kept answerable | kept, relevant in top 5 | target |"
     )
     print("|---|---|---|---|---|---|")
-    for c in corpora:
-        for m in MODES:
-            cell = cells[c, m, default.unknown_from, default.min_coverage]
-            print(
-                f"| {c} | {m} | {cell[0]:.2f} | {cell[1]:.2f} | {cell[2]:.2f} | {'met' if meets(cell) else 'NOT met'} |"
-            )
-    print("\nleave one corpus out (constants chosen on the others, reported on the one left out):")
-    print("| left out | chosen on | unknown_from | min_coverage | dense | keyword | hybrid |")
-    print("|---|---|---|---|---|---|---|")
+    for c, m in itertools.product(corpora, MODES):
+        u, k, f = cells[c, m, setting]
+        print(
+            f"| {c} | {m} | {u:.2f} | {k:.2f} | {f:.2f} | {'met' if meets((u, k, f)) else 'NOT met'} |"
+        )
+
+
+def print_leave_one_out(
+    cells: dict[tuple[str, str, Setting], Cell], corpora: Sequence[str]
+) -> None:
+    print(
+        "| left out | chosen on | keyword_evidence | unknown_from | min_coverage | dense | keyword | hybrid |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for held in corpora:
         rest = [c for c in corpora if c != held]
-        unknown, cov = choose(cells, rest)
-        shown = [cells[held, m, unknown, cov] for m in MODES]
-        row = " | ".join(f"{u:.2f} / {k:.2f}" for u, k, _ in shown)
-        print(f"| {held} | {'+'.join(rest)} | {unknown} | {cov} | {row} |")
+        setting = choose(cells, rest)
+        row = " | ".join(
+            f"{u:.2f} / {k:.2f}" for u, k, _ in (cells[held, m, setting] for m in MODES)
+        )
+        print(f"| {held} | {'+'.join(rest)} | {setting[0]} | {setting[1]} | {setting[2]} | {row} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpora", default=CORPORA)
+    corpora = parser.parse_args().corpora.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        cells, candidate = table(corpora, Path(tmp))
+    d = GuardConfig()
+    default: Setting = (d.keyword_evidence, d.unknown_from, d.min_coverage)
+    print(f"defaults (keyword_evidence, unknown_from, min_coverage) = {default}, k={K}:")
+    print_cells(cells, corpora, default)
+    print("\nthe same, judged on the mode's hits alone (keyword_evidence=False):")
+    print_cells(cells, corpora, replace_evidence(default))
+    print("\nthe defaults, with unknown words counted as names (unknown_from=2000):")
+    print_cells(cells, corpora, (default[0], 2000, default[2]))
+    print("\nleave one corpus out (setting chosen on the others, reported on the one left out):")
+    print_leave_one_out(cells, corpora)
     print("\n(cells: refused unanswerable / kept answerable)")
-    print("\nsweep, unknown_from=None: min_coverage -> refused/kept per corpus and mode")
+    print("\ncandidate, not a default: also refuse when unknown words outweigh the best passage")
+    print("| corpus | dense | keyword | hybrid |\n|---|---|---|---|")
+    for c in corpora:
+        row = " | ".join(f"{candidate[c, m][0]:.2f} / {candidate[c, m][1]:.2f}" for m in MODES)
+        print(f"| {c} | {row} |")
+    print("\nsweep, defaults but min_coverage: refused/kept per corpus and mode")
     for cov in GRID:
         line = "  ".join(
-            f"{c[:4]}-{m[:3]} {cells[c, m, None, cov][0]:.2f}/{cells[c, m, None, cov][1]:.2f}"
-            for c in corpora
-            for m in MODES
+            f"{c[:4]}-{m[:3]} {cells[c, m, (True, None, cov)][0]:.2f}/{cells[c, m, (True, None, cov)][1]:.2f}"
+            for c, m in itertools.product(corpora, MODES)
         )
         print(f"{cov:4.2f}  {line}")
+
+
+def replace_evidence(setting: Setting) -> Setting:
+    return (not setting[0], setting[1], setting[2])
 
 
 if __name__ == "__main__":

@@ -131,7 +131,8 @@ class Collection(TenantLookup):
         inner = by_mode(mode, dense, keyword)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
-        return restricted(inner, self, guard, tenants, self.guard, self.bm25)
+        side = None if mode == "keyword" else keyword
+        return restricted(inner, self, guard, tenants, self.guard, self.bm25, evidence=side)
 
 
 def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
@@ -152,17 +153,22 @@ def restricted(
     tenants: Iterable[str] | None,
     default: GuardConfig,
     bm25: BM25Index,
+    *,
+    evidence: Retriever | None = None,
 ) -> Retriever:
     """``inner`` limited to ``tenants``' rows (``masks.tenant_mask``) and behind the guard
-    (True: ``default``; a GuardConfig; False: none), judged with ``bm25``'s term statistics."""
+    (True: ``default``; a GuardConfig; False: none), judged with ``bm25``'s term statistics
+    and, beside the hits, the best passages of ``evidence`` (the keyword side), limited alike."""
     if tenants is not None:
-        inner = MaskedRetriever(inner, masks.tenant_mask(tenants))
+        mask = masks.tenant_mask(tenants)
+        inner = MaskedRetriever(inner, mask)
+        evidence = None if evidence is None else MaskedRetriever(evidence, mask)
     if guard is False:
         return inner
     config = default if guard is True else guard
     if not isinstance(config, GuardConfig):
         raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
-    return GuardedRetriever(inner, config, bm25=bm25)
+    return GuardedRetriever(inner, config, bm25=bm25, evidence=evidence)
 
 
 def embedder_of(index: Index) -> Embedder:

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     fit = calibrate(
         questions,
-        collection.retriever(args.mode, guard=False),
+        collection.retriever(args.mode, guard=collection.guard),  # judged as the guard will
         collection.bm25,
         k=args.k,
         min_kept=args.min_kept,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from docqa.errors import InputError
 from docqa.eval.questions import Question
 from docqa.keyword import BM25Index
-from docqa.retrieve.guard import GuardConfig, judge
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
 from docqa.types import Hit, Retriever
 
 GRID = tuple(round(0.025 * i, 3) for i in range(33))  # 0.0 .. 0.8
@@ -70,6 +70,14 @@ def choose(points: Sequence[Point], min_kept: float) -> tuple[Point, bool]:
     return max(points, key=lambda p: (p.kept, p.refused, -p.config.min_coverage)), False
 
 
+def judged(retriever: Retriever, question: str, k: int) -> list[Hit]:
+    """The passages the guard judges for ``question``: a guarded retriever's gathered
+    evidence, else the retriever's hits."""
+    if isinstance(retriever, GuardedRetriever):
+        return retriever.gather(question, k)[1]
+    return retriever.search(question, k)
+
+
 def calibrate(
     questions: Sequence[Question],
     retriever: Retriever,
@@ -79,7 +87,9 @@ def calibrate(
     min_kept: float = 0.9,
     base: GuardConfig | None = None,
 ) -> Calibration:
-    """Fit the guard for ``retriever`` (unguarded) on labelled ``questions``.
+    """Fit the guard for ``retriever`` on labelled ``questions``: unguarded, or a
+    ``GuardedRetriever`` (its settings are ignored; the passages judged are those it gathers,
+    the hits and, with ``keyword_evidence``, the keyword side's best).
 
     Raises ``InputError`` unless there are answerable and unanswerable questions both, and
     ``min_kept`` is in [0, 1].
@@ -93,7 +103,7 @@ def calibrate(
         )
     if not 0.0 <= min_kept <= 1.0:
         raise InputError(f"min_kept must be in [0, 1], got {min_kept!r}")
-    hits = [retriever.search(q.question, k) for q in questions]
+    hits = [judged(retriever, q.question, k) for q in questions]
     points = trade_off(questions, hits, bm25, base or GuardConfig())
     chosen, reached = choose(points, min_kept)
     return Calibration(tuple(points), chosen, reached, answerable, unanswerable)

@@ -2,7 +2,11 @@
 
 The default checks use only the collection's own term statistics (the BM25 vocabulary and
 document frequencies, :mod:`docqa.retrieve.evidence`), so they mean the same with any embedder
-and in every mode (dense, keyword, hybrid), judged on the hits that mode returns:
+and in every mode (dense, keyword, hybrid). They ask whether the *collection* holds evidence for
+the question, not whether one retriever's top k does: with ``keyword_evidence`` (the default)
+they judge the hits of the mode asked for together with the keyword side's best k passages
+(one BM25 search, when the retriever was given an ``evidence`` retriever; keyword mode needs
+none). The hits returned are still the mode's own. The checks:
 
 - **names**: one hit must hold, whole, every word of the question shaped like a name
   (``Django``, ``os.walk``, ``SO_REUSEADDR``, ``cProfile``): passages that never mention a
@@ -22,9 +26,10 @@ Every check must pass. No hits fail. The answer path then refuses without callin
 
 Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus and mode and
 leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
-Node.js API docs: ``names=True``, ``beyond_names=True``, ``min_coverage=0.15``,
-``unknown_from=None``. ``docqa calibrate`` fits ``min_coverage`` and ``unknown_from`` to a
-collection's own labelled questions and stores them in the index manifest.
+Node.js API docs, checked on the Valgrind manual: ``names=True``, ``beyond_names=True``,
+``min_coverage=0.15``, ``unknown_from=None``, ``keyword_evidence=True``. ``docqa calibrate``
+fits ``min_coverage`` and ``unknown_from`` to a collection's own labelled questions and stores
+them in the index manifest.
 """
 
 from __future__ import annotations
@@ -54,13 +59,14 @@ class GuardConfig:
     names: bool = True
     beyond_names: bool = True
     unknown_from: int | None = None
+    keyword_evidence: bool = True
     min_cosine: float | None = None
     min_keyword: float | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_coverage, (int, float)) and 0.0 <= self.min_coverage <= 1.0):
             raise InputError(f"guard min_coverage must be in [0, 1], got {self.min_coverage!r}")
-        for flag in ("names", "beyond_names"):
+        for flag in ("names", "beyond_names", "keyword_evidence"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"guard {flag} must be True or False, got {getattr(self, flag)!r}")
         u = self.unknown_from
@@ -130,11 +136,13 @@ def _evidence_check(
         eligible &= _beyond_names(bm25, terms, words, hits)
         if not eligible.any():
             return False, f"names: the passages holding {', '.join(words)} hold nothing else asked"
-    best = float(cover[eligible].max())
+    at = int(np.flatnonzero(eligible)[np.argmax(cover[eligible])])
+    best = float(cover[at])
     ok = best >= config.min_coverage
     which = f"holding every name ({', '.join(words)})" if words else "found"
     return ok, (
-        f"coverage: the best passage {which} holds {best:.2f} of the question's IDF mass "
+        f"coverage: the best passage {which}, {hits[at].id}, holds {best:.2f} of the "
+        f"question's IDF mass "
         f"{'>=' if ok else '<'} min_coverage {config.min_coverage}"
     )
 
@@ -191,11 +199,19 @@ def term_statistics(retriever: Retriever) -> BM25Index | None:
     return None
 
 
+def with_evidence(hits: Sequence[Hit], extra: Sequence[Hit]) -> list[Hit]:
+    """``hits`` then the hits of ``extra`` on rows not among them (first seen kept)."""
+    rows = {h.row for h in hits}
+    return [*hits, *(h for h in extra if h.row not in rows)]
+
+
 class GuardedRetriever:
     """A retriever that returns no hits when the guard judges the evidence weak.
 
     ``bm25`` supplies the term statistics; by default the inner retriever's own (keyword and
     hybrid retrievers have one); a dense retriever needs the collection's passed in.
+    ``evidence``: the collection's keyword retriever, whose best passages the guard judges
+    beside the hits (``keyword_evidence``); None judges the hits alone.
     """
 
     def __init__(
@@ -204,6 +220,7 @@ class GuardedRetriever:
         config: GuardConfig | None = None,
         *,
         bm25: BM25Index | None = None,
+        evidence: Retriever | None = None,
     ) -> None:
         stats = bm25 if bm25 is not None else term_statistics(retriever)
         if stats is None:
@@ -214,14 +231,34 @@ class GuardedRetriever:
         self.retriever = retriever
         self.config = config or GuardConfig()
         self.bm25 = stats
+        self.evidence = evidence
         self.last_verdict: Verdict | None = None
+
+    def gather(
+        self, question: str, k: int, *, mask: np.ndarray | None = None
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The inner retriever's hits, and the passages the guard judges: those hits, plus
+        (``keyword_evidence`` and an ``evidence`` retriever) the evidence retriever's best
+        ``k`` that are not among them, searched with the same mask."""
+        hits = self.retriever.search(question, k, mask=mask)
+        if self.evidence is None or not self.config.keyword_evidence or k == 0:
+            return hits, hits
+        return hits, with_evidence(hits, self.evidence.search(question, k, mask=mask))
 
     def check(
         self, question: str, k: int, *, mask: np.ndarray | None = None
     ) -> tuple[list[Hit], Verdict]:
-        """The inner retriever's hits (kept even when weak) and the verdict on them."""
-        hits = self.retriever.search(question, k, mask=mask)
-        return hits, judge(question, hits, self.config, self.bm25)
+        """The inner retriever's hits (kept even when weak) and the verdict on the passages
+        :meth:`gather` collects."""
+        hits, judged = self.gather(question, k, mask=mask)
+        verdict = judge(question, judged, self.config, self.bm25)
+        extra = len(judged) - len(hits)
+        if extra:
+            line = f"evidence: the {len(hits)} hits and {extra} more of the keyword side's best {k}"
+            if verdict.passed and not judge(question, hits, self.config, self.bm25).passed:
+                line += " (the hits alone would be refused: the keyword side found the evidence)"
+            verdict = Verdict(verdict.passed, (*verdict.reasons, line))
+        return hits, verdict
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The hits when they pass the guard, else an empty list (the verdict is kept in

@@ -85,7 +85,8 @@ class ShardedCollection(TenantLookup):
         inner = by_mode(mode, dense, keyword)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
-        return restricted(inner, self, guard, tenants, self.guard, self.bounds)
+        side = None if mode == "keyword" else keyword
+        return restricted(inner, self, guard, tenants, self.guard, self.bounds, evidence=side)
 
     def search_batch(
         self,

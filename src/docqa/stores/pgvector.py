@@ -149,7 +149,10 @@ class PgVectorStore:
         if guard is False:
             return inner
         config = GuardConfig() if guard is True else guard
-        return GuardedRetriever(inner, config, bm25=self.term_statistics(record))
+        side = None
+        if mode != "keyword":  # the guard judges the keyword side's best passages beside the hits
+            side = StoreRetriever(self, record, embedder, "keyword", tenant=tenant)
+        return GuardedRetriever(inner, config, bm25=self.term_statistics(record), evidence=side)
 
     def term_statistics(self, record: CollectionRecord) -> BM25Index:
         """The collection's term statistics for the guard (vocabulary and document
