@@ -1,5 +1,12 @@
+from collections.abc import Callable, Iterable
+
 from docqa.text.documents import Block, Heading
 
 def scan_html(
     text: str, first_line: int, content_only: bool
 ) -> tuple[str, str, list[Heading | Block]] | None: ...
+def walk_markdown(
+    events: Iterable[tuple[object, dict[str, int]]],
+    source: bytes,
+    html_blocks: Callable[..., list[Heading | Block]],
+) -> list[Heading | Block]: ...
