@@ -5,7 +5,7 @@
 # advances at each soft or hard break and at each newline inside inline HTML; text straight
 # inside a list item is a paragraph, ended by the next block-level event.
 
-from libc.stdlib cimport malloc, free
+
 
 _INLINE_STARTS = frozenset(
     {"Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"}

@@ -40,5 +40,8 @@ cdef void _types():
         Heading, Block, Line = H, B, L
 
 
+from libc.stdlib cimport malloc, realloc, free
+
 include "_html.pxi"
 include "_markdown.pxi"
+include "_windows.pxi"

@@ -10,3 +10,6 @@ def walk_markdown(
     source: bytes,
     html_blocks: Callable[..., list[Heading | Block]],
 ) -> list[Heading | Block]: ...
+def section_windows(
+    blocks: tuple[Block, ...], max_words: int, overlap: int
+) -> list[tuple[str, int, int]]: ...
