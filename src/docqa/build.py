@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from docqa._checks import positive
-from docqa.embed import TfidfEmbedder
 from docqa.embed.choices import EMBEDDERS, make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
@@ -35,7 +34,6 @@ from docqa.index.lock import build_lock
 from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
-from docqa.keyword.bm25 import ARRAYS, BM25Config
 from docqa.pipeline import stream
 from docqa.pipeline.postings import PostingRuns
 from docqa.pipeline.sources import discover
@@ -197,14 +195,14 @@ def _build_locked(
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
         if not builder.count:
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
-        if isinstance(embedder, TfidfEmbedder):
+        if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
         vocabulary = _write_bm25(builder, state)
         meta = {
             "settings": asdict(settings),
             "files": state.files,
             "fingerprint": stamp,
-            "bm25": BM25Config().to_dict(),
+            "bm25": _bm25_config(),
         }
         report = BuildReport(
             path=target,
@@ -235,7 +233,7 @@ def _stream(
     progress: Progress | None,
 ) -> stream.Pass:
     """Process every file group and append its rows to ``builder``, in load order."""
-    fitted = isinstance(embedder, TfidfEmbedder)
+    fitted = settings.embedder == "tfidf"  # fitted on every text after the pass
     old = {} if fitted else _old_rows(previous)
     state = stream.Pass(
         builder,
@@ -270,8 +268,11 @@ def _stream(
     return state
 
 
-def _fit_and_embed(builder: IndexBuilder, embedder: TfidfEmbedder, texts: list[str]) -> None:
+def _fit_and_embed(builder: IndexBuilder, embedder: Embedder, texts: list[str]) -> None:
     """Fit TF-IDF on every chunk text, then embed in batches; its state goes with the index."""
+    from docqa.embed.tfidf import TfidfEmbedder
+
+    assert isinstance(embedder, TfidfEmbedder)
     embedder.fit(texts)
     if len(texts) * embedder.dim * 4 > MAX_DENSE_BYTES:
         raise InputError(
@@ -284,8 +285,16 @@ def _fit_and_embed(builder: IndexBuilder, embedder: TfidfEmbedder, texts: list[s
         builder.array(TFIDF_PREFIX + name, arr.dtype).append(arr)
 
 
+def _bm25_config() -> dict[str, Any]:
+    from docqa.keyword.bm25 import BM25Config  # BM25's module loads Numba: only once needed
+
+    return BM25Config().to_dict()
+
+
 def _write_bm25(builder: IndexBuilder, state: stream.Pass) -> int:
     """Merge the spilled postings into the BM25 CSR arrays; returns the vocabulary size."""
+    from docqa.keyword.bm25 import ARRAYS
+
     sinks = {n: builder.array(n, d) for n, d in ARRAYS.items() if n != "bm25_lengths"}
     return state.runs.merge(lambda name, block: sinks[name].append(block), state.old_postings())
 
