@@ -36,7 +36,7 @@ from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import stream
 from docqa.pipeline.postings import PostingRuns
-from docqa.pipeline.sources import discover
+from docqa.pipeline.sources import SourceFile, discover
 from docqa.pipeline.work import Task
 from docqa.text.documents import LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
@@ -61,12 +61,16 @@ class IndexSettings:
     tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
 
     def __post_init__(self) -> None:
-        from docqa.search.compact import STORAGES
-
         if self.embedder not in EMBEDDERS:
             raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
         positive(self.dim, "dim")
         check_window("max_words", self.max_words, "overlap", self.overlap)
+        if self.storage != "float32":  # the default needs no look at (Numba's) compact module
+            self._check_storage()
+
+    def _check_storage(self) -> None:
+        from docqa.search.compact import STORAGES
+
         if self.storage not in STORAGES:
             raise InputError(
                 f"unknown storage {self.storage!r}; choose one of {', '.join(STORAGES)}"
@@ -95,7 +99,11 @@ class BuildReport:
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     """A digest of the files' names, sizes and modification times and of the settings: while
     it is unchanged, the index built from ``paths`` is up to date."""
-    files, unknown = discover(paths)
+    return _stamp(*discover(paths), settings)
+
+
+def _stamp(files: list[SourceFile], unknown: list[SkippedFile], settings: IndexSettings) -> str:
+    """``fingerprint`` of what ``discover`` found."""
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
     for path, source in files:
         st = path.stat()
@@ -184,8 +192,8 @@ def _build_locked(
     n_workers: int,
 ) -> BuildReport:
     started = time.perf_counter()
-    stamp = fingerprint(paths, settings)
     found, unknown = discover(paths)
+    stamp = _stamp(found, unknown, settings)
     sized = [(p, s, p.stat().st_size) for p, s in found]
     warnings: list[str] = []
     previous = _previous(target, settings, warnings)
@@ -243,6 +251,7 @@ def _stream(
         {s: rows for s, (_, rows) in old.items()},
     )
     cut = list(stream.groups(sized))
+    verified = stream.unchanged(sized, {s: sha for s, (sha, _) in old.items()})
     tasks = (
         Task(
             tuple(group),
@@ -253,9 +262,12 @@ def _stream(
             {s: old[s][0] for _, s in group if s in old},
             keep_texts=fitted,
             tenant_from_folder=settings.tenant_from_folder,
+            verified={s: verified[s] for _, s in group if s in verified},
         )
         for group in cut
     )
+    to_parse = sum(n for _, s, n in sized if s not in verified)
+    workers = workers if to_parse >= stream.POOL_BYTES else 1  # not worth starting a pool
     total_bytes = sum(n for _, _, n in sized)
     done_files = done_bytes = 0
     for result in stream.results(tasks, min(workers, len(cut))):

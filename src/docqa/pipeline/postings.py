@@ -57,6 +57,18 @@ def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
 Sink = Callable[[str, np.ndarray], None]  # (array name, block) appended to that array
 
 
+def _by_hash_and_row(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``np.lexsort((rows, hashes))`` for parts that are each sorted by (hash, row), in
+    a few linear passes: each hash becomes its rank in the slice, (rank, row) one int64 key,
+    and a stable sort of keys made of sorted runs merges the runs (each (hash, row) pair
+    occurs once, so the order is the same)."""
+    by_hash = np.argsort(hashes, kind="stable")
+    ordered = hashes[by_hash]
+    ranks = np.empty(hashes.size, dtype=np.int64)
+    ranks[by_hash] = np.cumsum(np.append(False, ordered[1:] != ordered[:-1]))
+    return np.argsort((ranks << 32) | rows.astype(np.int64), kind="stable")
+
+
 class _Run:
     """One spilled run: raw uint64 hashes, int32 rows, int32 tf files. Slices are read into
     memory by offset, not memory-mapped, so what the merge has read does not stay resident
@@ -131,7 +143,9 @@ class PostingRuns:
                 continue
             # runs hold ascending, disjoint row ranges: a stable sort by hash keeps rows in
             # order; renumbered old rows interleave with them, so then sort by both
-            order = np.argsort(hashes, kind="stable") if old is None else np.lexsort((rows, hashes))
+            order = (
+                np.argsort(hashes, kind="stable") if old is None else _by_hash_and_row(hashes, rows)
+            )
             hashes, rows, tf = hashes[order], rows[order], tf[order]
             new = np.ones(hashes.size, dtype=bool)
             new[1:] = hashes[1:] != hashes[:-1]

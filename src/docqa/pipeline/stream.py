@@ -13,6 +13,7 @@ Rows of files whose bytes did not change since ``previous`` was built are copied
 
 from __future__ import annotations
 
+import hashlib
 import signal
 import threading
 import warnings
@@ -28,12 +29,14 @@ import numpy as np
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline.postings import OldPostings, PostingRuns
-from docqa.pipeline.work import FileResult, Result, Task, ignore_interrupts, run
+from docqa.pipeline.work import Result, Task, ignore_interrupts, run
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import SkippedFileWarning
+from docqa.text.loaders import SkippedFileWarning, read_bytes
 
 GROUP_BYTES = 1 << 20
 GROUP_FILES = 256
+POOL_BYTES = 4 << 20  # less to parse than this is done in this process: starting workers
+# costs about as much as parsing it
 Progress = Callable[[str, int, int], None]
 
 
@@ -50,6 +53,18 @@ def groups(files: Sequence[tuple[Path, str, int]]) -> Iterator[list[tuple[Path, 
             group, size = [], 0
     if group:
         yield group
+
+
+def unchanged(files: Sequence[tuple[Path, str, int]], known: Mapping[str, str]) -> dict[str, int]:
+    """``source -> size`` of the ``files`` whose bytes still have the sha256 ``known`` for
+    their source (read and hashed here: a file that cannot be read is left to the task)."""
+    out: dict[str, int] = {}
+    for path, source, _ in files:
+        if source in known:
+            data = read_bytes(path)
+            if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == known[source]:
+                out[source] = len(data)
+    return out
 
 
 def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
@@ -112,21 +127,29 @@ class Pass:
 
     def take(self, result: Result) -> None:
         """Append one group's rows in file order: new rows from ``result``, reused rows from
-        the previous index."""
+        the previous index (consecutive reused files copied as one span)."""
         local = 0
         new_rows = np.empty(result.record_lengths.size, dtype=np.int32)
         starts = np.zeros(result.record_lengths.size + 1, dtype=np.int64)
         np.cumsum(result.record_lengths, out=starts[1:])
+        span: tuple[int, int] | None = None  # old rows still to copy
         for f in result.files:
             if f.skipped:
                 self.skipped.append(SkippedFile(f.source, f.skipped))
                 warnings.warn(f"skipped {f.source}: {f.skipped}", SkippedFileWarning, stacklevel=2)
                 continue
-            row = self.builder.count
             if f.reused:
-                n = self._copy_old(f)
+                a, b = self.old_rows[f.source]
+                pending = span[1] - span[0] if span is not None else 0
+                if span is None or span[1] != a:
+                    self._copy_old(span)
+                    span, pending = (a, b), 0
+                else:
+                    span = (span[0], b)
+                row, n = self.builder.count + pending, b - a
             else:
-                n = f.chunks
+                self._copy_old(span)
+                span, row, n = None, self.builder.count, f.chunks
                 a, b = local, local + n
                 self.builder.add_records(
                     memoryview(result.records)[starts[a] : starts[b]], result.record_lengths[a:b]
@@ -137,14 +160,19 @@ class Pass:
                 new_rows[a:b] = np.arange(row, row + n, dtype=np.int32)
                 local, self.embedded = b, self.embedded + n
             self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
+        self._copy_old(span)
         p = result.postings
         self.runs.add(p.hashes, new_rows[p.rows], p.tf)
         self.texts.extend(result.texts)
 
-    def _copy_old(self, f: FileResult) -> int:
+    def _copy_old(self, span: tuple[int, int] | None) -> None:
+        """Copy the previous index's rows ``span`` (records, vectors, BM25 lengths) as the
+        next rows, and note where they went."""
+        if span is None:
+            return
         assert self.previous is not None
         old = self.previous
-        a, b = self.old_rows[f.source]
+        a, b = span
         self.builder.add_records(*old.raw_records(a, b))
         self.builder.append_vectors(np.asarray(old.vectors[a:b]))
         if self._old_lengths is None:
@@ -154,7 +182,6 @@ class Pass:
             self.remap = np.full(len(old), -1, dtype=np.int64)
         self.remap[a:b] = np.arange(self.builder.count - (b - a), self.builder.count)
         self.reused += b - a
-        return b - a
 
     def old_postings(self) -> OldPostings | None:
         """The previous index's postings renumbered to the new rows (None if nothing reused)."""
