@@ -1,7 +1,8 @@
 """BM25 postings in bounded memory: sorted runs spilled to disk, merged by hash range.
 
-Postings arrive in row order (``add``), are held until ``budget`` of them have gathered, then
-sorted by term hash (stably, so rows stay ascending within a term) and written to the scratch
+Postings arrive in row order (``add``; each call's sorted by (hash, row)), are held until
+``budget`` of them have gathered, then sorted by term hash (stably, so rows stay ascending
+within a term; a merge of the calls' sorted runs, as the sort finds them) and written to the scratch
 folder as one run, the way Lucene flushes segments. ``merge`` then walks the 64-bit hash
 space in equal slices, small enough that one slice of every run fits the budget, and writes
 the CSR arrays of :mod:`docqa.keyword.bm25` (``ARRAYS``) straight to their files: the result

@@ -54,7 +54,8 @@ class FileResult:
 
 @dataclass(frozen=True, slots=True)
 class Postings:
-    """BM25 postings of a group's rows, sorted by (row, term hash): ``hashes`` uint64,
+    """BM25 postings of a group's rows, sorted by (term hash, row) - so the main process
+    merges sorted groups instead of sorting postings: ``hashes`` uint64,
     ``rows`` int32 (0-based within the group), ``tf`` int32; ``lengths`` int32 tokens per row."""
 
     hashes: np.ndarray
@@ -83,7 +84,7 @@ def postings_of(texts: Sequence[str]) -> Postings:
     th = hash_tokens(texts, stop_words=True, fold_plurals=True)
     lengths = np.diff(th.offsets).astype(np.int32)
     rows = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
-    order = np.lexsort((th.hashes, rows))
+    order = np.argsort(th.hashes, kind="stable")  # rows are ascending already
     hashes, rows = th.hashes[order], rows[order]
     new = np.ones(hashes.size, dtype=bool)
     new[1:] = (hashes[1:] != hashes[:-1]) | (rows[1:] != rows[:-1])
