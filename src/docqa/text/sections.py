@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
@@ -32,12 +33,13 @@ from docqa.text.windows import check_window
 from docqa.types import Chunk
 
 INTRO_SLUG = "intro"
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 def slugify(heading: str) -> str:
     """``"Loan periods (2024)!"`` -> ``"loan-periods-2024"``; ``"section"`` if nothing is left."""
-    slug = "".join(c if c.isalnum() else "-" for c in heading.lower())
-    slug = "-".join(part for part in slug.split("-") if part)
+    # runs of characters that are not ``str.isalnum`` (re's \w is isalnum plus "_")
+    slug = "-".join(part for part in _NOT_ALNUM.split(heading.lower()) if part)
     return slug or "section"
 
 
