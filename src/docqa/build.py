@@ -125,10 +125,12 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
         if index.manifest.meta.get("settings") != asdict(settings):
             return None
         index.verify()
+        # a fresh view: verify read every vector through the maps, which keeps those pages
+        # in this process's memory for as long as the maps live
+        return open_index(target)
     except DocqaError as exc:
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")
         return None
-    return index
 
 
 def _old_rows(previous: Index | None) -> dict[str, tuple[str, tuple[int, int]]]:

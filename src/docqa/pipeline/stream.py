@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from docqa.index import format as fmt
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline.postings import OldPostings, PostingRuns
@@ -107,6 +108,33 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+class _OldFiles:
+    """The previous index's records and vectors read by file offset, not through its memory
+    maps: pages read through a map stay in the process's memory (a 1 GB update held the
+    whole old index), pages read from a file do not."""
+
+    def __init__(self, old: Index) -> None:
+        self.root, self.dim = old.root, old.manifest.dim
+        self.offsets = np.load(old.root / fmt.OFFSETS, mmap_mode="r")  # 8 bytes a row
+        with open(old.root / fmt.VECTORS, "rb") as f:
+            major, _ = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0
+            (read if major == 1 else np.lib.format.read_array_header_2_0)(f)
+            self.header = f.tell()
+
+    def records(self, a: int, b: int) -> tuple[bytes, np.ndarray]:
+        """Rows ``a:b``'s chunk records end to end, and their lengths."""
+        offsets = np.asarray(self.offsets[a : b + 1])
+        with open(self.root / fmt.BLOB, "rb") as f:
+            f.seek(int(offsets[0]))
+            return f.read(int(offsets[-1] - offsets[0])), np.diff(offsets)
+
+    def vectors(self, a: int, b: int) -> np.ndarray:
+        count, offset = (b - a) * self.dim, self.header + a * self.dim * 4
+        rows = np.fromfile(self.root / fmt.VECTORS, dtype="<f4", count=count, offset=offset)
+        return rows.reshape(b - a, self.dim)
+
+
 @dataclass
 class Pass:
     """What the main process keeps while results stream into ``builder``: per-file rows and
@@ -124,6 +152,7 @@ class Pass:
     embedded: int = 0
     reused: int = 0
     _old_lengths: np.ndarray | None = None
+    _old_files: _OldFiles | None = None
 
     def take(self, result: Result) -> None:
         """Append one group's rows in file order: new rows from ``result``, reused rows from
@@ -173,8 +202,10 @@ class Pass:
         assert self.previous is not None
         old = self.previous
         a, b = span
-        self.builder.add_records(*old.raw_records(a, b))
-        self.builder.append_vectors(np.asarray(old.vectors[a:b]))
+        if self._old_files is None:
+            self._old_files = _OldFiles(old)
+        self.builder.add_records(*self._old_files.records(a, b))
+        self.builder.append_vectors(self._old_files.vectors(a, b))
         if self._old_lengths is None:
             self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
         self.lengths.append(self._old_lengths[a:b])
