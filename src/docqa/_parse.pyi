@@ -1,4 +1,5 @@
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from docqa.text.documents import Block, Heading
 
@@ -6,7 +7,7 @@ def scan_html(
     text: str, first_line: int, content_only: bool
 ) -> tuple[str, str, list[Heading | Block]] | None: ...
 def walk_markdown(
-    events: Iterable[tuple[object, dict[str, int]]],
+    events: Iterable[tuple[Any, Any]],
     source: bytes,
     html_blocks: Callable[..., list[Heading | Block]],
 ) -> list[Heading | Block]: ...

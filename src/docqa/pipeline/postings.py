@@ -135,8 +135,7 @@ class PostingRuns:
         sink("bm25_indptr", np.zeros(1, np.int64))
         for i in range(slices):
             lo, hi = i * _SPACE // slices, (i + 1) * _SPACE // slices
-            parts = []
-            parts.extend(run.slice(lo, hi) for run in runs)
+            parts = [run.slice(lo, hi) for run in runs]
             if old is not None:
                 parts.append(old.slice(lo, hi))
             hashes, rows, tf = (np.concatenate(p) for p in zip(*parts, strict=True))
