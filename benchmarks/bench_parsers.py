@@ -1,4 +1,4 @@
-"""Which parser: Markdown and PDF candidates on real files, CPU MB/s, one process.
+"""Which parser: Markdown, HTML and PDF candidates on real files, CPU MB/s, one process.
 
     python benchmarks/bench_parsers.py [--where DIR]
 
@@ -6,7 +6,9 @@ Markdown: the real Markdown of the benchmark seed (``index_corpus.seed``), parse
 reference (markdown-it-py, ``docqa.text.markdown``), by the fast path
 (``docqa.text.markdown_fast``: pyromark events walked into blocks), and by the raw
 candidates (pyromark's events alone, cmarkgfm and mistune to their own output), with the
-number of files where the fast path and the reference disagree. PDF: pypdfium2 against
+number of files where the fast path and the reference disagree. HTML: the seed's pages
+(pydocs) through ``HTMLParser`` driving the handlers (the reference) and through the native
+scanner (``docqa._parse.scan_html``), with the files it hands back and those that differ. PDF: pypdfium2 against
 pypdf on a 200-page PDF made with fpdf2. CPU time (``time.process_time``), best of 3, so a
 busy machine distorts it less than wall time.
 """
@@ -63,6 +65,25 @@ def markdown(texts: list[str]) -> None:
     print(f"\nfast path and reference differ on {differ} of {len(texts)} files")
 
 
+def html(texts: list[str]) -> None:
+    from docqa._parse import scan_html
+    from docqa.text.html import _MARKS_CONTENT, _reference
+
+    mb = sum(len(t.encode()) for t in texts) / MB
+    marked = [bool(_MARKS_CONTENT.search(t)) for t in texts]
+    pairs = list(zip(texts, marked, strict=True))
+    ref = best(lambda: [_reference(t, 1, m) for t, m in pairs], 1)
+    fast = best(lambda: [scan_html(t, 1, m) for t, m in pairs])
+    found = [scan_html(t, 1, m) for t, m in pairs]
+    back = sum(f is None for f in found)
+    differ = sum(f is not None and f != _reference(t, 1, m) for f, (t, m) in zip(found, pairs))
+    print(f"\n## HTML: {len(texts)} pages, {mb:.1f} MB\n")
+    print("| parser | CPU MB/s | vs reference |\n|---|---|---|")
+    print(f"| HTMLParser + handlers (reference) | {mb / ref:.1f} | 1.0x |")
+    print(f"| docqa native scanner | {mb / fast:.1f} | {ref / fast:.1f}x |")
+    print(f"\nhanded back to the reference: {back}; differing from it: {differ}")
+
+
 def pdf(pages: int = 200) -> None:
     import pypdf
     import pypdfium2
@@ -97,6 +118,8 @@ def main() -> None:
     args.where.mkdir(parents=True, exist_ok=True)
     files = sorted((seed(args.where) / "markdown").iterdir())
     markdown([p.read_text(encoding="utf-8", errors="replace") for p in files])
+    pages = sorted((seed(args.where) / "pydocs").rglob("*.html"))
+    html([p.read_text(encoding="utf-8-sig", errors="replace") for p in pages])
     pdf()
 
 

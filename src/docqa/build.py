@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from docqa._checks import positive
-from docqa.embed import TfidfEmbedder
 from docqa.embed.choices import EMBEDDERS, make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
@@ -35,10 +34,9 @@ from docqa.index.lock import build_lock
 from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
-from docqa.keyword.bm25 import ARRAYS, BM25Config
 from docqa.pipeline import stream
 from docqa.pipeline.postings import PostingRuns
-from docqa.pipeline.sources import discover
+from docqa.pipeline.sources import SourceFile, discover
 from docqa.pipeline.work import Task
 from docqa.text.documents import LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
@@ -63,12 +61,16 @@ class IndexSettings:
     tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
 
     def __post_init__(self) -> None:
-        from docqa.search.compact import STORAGES
-
         if self.embedder not in EMBEDDERS:
             raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
         positive(self.dim, "dim")
         check_window("max_words", self.max_words, "overlap", self.overlap)
+        if self.storage != "float32":  # the default needs no look at (Numba's) compact module
+            self._check_storage()
+
+    def _check_storage(self) -> None:
+        from docqa.search.compact import STORAGES
+
         if self.storage not in STORAGES:
             raise InputError(
                 f"unknown storage {self.storage!r}; choose one of {', '.join(STORAGES)}"
@@ -97,7 +99,11 @@ class BuildReport:
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     """A digest of the files' names, sizes and modification times and of the settings: while
     it is unchanged, the index built from ``paths`` is up to date."""
-    files, unknown = discover(paths)
+    return _stamp(*discover(paths), settings)
+
+
+def _stamp(files: list[SourceFile], unknown: list[SkippedFile], settings: IndexSettings) -> str:
+    """``fingerprint`` of what ``discover`` found."""
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
     for path, source in files:
         st = path.stat()
@@ -119,10 +125,12 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
         if index.manifest.meta.get("settings") != asdict(settings):
             return None
         index.verify()
+        # a fresh view: verify read every vector through the maps, which keeps those pages
+        # in this process's memory for as long as the maps live
+        return open_index(target)
     except DocqaError as exc:
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")
         return None
-    return index
 
 
 def _old_rows(previous: Index | None) -> dict[str, tuple[str, tuple[int, int]]]:
@@ -186,8 +194,8 @@ def _build_locked(
     n_workers: int,
 ) -> BuildReport:
     started = time.perf_counter()
-    stamp = fingerprint(paths, settings)
     found, unknown = discover(paths)
+    stamp = _stamp(found, unknown, settings)
     sized = [(p, s, p.stat().st_size) for p, s in found]
     warnings: list[str] = []
     previous = _previous(target, settings, warnings)
@@ -197,14 +205,14 @@ def _build_locked(
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
         if not builder.count:
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
-        if isinstance(embedder, TfidfEmbedder):
+        if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
         vocabulary = _write_bm25(builder, state)
         meta = {
             "settings": asdict(settings),
             "files": state.files,
             "fingerprint": stamp,
-            "bm25": BM25Config().to_dict(),
+            "bm25": _bm25_config(),
         }
         report = BuildReport(
             path=target,
@@ -235,7 +243,7 @@ def _stream(
     progress: Progress | None,
 ) -> stream.Pass:
     """Process every file group and append its rows to ``builder``, in load order."""
-    fitted = isinstance(embedder, TfidfEmbedder)
+    fitted = settings.embedder == "tfidf"  # fitted on every text after the pass
     old = {} if fitted else _old_rows(previous)
     state = stream.Pass(
         builder,
@@ -245,6 +253,7 @@ def _stream(
         {s: rows for s, (_, rows) in old.items()},
     )
     cut = list(stream.groups(sized))
+    verified = stream.unchanged(sized, {s: sha for s, (sha, _) in old.items()})
     tasks = (
         Task(
             tuple(group),
@@ -255,9 +264,12 @@ def _stream(
             {s: old[s][0] for _, s in group if s in old},
             keep_texts=fitted,
             tenant_from_folder=settings.tenant_from_folder,
+            verified={s: verified[s] for _, s in group if s in verified},
         )
         for group in cut
     )
+    to_parse = sum(n for _, s, n in sized if s not in verified)
+    workers = workers if to_parse >= stream.POOL_BYTES else 1  # not worth starting a pool
     total_bytes = sum(n for _, _, n in sized)
     done_files = done_bytes = 0
     for result in stream.results(tasks, min(workers, len(cut))):
@@ -270,8 +282,11 @@ def _stream(
     return state
 
 
-def _fit_and_embed(builder: IndexBuilder, embedder: TfidfEmbedder, texts: list[str]) -> None:
+def _fit_and_embed(builder: IndexBuilder, embedder: Embedder, texts: list[str]) -> None:
     """Fit TF-IDF on every chunk text, then embed in batches; its state goes with the index."""
+    from docqa.embed.tfidf import TfidfEmbedder
+
+    assert isinstance(embedder, TfidfEmbedder)
     embedder.fit(texts)
     if len(texts) * embedder.dim * 4 > MAX_DENSE_BYTES:
         raise InputError(
@@ -284,8 +299,16 @@ def _fit_and_embed(builder: IndexBuilder, embedder: TfidfEmbedder, texts: list[s
         builder.array(TFIDF_PREFIX + name, arr.dtype).append(arr)
 
 
+def _bm25_config() -> dict[str, Any]:
+    from docqa.keyword.bm25 import BM25Config  # BM25's module loads Numba: only once needed
+
+    return BM25Config().to_dict()
+
+
 def _write_bm25(builder: IndexBuilder, state: stream.Pass) -> int:
     """Merge the spilled postings into the BM25 CSR arrays; returns the vocabulary size."""
+    from docqa.keyword.bm25 import ARRAYS
+
     sinks = {n: builder.array(n, d) for n, d in ARRAYS.items() if n != "bm25_lengths"}
     return state.runs.merge(lambda name, block: sinks[name].append(block), state.old_postings())
 

@@ -65,6 +65,7 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many groups and many spilled runs and merge slices, even on a small corpus."""
     monkeypatch.setattr(stream, "GROUP_FILES", 7)
     monkeypatch.setattr(postings, "DEFAULT_BUDGET", 500)
+    monkeypatch.setattr(stream, "POOL_BYTES", 0)  # start the workers even for a small corpus
 
 
 def test_stream_equals_the_plain_functions(tmp_path: Path, small_pieces: None) -> None:

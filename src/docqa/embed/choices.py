@@ -7,10 +7,14 @@ only texts never embedded before by the same model. Heavy modules load only when
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docqa.embed.hashing import HashingEmbedder
 from docqa.embed.protocol import Embedder
-from docqa.embed.tfidf import TfidfEmbedder
 from docqa.errors import InputError
+
+if TYPE_CHECKING:
+    from docqa.embed.tfidf import TfidfEmbedder
 
 EMBEDDERS = ("hashing", "tfidf", "minilm", "ollama", "openai")
 COSTLY = ("minilm", "ollama", "openai")
@@ -32,6 +36,8 @@ def make_embedder(name: str, *, dim: int = 256, cache: bool = True) -> Embedder 
     if name == "hashing":
         return HashingEmbedder(dim)
     if name == "tfidf":
+        from docqa.embed.tfidf import TfidfEmbedder
+
         return TfidfEmbedder()
     if name not in COSTLY:
         raise InputError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDERS)}")

@@ -1,7 +1,8 @@
 """BM25 postings in bounded memory: sorted runs spilled to disk, merged by hash range.
 
-Postings arrive in row order (``add``), are held until ``budget`` of them have gathered, then
-sorted by term hash (stably, so rows stay ascending within a term) and written to the scratch
+Postings arrive in row order (``add``; each call's sorted by (hash, row)), are held until
+``budget`` of them have gathered, then sorted by term hash (stably, so rows stay ascending
+within a term; a merge of the calls' sorted runs, as the sort finds them) and written to the scratch
 folder as one run, the way Lucene flushes segments. ``merge`` then walks the 64-bit hash
 space in equal slices, small enough that one slice of every run fits the budget, and writes
 the CSR arrays of :mod:`docqa.keyword.bm25` (``ARRAYS``) straight to their files: the result
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_BUDGET = 4_000_000  # postings held in memory (16 bytes each)
+DEFAULT_BUDGET = 1_000_000  # postings held in memory (16 bytes each; ~3x that while sorting)
 _SPACE = 1 << 64
 
 
@@ -57,12 +58,48 @@ def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
 Sink = Callable[[str, np.ndarray], None]  # (array name, block) appended to that array
 
 
+def _by_hash_and_row(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``np.lexsort((rows, hashes))`` for parts that are each sorted by (hash, row), in
+    a few linear passes: each hash becomes its rank in the slice, (rank, row) one int64 key,
+    and a stable sort of keys made of sorted runs merges the runs (each (hash, row) pair
+    occurs once, so the order is the same)."""
+    by_hash = np.argsort(hashes, kind="stable")
+    ordered = hashes[by_hash]
+    ranks = np.empty(hashes.size, dtype=np.int64)
+    ranks[by_hash] = np.cumsum(np.append(False, ordered[1:] != ordered[:-1]))
+    return np.argsort((ranks << 32) | rows.astype(np.int64), kind="stable")
+
+
+class _Run:
+    """One spilled run: raw uint64 hashes, int32 rows, int32 tf files. Slices are read into
+    memory by offset, not memory-mapped, so what the merge has read does not stay resident
+    (mapped pages count in the process's memory until unmapped); only the binary search for
+    a slice's bounds touches the hashes file through a map."""
+
+    def __init__(self, hashes: Path, rows: Path, tf: Path) -> None:
+        self.paths = (hashes, rows, tf)
+        self.hashes = (
+            np.memmap(hashes, dtype=np.uint64, mode="r")
+            if hashes.stat().st_size
+            else np.zeros(0, np.uint64)
+        )
+
+    def slice(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a, b = _bounds(self.hashes, lo, hi)
+        h, r, t = self.paths
+        return (
+            np.fromfile(h, dtype=np.uint64, count=b - a, offset=a * 8),
+            np.fromfile(r, dtype=np.int32, count=b - a, offset=a * 4),
+            np.fromfile(t, dtype=np.int32, count=b - a, offset=a * 4),
+        )
+
+
 class PostingRuns:
     """Postings gathered in row order and spilled as sorted runs under ``scratch``."""
 
-    def __init__(self, scratch: Path, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, scratch: Path, budget: int | None = None) -> None:
         self.scratch = scratch
-        self.budget = budget
+        self.budget = DEFAULT_BUDGET if budget is None else budget  # read at call time
         self.total = 0
         self._runs: list[tuple[Path, Path, Path]] = []
         self._held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -82,26 +119,23 @@ class PostingRuns:
         hashes, rows, tf = (np.concatenate(parts) for parts in zip(*self._held, strict=True))
         self._held, self._held_size = [], 0
         order = np.argsort(hashes, kind="stable")  # rows arrived ascending: they stay so
-        paths = tuple(self.scratch / f"run-{len(self._runs):05d}.{k}.npy" for k in "hrt")
+        paths = tuple(self.scratch / f"run-{len(self._runs):05d}.{k}" for k in "hrt")
         for path, arr in zip(paths, (hashes, rows, tf), strict=True):
-            np.save(path, arr[order])
+            arr[order].tofile(path)  # raw: the merge reads slices of it by offset
         self._runs.append((paths[0], paths[1], paths[2]))
 
     def merge(self, sink: Sink, old: OldPostings | None = None) -> int:
         """Write ``bm25_vocab``, ``bm25_indptr``, ``bm25_rows`` and ``bm25_tf`` to ``sink``;
         returns the number of terms."""
         self._spill()
-        runs = [tuple(np.load(p, mmap_mode="r") for p in run) for run in self._runs]
+        runs = [_Run(*paths) for paths in self._runs]
         total = self.total + (int(old.indptr[-1]) if old is not None else 0)
         slices = max(1, -(-total // self.budget))
         n_terms, nnz = 0, 0
         sink("bm25_indptr", np.zeros(1, np.int64))
         for i in range(slices):
             lo, hi = i * _SPACE // slices, (i + 1) * _SPACE // slices
-            parts = []
-            for h, r, t in runs:
-                a, b = _bounds(h, lo, hi)
-                parts.append((h[a:b], r[a:b], t[a:b]))
+            parts = [run.slice(lo, hi) for run in runs]
             if old is not None:
                 parts.append(old.slice(lo, hi))
             hashes, rows, tf = (np.concatenate(p) for p in zip(*parts, strict=True))
@@ -109,7 +143,9 @@ class PostingRuns:
                 continue
             # runs hold ascending, disjoint row ranges: a stable sort by hash keeps rows in
             # order; renumbered old rows interleave with them, so then sort by both
-            order = np.argsort(hashes, kind="stable") if old is None else np.lexsort((rows, hashes))
+            order = (
+                np.argsort(hashes, kind="stable") if old is None else _by_hash_and_row(hashes, rows)
+            )
             hashes, rows, tf = hashes[order], rows[order], tf[order]
             new = np.ones(hashes.size, dtype=bool)
             new[1:] = hashes[1:] != hashes[:-1]

@@ -13,6 +13,7 @@ Rows of files whose bytes did not change since ``previous`` was built are copied
 
 from __future__ import annotations
 
+import hashlib
 import signal
 import threading
 import warnings
@@ -25,15 +26,18 @@ from typing import Any
 
 import numpy as np
 
+from docqa.index import format as fmt
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline.postings import OldPostings, PostingRuns
-from docqa.pipeline.work import FileResult, Result, Task, ignore_interrupts, run
+from docqa.pipeline.work import Result, Task, ignore_interrupts, run
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import SkippedFileWarning
+from docqa.text.loaders import SkippedFileWarning, read_bytes
 
 GROUP_BYTES = 1 << 20
 GROUP_FILES = 256
+POOL_BYTES = 4 << 20  # less to parse than this is done in this process: starting workers
+# costs about as much as parsing it
 Progress = Callable[[str, int, int], None]
 
 
@@ -50,6 +54,18 @@ def groups(files: Sequence[tuple[Path, str, int]]) -> Iterator[list[tuple[Path, 
             group, size = [], 0
     if group:
         yield group
+
+
+def unchanged(files: Sequence[tuple[Path, str, int]], known: Mapping[str, str]) -> dict[str, int]:
+    """``source -> size`` of the ``files`` whose bytes still have the sha256 ``known`` for
+    their source (read and hashed here: a file that cannot be read is left to the task)."""
+    out: dict[str, int] = {}
+    for path, source, _ in files:
+        if source in known:
+            data = read_bytes(path)
+            if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == known[source]:
+                out[source] = len(data)
+    return out
 
 
 def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
@@ -92,6 +108,33 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+class _OldFiles:
+    """The previous index's records and vectors read by file offset, not through its memory
+    maps: pages read through a map stay in the process's memory (a 1 GB update held the
+    whole old index), pages read from a file do not."""
+
+    def __init__(self, old: Index) -> None:
+        self.root, self.dim = old.root, old.manifest.dim
+        self.offsets = np.load(old.root / fmt.OFFSETS, mmap_mode="r")  # 8 bytes a row
+        with open(old.root / fmt.VECTORS, "rb") as f:
+            major, _ = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0
+            (read if major == 1 else np.lib.format.read_array_header_2_0)(f)
+            self.header = f.tell()
+
+    def records(self, a: int, b: int) -> tuple[bytes, np.ndarray]:
+        """Rows ``a:b``'s chunk records end to end, and their lengths."""
+        offsets = np.asarray(self.offsets[a : b + 1])
+        with open(self.root / fmt.BLOB, "rb") as f:
+            f.seek(int(offsets[0]))
+            return f.read(int(offsets[-1] - offsets[0])), np.diff(offsets)
+
+    def vectors(self, a: int, b: int) -> np.ndarray:
+        count, offset = (b - a) * self.dim, self.header + a * self.dim * 4
+        rows = np.fromfile(self.root / fmt.VECTORS, dtype="<f4", count=count, offset=offset)
+        return rows.reshape(b - a, self.dim)
+
+
 @dataclass
 class Pass:
     """What the main process keeps while results stream into ``builder``: per-file rows and
@@ -109,24 +152,33 @@ class Pass:
     embedded: int = 0
     reused: int = 0
     _old_lengths: np.ndarray | None = None
+    _old_files: _OldFiles | None = None
 
     def take(self, result: Result) -> None:
         """Append one group's rows in file order: new rows from ``result``, reused rows from
-        the previous index."""
+        the previous index (consecutive reused files copied as one span)."""
         local = 0
         new_rows = np.empty(result.record_lengths.size, dtype=np.int32)
         starts = np.zeros(result.record_lengths.size + 1, dtype=np.int64)
         np.cumsum(result.record_lengths, out=starts[1:])
+        span: tuple[int, int] | None = None  # old rows still to copy
         for f in result.files:
             if f.skipped:
                 self.skipped.append(SkippedFile(f.source, f.skipped))
                 warnings.warn(f"skipped {f.source}: {f.skipped}", SkippedFileWarning, stacklevel=2)
                 continue
-            row = self.builder.count
             if f.reused:
-                n = self._copy_old(f)
+                a, b = self.old_rows[f.source]
+                pending = span[1] - span[0] if span is not None else 0
+                if span is None or span[1] != a:
+                    self._copy_old(span)
+                    span, pending = (a, b), 0
+                else:
+                    span = (span[0], b)
+                row, n = self.builder.count + pending, b - a
             else:
-                n = f.chunks
+                self._copy_old(span)
+                span, row, n = None, self.builder.count, f.chunks
                 a, b = local, local + n
                 self.builder.add_records(
                     memoryview(result.records)[starts[a] : starts[b]], result.record_lengths[a:b]
@@ -137,16 +189,23 @@ class Pass:
                 new_rows[a:b] = np.arange(row, row + n, dtype=np.int32)
                 local, self.embedded = b, self.embedded + n
             self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
+        self._copy_old(span)
         p = result.postings
         self.runs.add(p.hashes, new_rows[p.rows], p.tf)
         self.texts.extend(result.texts)
 
-    def _copy_old(self, f: FileResult) -> int:
+    def _copy_old(self, span: tuple[int, int] | None) -> None:
+        """Copy the previous index's rows ``span`` (records, vectors, BM25 lengths) as the
+        next rows, and note where they went."""
+        if span is None:
+            return
         assert self.previous is not None
         old = self.previous
-        a, b = self.old_rows[f.source]
-        self.builder.add_records(*old.raw_records(a, b))
-        self.builder.append_vectors(np.asarray(old.vectors[a:b]))
+        a, b = span
+        if self._old_files is None:
+            self._old_files = _OldFiles(old)
+        self.builder.add_records(*self._old_files.records(a, b))
+        self.builder.append_vectors(self._old_files.vectors(a, b))
         if self._old_lengths is None:
             self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
         self.lengths.append(self._old_lengths[a:b])
@@ -154,7 +213,6 @@ class Pass:
             self.remap = np.full(len(old), -1, dtype=np.int64)
         self.remap[a:b] = np.arange(self.builder.count - (b - a), self.builder.count)
         self.reused += b - a
-        return b - a
 
     def old_postings(self) -> OldPostings | None:
         """The previous index's postings renumbered to the new rows (None if nothing reused)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,8 @@ from docqa.text.tokenize import hash_tokens
 @dataclass(frozen=True, slots=True)
 class Task:
     """Files ``(path, source)`` to process; ``known`` maps a source to the sha256 its rows in
-    the previous index were built from (those files are reused, not parsed)."""
+    the previous index were built from (those files are reused, not parsed); ``verified``
+    names the known files whose bytes the caller already checked against that sha256."""
 
     files: tuple[tuple[Path, str], ...]
     max_words: int
@@ -35,6 +36,8 @@ class Task:
     known: Mapping[str, str]
     keep_texts: bool = False
     tenant_from_folder: bool = False  # each document's tenant is its first folder
+    verified: Mapping[str, int] = field(default_factory=dict)  # source -> size: known
+    # files the caller has already read and found unchanged (reused without reading)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +54,8 @@ class FileResult:
 
 @dataclass(frozen=True, slots=True)
 class Postings:
-    """BM25 postings of a group's rows, sorted by (row, term hash): ``hashes`` uint64,
+    """BM25 postings of a group's rows, sorted by (term hash, row) - so the main process
+    merges sorted groups instead of sorting postings: ``hashes`` uint64,
     ``rows`` int32 (0-based within the group), ``tf`` int32; ``lengths`` int32 tokens per row."""
 
     hashes: np.ndarray
@@ -80,7 +84,7 @@ def postings_of(texts: Sequence[str]) -> Postings:
     th = hash_tokens(texts, stop_words=True, fold_plurals=True)
     lengths = np.diff(th.offsets).astype(np.int32)
     rows = np.repeat(np.arange(len(texts), dtype=np.int32), lengths)
-    order = np.lexsort((th.hashes, rows))
+    order = np.argsort(th.hashes, kind="stable")  # rows are ascending already
     hashes, rows = th.hashes[order], rows[order]
     new = np.ones(hashes.size, dtype=bool)
     new[1:] = (hashes[1:] != hashes[:-1]) | (rows[1:] != rows[:-1])
@@ -111,6 +115,9 @@ def _run(task: Task) -> Result:
     records: list[bytes] = []
     texts: list[str] = []
     for path, source in task.files:
+        if source in task.verified:
+            outcomes.append(FileResult(source, task.verified[source], task.known[source], 0, True))
+            continue
         data = read_bytes(path)
         if isinstance(data, SkippedFile):
             outcomes.append(FileResult(source, 0, "", 0, skipped=data.reason))

@@ -1,4 +1,5 @@
-"""HTML to headings and blocks, with the standard library's ``html.parser.HTMLParser``.
+"""HTML to headings and blocks, with the standard library's ``html.parser.HTMLParser``
+(the reference) and its native twin ``docqa._parse.scan_html`` (used when it can be).
 
 Why this parser: it is a real tokenizer of HTML (entities, comments, CDATA-like script and
 style content, attributes with ``>`` in them) that tolerates broken markup without raising;
@@ -234,22 +235,43 @@ class _PageParser(HTMLParser):
         self.flush()
 
 
-def parse_html(text: str) -> tuple[str, list[Heading | Block]]:
+def _reference(
+    text: str, first_line: int, content_only: bool
+) -> tuple[str, str, list[Heading | Block]]:
+    """``(title, first h1, headings and blocks)`` by ``HTMLParser``: the reference."""
+    parser = _PageParser(first_line=first_line, content_only=content_only)
+    parser.feed(text)
+    parser.finish()
+    return parser.title, parser.first_h1, parser.items
+
+
+def _scan(
+    text: str, first_line: int, content_only: bool, *, fast: bool
+) -> tuple[str, str, list[Heading | Block]]:
+    """The native scanner's result (``docqa._parse.scan_html``, the same as the reference's
+    on the markup it handles), else the reference's."""
+    if fast:
+        from docqa._parse import scan_html
+
+        found = scan_html(text, first_line, content_only)
+        if found is not None:
+            return found
+    return _reference(text, first_line, content_only)
+
+
+def parse_html(text: str, *, fast: bool = True) -> tuple[str, list[Heading | Block]]:
     """Parse an HTML page into ``(title, headings and blocks in order)``.
 
     ``title`` is the ``<title>`` text, else the first h1, else ``""``. Never raises on bad
-    markup: unclosed elements are closed at the end of the text.
+    markup: unclosed elements are closed at the end of the text. ``fast=False`` uses only
+    the reference parser (``HTMLParser``; the native scanner is tested equal to it).
     """
-    parser = _PageParser(first_line=1, content_only=bool(_MARKS_CONTENT.search(text)))
-    parser.feed(text)
-    parser.finish()
-    title, h1 = parser.title, parser.first_h1
-    return (h1 if h1 and title.startswith(h1) else title) or h1, parser.items
+    title, h1, items = _scan(text, 1, bool(_MARKS_CONTENT.search(text)), fast=fast)
+    return (h1 if h1 and title.startswith(h1) else title) or h1, items
 
 
-def html_fragment_blocks(fragment: str, *, first_line: int) -> list[Heading | Block]:
+def html_fragment_blocks(
+    fragment: str, *, first_line: int, fast: bool = True
+) -> list[Heading | Block]:
     """Headings and blocks of an HTML fragment found at ``first_line`` of a larger file."""
-    parser = _PageParser(first_line=first_line)
-    parser.feed(fragment)
-    parser.finish()
-    return parser.items
+    return _scan(fragment, first_line, False, fast=fast)[2]

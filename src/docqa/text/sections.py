@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
+from docqa._parse import section_windows
 from docqa.errors import InputError
 from docqa.text.documents import Document, LoadReport, Section
 from docqa.text.loaders import load_paths
@@ -31,12 +33,13 @@ from docqa.text.windows import check_window
 from docqa.types import Chunk
 
 INTRO_SLUG = "intro"
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 def slugify(heading: str) -> str:
     """``"Loan periods (2024)!"`` -> ``"loan-periods-2024"``; ``"section"`` if nothing is left."""
-    slug = "".join(c if c.isalnum() else "-" for c in heading.lower())
-    slug = "-".join(part for part in slug.split("-") if part)
+    # runs of characters that are not ``str.isalnum`` (re's \w is isalnum plus "_")
+    slug = "-".join(part for part in _NOT_ALNUM.split(heading.lower()) if part)
     return slug or "section"
 
 
@@ -145,6 +148,16 @@ def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[
     return bounds
 
 
+def windows_reference(section: Section, max_words: int, overlap: int) -> list[tuple[str, int, int]]:
+    """``[(text, first line, last line)]`` of the windows over ``section``: the reference of
+    the native ``docqa._parse.section_windows`` that ``chunk_document`` uses."""
+    units = _Units(section)
+    return [
+        (units.render(start, end), units.lines[start], units.lines[end - 1])
+        for start, end in window_bounds(units.words, max_words, overlap)
+    ]
+
+
 def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0) -> list[Chunk]:
     """Cut ``document`` into ``Chunk``s by section (rules in the module docstring).
 
@@ -159,10 +172,8 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
     pieces = zip(document.sections, section_ids(document), heading_paths(document), strict=True)
     for section, section_id, path in pieces:
         meta = MappingProxyType({**metadata, "page": section.page}) if section.page else metadata
-        units = _Units(section)
-        bounds = window_bounds(units.words, max_words, overlap)
-        for part, (start, end) in enumerate(bounds, start=1):
-            text = units.render(start, end)
+        windows = section_windows(section.blocks, max_words, overlap)
+        for part, (text, start_line, end_line) in enumerate(windows, start=1):
             chunks.append(
                 Chunk(
                     id=section_id if part == 1 else f"{section_id}-p{part}",
@@ -170,8 +181,8 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
                     heading_path=path,
                     source=document.source,
                     position=len(chunks),
-                    start_line=units.lines[start],
-                    end_line=units.lines[end - 1],
+                    start_line=start_line,
+                    end_line=end_line,
                     text=text,
                     content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
                     metadata=meta,

@@ -1,0 +1,16 @@
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from docqa.text.documents import Block, Heading
+
+def scan_html(
+    text: str, first_line: int, content_only: bool
+) -> tuple[str, str, list[Heading | Block]] | None: ...
+def walk_markdown(
+    events: Iterable[tuple[Any, Any]],
+    source: bytes,
+    html_blocks: Callable[..., list[Heading | Block]],
+) -> list[Heading | Block]: ...
+def section_windows(
+    blocks: tuple[Block, ...], max_words: int, overlap: int
+) -> list[tuple[str, int, int]]: ...

@@ -1,0 +1,64 @@
+"""The native section windows (``docqa._parse.section_windows``, used by ``chunk_document``)
+equal the Python reference (``windows_reference``: ``_Units`` + ``window_bounds`` +
+``render``) on generated sections and on every section of the sample library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docqa._parse import section_windows
+from docqa.text.documents import Block, Line, Section
+from docqa.text.loaders import load_paths
+from docqa.text.sections import windows_reference
+
+ROOT = Path(__file__).resolve().parents[2]
+WORDS = st.lists(st.sampled_from(["loan", "fee", "é", "x_y", "3.5", "|", "a-b"]), max_size=9)
+
+
+@st.composite
+def sections(draw: st.DrawFn) -> Section:
+    blocks = []
+    number = 1
+    for _ in range(draw(st.integers(0, 6))):
+        kind = draw(st.sampled_from(["text", "table", "code"]))
+        lines = []
+        for _ in range(draw(st.integers(1, 5))):
+            words = draw(WORDS)
+            if kind == "text" and not words:
+                continue  # a prose line always has text
+            glue = " " if kind == "text" else draw(st.sampled_from([" ", "  ", " | "]))
+            lines.append(Line(number, glue.join(words)))
+            number += draw(st.integers(1, 3))
+        if lines:
+            blocks.append(Block(kind, tuple(lines)))
+    first = blocks[0].lines[0].number if blocks else 1
+    return Section("Head", 2, first, number, tuple(blocks))
+
+
+@settings(max_examples=300, deadline=None)
+@given(sections(), st.integers(1, 12), st.data())
+def test_generated_sections_window_the_same(
+    section: Section, max_words: int, data: st.DataObject
+) -> None:
+    overlap = data.draw(st.integers(0, max_words - 1))
+    native = section_windows(section.blocks, max_words, overlap)
+    assert native == windows_reference(section, max_words, overlap)
+
+
+def test_sample_library_sections_window_the_same() -> None:
+    documents, _ = load_paths([ROOT / "examples" / "library"])
+    checked = 0
+    for document in documents:
+        for section in document.sections:
+            for max_words, overlap in ((120, 0), (20, 5), (3, 2), (1, 0)):
+                got = section_windows(section.blocks, max_words, overlap)
+                assert got == windows_reference(section, max_words, overlap)
+                checked += len(got)
+    assert checked > 100
+
+
+def test_no_blocks_give_no_window() -> None:
+    assert section_windows((), 10, 0) == []
