@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +63,25 @@ def test_help_loads_nothing_heavy() -> None:
 def test_first_use_loads_the_implementation() -> None:
     loaded = _modules_after("import docqa\ndocqa.topk")
     assert "numba" in loaded and "docqa.search.api" in loaded
+
+
+def _cli(args: list[str]) -> str:
+    """Code for ``_modules_after`` that runs ``docqa ARGS`` and checks it succeeded."""
+    return (
+        "import contextlib, io\n"
+        "from docqa.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main({args!r}) == 0\n"
+    )
+
+
+def test_index_command_loads_no_query_side(tmp_path: Path) -> None:
+    """`docqa index` with the default embedder builds BM25 arrays without the search kernels
+    (Numba) or the model clients; `docqa search` afterwards does load the kernels."""
+    docs, ix = tmp_path / "docs", tmp_path / "ix"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Loans\n\nBooks are lent for three weeks.\n", encoding="utf-8")
+    loaded = _modules_after(_cli(["index", str(docs), "--index", str(ix)]))
+    assert (ix / "manifest.json").is_file()
+    assert not [m for m in ("numba", "llvmlite", "docqa.answering", "httpx") if m in loaded]
+    assert "numba" in _modules_after(_cli(["search", "lent", "--index", str(ix)]))

@@ -300,14 +300,14 @@ def _fit_and_embed(builder: IndexBuilder, embedder: Embedder, texts: list[str]) 
 
 
 def _bm25_config() -> dict[str, Any]:
-    from docqa.keyword.bm25 import BM25Config  # BM25's module loads Numba: only once needed
+    from docqa.keyword.config import BM25Config
 
     return BM25Config().to_dict()
 
 
 def _write_bm25(builder: IndexBuilder, state: stream.Pass) -> int:
     """Merge the spilled postings into the BM25 CSR arrays; returns the vocabulary size."""
-    from docqa.keyword.bm25 import ARRAYS
+    from docqa.keyword.config import ARRAYS
 
     sinks = {n: builder.array(n, d) for n, d in ARRAYS.items() if n != "bm25_lengths"}
     return state.runs.merge(lambda name, block: sinks[name].append(block), state.old_postings())

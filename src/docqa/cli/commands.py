@@ -13,9 +13,8 @@ from typing import Any
 from rich.console import Console
 
 from docqa.answering import Context, answer_stream
-from docqa.build import IndexSettings, build_index, default_index_dir, ensure_index
+from docqa.build import default_index_dir, ensure_index
 from docqa.cli import batch, render, store
-from docqa.cli.progress import build_progress
 from docqa.collection import AnyCollection, Collection
 from docqa.errors import InputError
 from docqa.eval import evaluate, load_questions
@@ -40,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
         from docqa.cli import calibrate
 
         return calibrate.run(args)
+    from docqa.cli.index import cmd_index
     from docqa.cli.verify import cmd_verify
 
     handler = {
@@ -59,33 +59,6 @@ def _err() -> Console:
 
 def _index_dir(args: argparse.Namespace) -> Path:
     return args.index if args.index is not None else default_index_dir()
-
-
-def cmd_index(args: argparse.Namespace) -> int:
-    settings = IndexSettings(
-        embedder=args.embedder,
-        dim=args.dim,
-        max_words=args.max_words,
-        overlap=args.overlap,
-        headings=not args.no_headings,
-        storage=args.storage,
-        tenant_from_folder=args.tenant_from_folder,
-    )
-    if store.uses_store(args):
-        return store.cmd_index(args, settings, _err())
-    if args.shard_rows is not None or args.ray is not None:
-        return batch.cmd_index_sharded(args, settings)
-    with build_progress(_err(), quiet=args.quiet) as progress:
-        report = build_index(
-            args.paths,
-            _index_dir(args),
-            settings,
-            progress=progress,
-            verify=args.verify,
-            workers=args.workers,
-        )
-    print(render.build_summary(report))
-    return EXIT_OK
 
 
 def _guard(args: argparse.Namespace, base: GuardConfig) -> GuardConfig | bool:

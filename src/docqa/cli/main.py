@@ -282,14 +282,18 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args = build_parser().parse_args(argv)  # before any heavy import: --help stays fast
-    from docqa.cli import commands
     from docqa.text import SkippedFileWarning
+
+    if args.command == "index":  # the build needs none of the query side's imports
+        from docqa.cli.index import cmd_index as handler
+    else:
+        from docqa.cli.commands import run as handler
 
     try:
         with warnings.catch_warnings():
             # skipped files are listed, with their reasons, in the index summary line
             warnings.simplefilter("ignore", SkippedFileWarning)
-            return commands.run(args)
+            return handler(args)
     except DocqaError as exc:
         _error_line(str(exc))
         return EXIT_USAGE

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -22,9 +22,11 @@ from rich.text import Text
 
 from docqa.build import BuildReport
 from docqa.controls import BIDI, escape_controls
-from docqa.eval import EvalReport
-from docqa.retrieve.guard import Verdict
 from docqa.types import Answer, Hit, Prompt
+
+if TYPE_CHECKING:  # annotations only: `docqa index` must not import the query side (Numba)
+    from docqa.eval import EvalReport
+    from docqa.retrieve.guard import Verdict
 
 PREVIEW = 70
 _JSON_UNSAFE = re.compile(f"[\\x7f-\\x9f{BIDI}\\u2028\\u2029]")

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from docqa.build import IndexSettings
 from docqa.cli import render
 from docqa.errors import InputError
-from docqa.retrieve.guard import GuardConfig
 from docqa.types import Retriever
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from docqa.retrieve.guard import GuardConfig
     from docqa.stores.load import StoreReport
 
 EXIT_OK = 0

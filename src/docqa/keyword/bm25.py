@@ -16,7 +16,6 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from queue import Empty, SimpleQueue
 from typing import Any
 
@@ -25,6 +24,7 @@ import numpy as np
 from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
+from docqa.keyword.config import ARRAYS, BM25Config
 from docqa.keyword.stats import CorpusStats
 from docqa.search.masks import mask_bools
 from docqa.text import TermCounter, TermIds, hash_tokens
@@ -36,50 +36,6 @@ DENSE_SHARE = 4
 every posting, then one pass over all rows); sparser queries track the rows they touch and
 prune (see ``kernels._one_query``). Measured on 15k chunks of English: dense was 25% faster
 for 3-term queries drawn from the text. Results never depend on it."""
-
-# Names of the arrays in ``to_arrays`` / ``from_arrays`` and their dtypes.
-ARRAYS = {
-    "bm25_vocab": np.uint64,  # (V,) term hashes, ascending; term id = position
-    "bm25_indptr": np.int64,  # (V + 1,) term t's postings are indptr[t]:indptr[t + 1]
-    "bm25_rows": np.int32,  # (nnz,) row ids, ascending within a term
-    "bm25_tf": np.int32,  # (nnz,) term frequency of that term in that row
-    "bm25_lengths": np.int32,  # (N,) tokens per row (after stop words)
-}
-
-
-@dataclass(frozen=True, slots=True)
-class BM25Config:
-    """What a BM25 index was built with; recorded in the index manifest (``to_dict``)."""
-
-    k1: float = 1.5
-    b: float = 0.75
-    stop_words: bool | frozenset[str] = True  # as ``TokenSettings.stop_words``
-    fold_plurals: bool = True
-
-    def __post_init__(self) -> None:
-        tokens = TokenSettings.make(self.stop_words, self.fold_plurals)  # validates the list
-        object.__setattr__(self, "stop_words", tokens.stop_words)
-        if not (math.isfinite(self.k1) and self.k1 >= 0):
-            raise InputError(f"BM25 k1 must be a finite number >= 0, got {self.k1!r}")
-        if not 0.0 <= self.b <= 1.0:
-            raise InputError(f"BM25 b must be in [0, 1], got {self.b!r}")
-
-    @property
-    def tokens(self) -> TokenSettings:
-        """How queries and rows are tokenized."""
-        return TokenSettings(self.stop_words, self.fold_plurals)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form for the manifest (a custom stop-word list as a sorted list)."""
-        return {"k1": self.k1, "b": self.b, **self.tokens.config()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> BM25Config:
-        """Inverse of ``to_dict``; unknown keys are an ``IndexCorrupt`` error."""
-        unknown = set(data) - {"k1", "b", "stop_words", "fold_plurals"}
-        if unknown:
-            raise IndexCorrupt(f"BM25 config has unknown keys {sorted(unknown)}; rebuild the index")
-        return cls(**data)
 
 
 class BM25Index:

@@ -18,7 +18,8 @@ import numpy as np
 from docqa.errors import IndexCorrupt
 
 if TYPE_CHECKING:
-    from docqa.keyword.bm25 import BM25Config, BM25Index
+    from docqa.keyword.bm25 import BM25Index
+    from docqa.keyword.config import BM25Config
 
 STATS_ARRAYS = {"bm25_global_vocab": np.uint64, "bm25_global_df": np.int64}
 

@@ -42,7 +42,7 @@ from docqa.index.reader import Index
 from docqa.index.shards import shard_name, write_top_manifest
 from docqa.index.writer import _install
 from docqa.keyword import BM25Index
-from docqa.keyword.bm25 import BM25Config
+from docqa.keyword.config import BM25Config
 from docqa.text import SkippedFile, SkippedFileWarning, embed_text
 from docqa.text.loaders import find_files
 from docqa.types import Chunk
