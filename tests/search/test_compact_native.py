@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_compact import KINDS, assert_same, make_matrix
 
 from docqa.search import CompactMatrix, canonical_scores, compact_batch, topk
 from docqa.search.compact import quantise_queries
-from test_compact import KINDS, assert_same, make_matrix
 
 COARSE = compact_batch.COARSE
 needs_kernel = pytest.mark.skipif(

@@ -42,7 +42,7 @@ float64 roundings, so the computed ``C + (H + (|C| + H) 2**-49)`` is an upper bo
 lower bound the same way).
 
 Batches take :mod:`docqa.search.compact_batch` (its docstring derives their skip tests):
-an AVX2 integer kernel over the codes with the query also quantised to 7 bits, then this
+an AVX2 integer kernel over the codes with the query also quantised to 6 bits, then this
 bound, or, on other CPUs, sgemm over dequantised codes.
 
 The selection
@@ -58,24 +58,19 @@ thousands are rescored, still exactly (the cost rises toward the float32 scan, n
 
 from __future__ import annotations
 
-import itertools
-import math
 import mmap
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import numba
 import numpy as np
 
 from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
-from docqa.search import compact_batch
+from docqa.search import compact_batch, kernels
 from docqa.search import compact_kernels as ck
-from docqa.search import kernels
-from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries, _blas_limit, _wait
+from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries
 from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
@@ -248,7 +243,9 @@ class CompactMatrix:
             sub_s, sub_i, sub_r = sel_s[todo], sel_i[todo], rescored[todo]
             coarse = quantise_queries(qs[todo], top=compact_batch.COARSE)
             queries = (qs[todo], ps[todo], qvs[todo])
-            compact_batch.search(self._arrays(), queries, coarse, rows, blocks, (sub_s, sub_i, sub_r))
+            compact_batch.search(
+                self._arrays(), queries, coarse, rows, blocks, (sub_s, sub_i, sub_r)
+            )
             sel_s[todo], sel_i[todo], rescored[todo] = sub_s, sub_i, sub_r
             return
         for qi in todo:

@@ -8,16 +8,17 @@ terms, ``u = 2**-24``, ``t = (2 d + 32) 2**-149``).
 
 The native kernel (AVX2, ``csrc/_compact_gemm.h``)
 --------------------------------------------------
-Each query is quantised a second time, to 7 bits: ``q = h7 p7 + r7`` with ``p7`` integers in
-``[-63, 63]`` (:func:`docqa.search.compact.quantise_queries` with ``top=63``). The module's
-bound holds for any such integer query (its step 3 only needs ``c.p`` exact), so with
-``D = c.p7`` (exact int32: ``|c| <= 128``, ``0 <= p7 + 63 <= 126``, ``d <= 133152``):
-``s <= h7 a D + w ||q|| + v ||r7|| + t``. The kernel computes ``D`` for a panel of 16 rows
-and 5 queries at a time with ``vpmaddubsw`` (32 multiply-adds an instruction: twice the
-float32 FMA rate on AVX2, where ``vpmaddwd`` of the int16 query only matches it), and
+Each query is quantised a second time, coarsely: ``q = g b + r'`` with ``b`` integers in
+``[-31, 31]`` (:func:`docqa.search.compact.quantise_queries` with ``top=COARSE``, which
+also gives ``g`` and ``||r'||`` rounded up). The module's bound holds for any integer query
+(its step 3 only needs ``c.b`` exact), so with ``D = c.b`` (exact in int32: ``|c| <= 128``,
+``0 <= b + 31 <= 62``, ``d <= MAX_DIM``): ``s <= g a D + w ||q|| + v ||r'|| + t``. The
+kernel computes ``D`` for a panel of 16 rows and 4 queries at a time with ``vpmaddubsw``
+(two results added in int16 before one ``vpmaddwd``: about twice the multiply-add rate of
+float32 FMA measured on AVX2, where ``vpmaddwd`` of the int16 query only matches FMA), and
 skips a row for a query when ``y = fl(fl(D) a) < tau`` (float32) with, per panel,
-``tau <= T - e |T| - 2**-149``, ``T = (floor - H) / h7``, ``H >= max_panel(w) ||q|| +
-max_panel(v) ||r7|| + t``, ``e = 2 u + u**2`` and ``floor`` the query's k-th selected score
+``tau <= T - e |T| - 2**-149``, ``T = (floor - H) / g``, ``H >= max_panel(w) ||q|| +
+max_panel(v) ||r'|| + t``, ``e = 2 u + u**2`` and ``floor`` the query's k-th selected score
 when the call started (``dq8_threshold`` rounds every step so; its margins, relative
 ``2**-20`` and ``2**-48``, dwarf the float64 roundings). Proof: ``fl(D) = D (1 + d1)`` and
 ``y = fl(D) a (1 + d2) + n`` with ``|d1|, |d2| <= u``, ``|n| <= 2**-150`` (round to nearest
@@ -25,12 +26,12 @@ without flush-to-zero: the kernel sets MXCSR), so ``|y - a D| <= e |a D| + 2**-1
 ``a D >= T`` then, for ``T >= 0``, ``y >= a D (1 - e) - 2**-150 >= T (1 - e) - 2**-150``;
 for ``T < 0 <= a D``, ``y >= -2**-150``; for ``T <= a D < 0``, ``y >= a D (1 + e) - 2**-150
 >= T (1 + e) - 2**-150``: in each case ``y >= tau``. So a skipped row has ``a D < T``, hence
-``h7 a D + H < floor`` and ``s < floor``. Floors only rise, so it scores below k rows
+``g a D + H < floor`` and ``s < floor``. Floors only rise, so it scores below k rows
 selected now. Kept rows then pass the module's int16 bound against the current floor
 (:func:`compact_kernels.rescore_pairs`) before a canonical rescoring.
 
 Calls cover growing spans of rows (256, doubling to 16384) so the floors tighten early; a
-span stops at a panel when the pair buffer could overflow and the next call resumes there.
+call stops at a panel when the pair buffer could overflow and the next call resumes there.
 
 The sgemm path (any CPU)
 ------------------------
@@ -98,7 +99,7 @@ def search(
     out: Out,
 ) -> None:
     """Fill ``out`` for a batch: ``queries = (qs float32, ps int16, qvs (n, 4))`` as from
-    ``quantise_queries``, ``coarse`` the same with ``top=63``; ``rows`` the mask's positions
+    ``quantise_queries``, ``coarse`` the same with ``top=COARSE``; ``rows`` the mask's positions
     or None; ``blocks`` the rows of a block or span (None: the defaults). Workers (Numba's
     thread count) each own a share of the queries and stream through every row."""
     qs = queries[0]
@@ -119,23 +120,24 @@ def search(
                   for lo, hi in itertools.pairwise(cuts))  # fmt: skip
 
 
-def pack_queries(p7: np.ndarray, qv7: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's query inputs: ``p7 + COARSE`` as uint8 ``(n padded to TILE, d padded to 8)``
-    (zeros in the padding) and float64 terms ``(n, 5)``: ``h7, ||q||, ||r7||, t`` and a
-    floor column (``-inf``) the caller updates before each call."""
-    n, d = p7.shape
+def pack_queries(coarse: np.ndarray, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's query inputs from ``quantise_queries(qs, top=COARSE)``: the codes plus
+    ``COARSE`` as uint8 ``(n padded to TILE, d padded to 8)`` (zeros in the padding) and the
+    float64 terms ``(n, 5)``: ``g, ||q||, ||r'||, t`` and a floor column (``-inf``) the
+    caller updates before each call."""
+    n, d = coarse.shape
     packed = np.zeros((-(-n // TILE) * TILE, -(-d // 8) * 8), dtype=np.uint8)
-    packed[:n, :d] = (p7.astype(np.int16) + COARSE).astype(np.uint8)
-    terms = np.empty((n, 5), dtype=np.float64)
-    terms[:, :4] = qv7
-    terms[:, 4] = -np.inf
-    return packed, terms
+    packed[:n, :d] = (coarse.astype(np.int16) + COARSE).astype(np.uint8)
+    out = np.empty((n, 5), dtype=np.float64)
+    out[:, :4] = terms
+    out[:, 4] = -np.inf
+    return packed, out
 
 
 def _native_share(
     arrays: ck.Arrays,
-    queries: tuple[np.ndarray, np.ndarray, np.ndarray],
-    coarse: tuple[np.ndarray, np.ndarray],
+    queries: tuple[np.ndarray, ...],
+    coarse: tuple[np.ndarray, ...],
     rows: np.ndarray | None,
     span: int | None,
     out: tuple[np.ndarray, ...],
@@ -146,10 +148,11 @@ def _native_share(
     assert kernel is not None
     _, codes, scale, radius, code_norm = arrays
     sel_s, sel_i, rescored = out
+    qs, ps, qvs = queries
     packed, terms = pack_queries(*coarse)
     ids = rows if rows is not None else np.zeros(0, dtype=np.int64)
     n = codes.shape[0] if rows is None else rows.shape[0]
-    room = PANEL * packed.shape[0] * 16
+    room = PANEL * packed.shape[0] * 4
     pair_q, pair_pos = np.empty(room, dtype=np.int32), np.empty(room, dtype=np.int32)
     panel = np.empty(PANEL * packed.shape[1], dtype=np.int8)
     tau = np.empty(packed.shape[0], dtype=np.float32)
@@ -159,19 +162,19 @@ def _native_share(
         pos, count = kernel.candidates(codes, ids, rows is not None, scale, radius, code_norm,
                                        packed, terms, pos, min(n, pos + step), pair_q,
                                        pair_pos, panel, tau)  # fmt: skip
-        ck.rescore_pairs(pair_q, pair_pos, count, ids, rows is not None, arrays, *queries,
+        ck.rescore_pairs(pair_q, pair_pos, count, ids, rows is not None, arrays, qs, ps, qvs,
                          sel_s, sel_i, rescored)  # fmt: skip
         step = span or min(2 * step, MAX_SPAN)
 
 
-def native_dots(codes: np.ndarray, p7: np.ndarray) -> np.ndarray:
-    """The kernel's exact ``codes . p7`` for every row and query: int32 ``(N, n)`` (the
-    twin of ``codes.astype(int64) @ p7.T``; ``p7`` int in ``[-COARSE, COARSE]``). Needs the kernel."""
+def native_dots(codes: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """The kernel's exact ``codes . b`` for every row and coarse query ``b`` (int in
+    ``[-COARSE, COARSE]``): int32 ``(N, n)``, the twin of ``codes.astype(int64) @ b.T``."""
     kernel = native_kernel()
     assert kernel is not None, "the native kernel does not run here"
-    n, d = codes.shape
-    packed, terms = pack_queries(p7, np.zeros((p7.shape[0], 4)))
-    out = np.empty((n, p7.shape[0]), dtype=np.int32)
+    n = codes.shape[0]
+    packed, terms = pack_queries(coarse, np.zeros((coarse.shape[0], 4)))
+    out = np.empty((n, coarse.shape[0]), dtype=np.int32)
     ones = np.ones(n, dtype=np.float32)
     panel = np.empty(PANEL * packed.shape[1], dtype=np.int8)
     tau = np.empty(packed.shape[0], dtype=np.float32)
