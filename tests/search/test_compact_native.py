@@ -163,3 +163,25 @@ def test_near_ties_in_a_batch_stay_exact(path: str) -> None:
         got, rescored = CompactMatrix.from_float32(m).topk_counted(qs, 10)
     assert_same(got, topk(m, qs, 10))
     assert (rescored[:4] > 1000).all()  # the bound cannot separate them; still exact
+
+
+@needs_kernel
+def test_the_kernel_refuses_inconsistent_buffers() -> None:
+    k = compact_batch.native_kernel()
+    assert k is not None
+    cm = CompactMatrix.from_float32(np.ones((20, 10), np.float32))
+    packed, terms = compact_batch.pack_queries(
+        *quantise_queries(np.ones((3, 10), np.float32), top=COARSE)
+    )
+    good = {"panel": np.empty(16 * 16, np.int8), "tau": np.empty(4, np.float32)}
+    pairs = (np.empty(64, np.int32), np.empty(64, np.int32))
+    rows = (cm.codes, np.zeros(0, np.int64), False, cm.scale, cm.radius, cm.code_norm)
+    with pytest.raises(ValueError, match="outside"):
+        k.candidates(*rows, packed, terms, 0, 21, *pairs, good["panel"], good["tau"])
+    with pytest.raises(ValueError, match="room"):
+        k.candidates(*rows, packed, terms, 0, 20, pairs[0][:10], pairs[1][:10], *good.values())
+    with pytest.raises(ValueError, match="panel"):
+        k.candidates(*rows, packed, terms, 0, 20, *pairs, good["panel"][:100], good["tau"])
+    with pytest.raises(ValueError, match="one value per row"):
+        k.candidates(*rows[:3], cm.scale[:5], *rows[4:], packed, terms, 0, 20, *pairs,
+                     *good.values())  # fmt: skip
