@@ -41,16 +41,9 @@ float64 roundings, so the computed ``C + (H + (|C| + H) 2**-49)`` is an upper bo
 (the ``2**-49`` term is 16 times the worst float64 error; :func:`score_bounds` gives the
 lower bound the same way).
 
-Batches. A batch multiplies the float32 queries by blocks of dequantised rows
-``y = fl(a c)`` (float32) with BLAS sgemm, as the float32 batch path does
-(:mod:`docqa.search.api`): ``|fl(y.q) - y.q| <= g(d) ||y|| ||q|| + t`` in any summation
-order, ``|y_i - a c_i| <= u |a c_i| + 2**-150`` so ``||x - y|| <= ||e|| + u v + d**0.5 2**-150``
-and ``||y|| <= (1 + u) v + d**0.5 2**-150``. With step 1: ``|s - fl(y.q)| <= H ||q|| + 2 t``,
-``H = w + (u + g(d) (1 + u)) v + 2 d**0.5 2**-150``. A row is skipped only if
-``fl(y.q) < floor - S - 2**-50 |floor|`` with ``S = max_block(H) ||q|| (1 + 2**-30) + 2 t``
-(the block's largest ``H``; the inflation and the last term absorb the float64 rounding),
-so ``s < floor``. sgemm's register blocking does more multiply-adds per cycle than the
-int8 x int16 dot on AVX2; the codes are read, the float32 rows only when rescored.
+Batches take :mod:`docqa.search.compact_batch` (its docstring derives their skip tests):
+an AVX2 integer kernel over the codes with the query also quantised to 6 bits, then this
+bound, or, on other CPUs, sgemm over dequantised codes.
 
 The selection
 -------------
@@ -65,30 +58,24 @@ thousands are rescored, still exactly (the cost rises toward the float32 scan, n
 
 from __future__ import annotations
 
-import itertools
-import math
 import mmap
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import numba
 import numpy as np
 
 from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
+from docqa.search import compact_batch, kernels
 from docqa.search import compact_kernels as ck
-from docqa.search import kernels
-from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries, _blas_limit, _wait
+from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries
 from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
 SINGLE_BLOCK_ROWS = 65536
 """Rows per thread work unit for one query (each block keeps its own k-th score)."""
-BATCH_BLOCK_BYTES = 2 << 20
-"""Bytes of a block of dequantised rows (float32) in the batch path, as in ``api``."""
 ARRAYS = ("int8_codes", "int8_scale", "int8_radius", "int8_code_norm")
 """Names of the arrays stored in an index beside ``vectors.npy`` (``to_arrays``)."""
 STORAGES = ("float32", "int8")
@@ -241,7 +228,7 @@ class CompactMatrix:
         out: tuple[np.ndarray, np.ndarray, np.ndarray],
     ) -> None:
         """Fill ``out = (sel_s, sel_i, rescored)``: overflow-guarded queries on the float32
-        rows, a batch through :func:`compact_kernels.batch`, else one query at a time."""
+        rows, a batch through :func:`compact_batch.search`, else one query at a time."""
         sel_s, sel_i, rescored = out
         n = self.shape[0] if rows is None else rows.shape[0]
         ids = rows if rows is not None else _NO_ROWS
@@ -254,56 +241,17 @@ class CompactMatrix:
         todo = np.flatnonzero(~risky)
         if todo.size >= BATCH_MIN:
             sub_s, sub_i, sub_r = sel_s[todo], sel_i[todo], rescored[todo]
-            self._batch(qs[todo], qvs[todo, 1], rows, blocks, (sub_s, sub_i, sub_r))
+            coarse = quantise_queries(qs[todo], top=compact_batch.COARSE)
+            queries = (qs[todo], ps[todo], qvs[todo])
+            compact_batch.search(
+                self._arrays(), queries, coarse, rows, blocks, (sub_s, sub_i, sub_r)
+            )
             sel_s[todo], sel_i[todo], rescored[todo] = sub_s, sub_i, sub_r
             return
         for qi in todo:
             qv = (float(qvs[qi, 0]), float(qvs[qi, 1]), float(qvs[qi, 2]), float(qvs[qi, 3]))
             rescored[qi] = _one(self._arrays(), qs[qi], ps[qi], qv, ids, rows is not None, n,
                                 blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])  # fmt: skip
-
-    def _batch(
-        self,
-        qs: np.ndarray,
-        q_norm: np.ndarray,
-        rows: np.ndarray | None,
-        blocks: int | None,
-        out: tuple[np.ndarray, np.ndarray, np.ndarray],
-    ) -> None:
-        """sgemm per block of dequantised codes, then the filter ("Batches" in the module
-        doc). Each worker owns a share of the queries and streams through every block."""
-        d = self.shape[1]
-        step = blocks or max(64, BATCH_BLOCK_BYTES // (4 * max(d, 1)))
-        workers = max(1, min(numba.get_num_threads(), qs.shape[0]))
-        cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int).tolist()
-        with _blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
-            _wait(pool.submit(self._batch_share, qs[lo:hi], q_norm[lo:hi], rows, step,
-                              tuple(o[lo:hi] for o in out))
-                  for lo, hi in itertools.pairwise(cuts))  # fmt: skip
-
-    def _batch_share(
-        self,
-        qs: np.ndarray,
-        q_norm: np.ndarray,
-        rows: np.ndarray | None,
-        step: int,
-        out: tuple[np.ndarray, ...],
-    ) -> None:
-        """One worker's block loop (selections and counts in ``out`` filled in place)."""
-        n, d = (self.shape[0] if rows is None else rows.shape[0]), self.shape[1]
-        gamma = d * _U / (1.0 - d * _U) if d * _U < 0.5 else math.inf
-        coef = _U + gamma * (1.0 + _U)
-        tiny = (2 * d + 32) * 2.0**-149
-        for start in range(0, n, step):
-            stop = min(n, start + step)
-            ids = np.arange(start, stop, dtype=np.int64) if rows is None else rows[start:stop]
-            scale = self.scale[ids]
-            dequantised = self.codes[ids].astype(np.float32) * scale[:, None]
-            approx = np.matmul(qs, dequantised.T)
-            top = np.max(self.radius[ids] + coef * self.code_norm[ids].astype(np.float64))
-            top += 2.0 * math.sqrt(d) * 2.0**-150
-            slack = top * q_norm * (1.0 + 2.0**-30) + 2.0 * tiny
-            ck.filter_block(approx, ids, self.vectors, qs, slack, *out)
 
     def score_bounds(self, query: Any) -> tuple[np.ndarray, np.ndarray]:
         """Proven ``(lower, upper)`` float64 ``(N,)`` bounds of every row's canonical score
@@ -386,11 +334,12 @@ def _quantise_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int8), _round_up32(terms)
 
 
-def quantise_queries(qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int16 codes ``p (n, d)`` and float64 ``(n, 4)`` terms ``(h, ||q||, ||r||, t)`` of
-    finite float32 queries ``(n, d)`` (bounds rounded up; see the module docstring)."""
+def quantise_queries(qs: np.ndarray, top: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """int16 codes ``p (n, d)`` in ``[-top, top]`` and float64 ``(n, 4)`` terms ``(h, ||q||,
+    ||r||, t)`` of finite float32 queries ``(n, d)`` (bounds rounded up; see the module
+    docstring). ``top`` defaults to ``P``, the largest that keeps ``c.p`` in int32."""
     n, d = qs.shape
-    top = min(32767, (2**31 - 1) // (127 * max(d, 1)))
+    top = top or min(32767, (2**31 - 1) // (127 * max(d, 1)))
     if top < 1:
         raise InputError(f"dimension {d} is too large for int8 search (at most 16909320)")
     q64 = qs.astype(np.float64)

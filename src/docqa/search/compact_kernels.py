@@ -220,3 +220,29 @@ def filter_block(
                     threshold = floor - slack[qi] - abs(floor) * 2.0**-50
                     t32 = _below32(threshold)
             j = _next_candidate(row, j + 1, t32)
+
+
+@njit(cache=True, nogil=True)
+def rescore_pairs(
+    pair_q: np.ndarray, pair_pos: np.ndarray, count: int, rows: np.ndarray, use_rows: bool,
+    arrays: Arrays, qs: np.ndarray, ps: np.ndarray, qvs: np.ndarray,
+    sel_s: np.ndarray, sel_i: np.ndarray, rescored: np.ndarray,
+) -> None:  # fmt: skip
+    """The native batch kernel's first ``count`` kept pairs ``(query, position)``
+    (``docqa.search.compact_batch``): each row is rescored canonically into the query's
+    selection when its int16 upper bound (``_upper``) reaches the current k-th score.
+    ``qs`` / ``ps`` / ``qvs`` are the float32 queries, their int16 codes and bound terms
+    ``(n, 4)``; ``rescored (n,)`` counts the rescorings. Serial, GIL-free."""
+    vectors, codes, scale, radius, code_norm = arrays
+    k = sel_s.shape[1]
+    d = codes.shape[1]
+    for i in range(count):
+        qi = pair_q[i]
+        r = rows[pair_pos[i]] if use_rows else np.int64(pair_pos[i])
+        out_s, out_i = sel_s[qi], sel_i[qi]
+        floor = np.float64(out_s[k - 1]) if out_i[k - 1] >= 0 else -np.inf
+        qv = (qvs[qi, 0], qvs[qi, 1], qvs[qi, 2], qvs[qi, 3])
+        up = _upper(int_dot(codes[r], ps[qi], d), scale[r], radius[r], code_norm[r], qv)
+        if not up < floor:
+            _admit(out_s, out_i, canonical_dot(vectors[r], qs[qi], d), r)
+            rescored[qi] += 1
