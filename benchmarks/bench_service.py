@@ -91,14 +91,15 @@ def questions_of(index: Path, n: int = 64, seed: int = 7) -> list[str]:
 
 
 FLOOR = """
-import socket, sys, uvicorn
+import sys, uvicorn
 from fastapi import FastAPI
+from docqa.cli.serve import bind
 app = FastAPI()
 BODY = {"hits": []}
 @app.post("/search")
 async def search(body: dict) -> dict:
     return BODY
-sock = socket.socket(); sock.bind(("127.0.0.1", 0)); sock.listen(2048)
+sock = bind("127.0.0.1", 0)  # the service's own listening socket (TCP_NODELAY on accept)
 print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", file=sys.stderr, flush=True)
 uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
 """

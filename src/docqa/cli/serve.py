@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from docqa.errors import InputError
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
 
     from docqa.service.app import ServeSettings
@@ -153,7 +154,8 @@ def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:
     )
 
 
-def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
+def server(app: FastAPI, shutdown_timeout: float) -> uvicorn.Server:
+    """The uvicorn server ``docqa serve`` runs ``app`` with (run it on a :func:`bind` socket)."""
     import uvicorn
 
     config = uvicorn.Config(
@@ -163,10 +165,14 @@ def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
         timeout_graceful_shutdown=math.ceil(shutdown_timeout),
         lifespan="on",
     )
+    return uvicorn.Server(config)
+
+
+def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
     # uvicorn re-raises the signal it stopped for once it has shut down; after a graceful
     # SIGTERM that lands here, so the exit code is 0
     signal.signal(signal.SIGTERM, _stopped)
-    uvicorn.Server(config).run(sockets=[sock])
+    server(app, shutdown_timeout).run(sockets=[sock])
     logging.getLogger("docqa.serve").info("docqa serve: stopped")
 
 
