@@ -67,6 +67,13 @@ def add_parser(
         help="seconds in-flight requests get on SIGTERM",
     )
     p.add_argument("--min-score", type=float, default=None, help="guard threshold (as for ask)")
+    p.add_argument(
+        "--workers",
+        type=positive,
+        default=1,
+        help="processes on the same port, sharing the memory-mapped index (one per core; "
+        "each has its own --max-concurrency)",
+    )
     model_options(p)
 
 
@@ -81,13 +88,19 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (InputError naming both when it cannot)."""
+def bind(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (InputError naming both when it cannot);
+    ``reuse_port``: one of several on the same port (``--workers``), via SO_REUSEPORT."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto must say TCP: asyncio sets TCP_NODELAY only on accepted sockets whose proto is
     # IPPROTO_TCP, and without it every small response waits ~40 ms for a delayed ACK (Nagle)
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        if not hasattr(socket, "SO_REUSEPORT"):
+            sock.close()
+            raise InputError("--workers needs SO_REUSEPORT, which this system lacks; use 1")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -97,9 +110,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _logging() -> None:
+def _logging(workers: int) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    pid = " [%(process)d]" if workers > 1 else ""
+    handler.setFormatter(logging.Formatter(f"%(asctime)s{pid} %(message)s"))
     for name in ("docqa.serve", "docqa.serve.access"):
         logger = logging.getLogger(name)
         logger.setLevel(logging.INFO)
@@ -125,19 +139,43 @@ def run_serve(args: argparse.Namespace) -> int:
     root = args.index if args.index is not None else default_index_dir()
     live = LiveIndex(root, guard=_serve_guard(args.min_score), tenant_sets=tenant_sets)
     app = create_app(live, make_model(args), _settings(args, keys))
-    sock = bind(args.host, args.port)
-    host, port = sock.getsockname()[:2]
-    _logging()
+    sockets = _listen(args.host, args.port, args.workers)
+    host, port = sockets[0].getsockname()[:2]
+    _logging(args.workers)
+    _announce(host, port, f"index {root}, {live.current().chunks} chunks", keys, args.workers)
+
+    if args.workers == 1:
+        _run(app, sock=sockets[0], shutdown_timeout=args.shutdown_timeout)
+        return 0
+
+    def work(sock: socket.socket) -> None:
+        # warm before serving: a connection the kernel hands this worker waits in its backlog
+        # rather than meeting a 503 from a cold worker after another one said /ready
+        live.warm()
+        _run(app, sock, args.shutdown_timeout)
+
+    from docqa.service.workers import fork_workers, supervise
+
+    return supervise(fork_workers(sockets, work))
+
+
+def _announce(host: str, port: int, what: str, keys: KeyRing | None, workers: int) -> None:
     logging.getLogger("docqa.serve").info(
-        "docqa serve: http://%s:%d/ (index %s, %d chunks, %s)",
+        "docqa serve: http://%s:%d/ (%s, %s%s)",
         host if ":" not in host else f"[{host}]",
         port,
-        root,
-        live.current().chunks,
+        what,
         f"{len(keys)} keys" if keys else "no keys: loopback only",
+        f", {workers} workers" if workers > 1 else "",
     )
-    _run(app, sock, args.shutdown_timeout)
-    return 0
+
+
+def _listen(host: str, port: int, workers: int) -> list[socket.socket]:
+    if workers == 1:
+        return [bind(host, port)]
+    from docqa.service.workers import listeners
+
+    return listeners(host, port, workers, bind)
 
 
 def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:

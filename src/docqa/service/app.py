@@ -2,7 +2,7 @@
 
 ::
 
-    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve (thread)
+    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve (loop)
                                                  └─▶ /search: hits    └─▶ /ask: answer_stream
                                                                       └─▶ /ask/stream: SSE
 
@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
@@ -107,9 +106,10 @@ class Service:
         self.settings = settings
         self.slots = Slots(settings.max_concurrency)
 
-    def grant(self, request: Request) -> Grant:
+    async def grant(self, request: Request) -> Grant:
         """The caller's grant from ``Authorization: Bearer KEY``; 401 for a missing or wrong
-        key alike (the response never tells which)."""
+        key alike (the response never tells which). A coroutine, so FastAPI runs it in the
+        event loop rather than handing it to a worker thread (a hop per request)."""
         keys = self.settings.keys
         if keys is None:
             return OPEN
@@ -145,10 +145,12 @@ class Service:
             )
         return self.live.current()
 
-    async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
+    def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
+        """The key's hits, searched in the event loop thread: a search is CPU work that holds
+        the GIL for most of its time, so a worker thread would only add two thread hops and a
+        GIL hand-off per request (``--workers`` spreads requests over processes instead)."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
-        hits: list[Hit] = await anyio.to_thread.run_sync(retriever.search, question, body.k)
-        return hits
+        return retriever.search(question, body.k)
 
     async def answer(self, question: str, hits: list[Hit], k: int) -> Answer:
         if not hits:
@@ -246,7 +248,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
         question = service.question(body, request)
         service.slots.take()
         try:
-            hits = await service.retrieve(question, body, grant)
+            hits = service.retrieve(question, body, grant)
         finally:
             service.slots.give()
         return JSONResponse(search_body(hits))
@@ -257,7 +259,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
         question = service.question(body, request)
         service.slots.take()
         try:
-            hits = await service.retrieve(question, body, grant)
+            hits = service.retrieve(question, body, grant)
             final = await service.answer(question, hits, body.k)
         finally:
             service.slots.give()
@@ -272,7 +274,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
         question = service.question(body, request)
         service.slots.take()
         try:
-            hits = await service.retrieve(question, body, grant)
+            hits = service.retrieve(question, body, grant)
         except BaseException:
             service.slots.give()
             raise
