@@ -178,3 +178,18 @@ def test_every_worker_picks_up_a_rebuilt_index(tmp_path: Path) -> None:
         assert reloaded == set(server.children())
     finally:
         server.stop()
+
+
+def test_sigterm_during_start_up_still_stops_everything_with_exit_0(
+    tenant_index: Path, tmp_path: Path
+) -> None:
+    """Sent as soon as the port is announced (the workers are being forked and warmed): the
+    signal is held until every process has its handler, never lost."""
+    server = Server("--index", str(tenant_index), "--workers", "2", log=tmp_path / "s.log")
+    try:
+        assert _wait(lambda: "docqa serve: http://" in server.log(), 60.0), server.log()
+        server.proc.send_signal(signal.SIGTERM)
+        assert _wait(lambda: len(server.children()) == 0, 60.0)
+        assert server.proc.wait(30) == 0, server.log()
+    finally:
+        server.stop()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from docqa.service.keys import KeyRing
 
 Adder = Callable[[argparse.ArgumentParser], None]
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def _seconds(text: str) -> float:
@@ -142,6 +143,8 @@ def run_serve(args: argparse.Namespace) -> int:
     sockets = _listen(args.host, args.port, args.workers)
     host, port = sockets[0].getsockname()[:2]
     _logging(args.workers)
+    if args.workers > 1:  # held from before the port is announced (see fork_workers)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     _announce(host, port, f"index {root}, {live.current().chunks} chunks", keys, args.workers)
 
     if args.workers == 1:
@@ -151,8 +154,7 @@ def run_serve(args: argparse.Namespace) -> int:
     def work(sock: socket.socket) -> None:
         # warm before serving: a connection the kernel hands this worker waits in its backlog
         # rather than meeting a 503 from a cold worker after another one said /ready
-        live.warm()
-        _run(app, sock, args.shutdown_timeout)
+        _run(app, sock, args.shutdown_timeout, before=live.warm)
 
     from docqa.service.workers import fork_workers, supervise
 
@@ -206,16 +208,29 @@ def server(app: FastAPI, shutdown_timeout: float) -> uvicorn.Server:
     return uvicorn.Server(config)
 
 
-def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
-    # uvicorn re-raises the signal it stopped for once it has shut down; after a graceful
-    # SIGTERM that lands here, so the exit code is 0
-    signal.signal(signal.SIGTERM, _stopped)
-    server(app, shutdown_timeout).run(sockets=[sock])
+def _run(
+    app: FastAPI,
+    sock: socket.socket,
+    shutdown_timeout: float,
+    before: Callable[[], None] | None = None,
+) -> None:
+    """Run ``before()`` (a worker's warm-up), then serve ``app`` on ``sock`` until stopped."""
+    srv = server(app, shutdown_timeout)
+
+    def stopped(signum: int, frame: object) -> None:
+        # before uvicorn takes the signals: stop as soon as it has started (rather than losing
+        # the signal); after its graceful shutdown, where it re-raises the signal it stopped
+        # for: nothing left to do, so the exit code is 0
+        srv.should_exit = True
+
+    signal.signal(signal.SIGTERM, stopped)
+    signal.signal(signal.SIGINT, stopped)
+    # a worker starts with both blocked (see fork_workers): one sent meanwhile arrives here
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    if before is not None:
+        before()
+    srv.run(sockets=[sock])
     logging.getLogger("docqa.serve").info("docqa serve: stopped")
-
-
-def _stopped(signum: int, frame: object) -> None:
-    """SIGTERM after uvicorn's graceful shutdown: nothing left to do (exit code 0)."""
 
 
 def _serve_guard(min_score: float | None) -> Any:

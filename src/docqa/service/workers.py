@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable
 
 log = logging.getLogger("docqa.serve")
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def listeners(
@@ -53,7 +54,12 @@ def listeners(
 
 def fork_workers(sockets: list[socket.socket], work: Callable[[socket.socket], None]) -> list[int]:
     """Fork one worker per socket: worker ``i`` runs ``work(sockets[i])`` and exits (0, or 1
-    when it raised); returns the workers' pids. The parent keeps none of the sockets."""
+    when it raised); returns the workers' pids. The parent keeps none of the sockets.
+
+    SIGTERM and SIGINT stay blocked from here until the parent (:func:`supervise`) and each
+    worker have their own handlers, so a stop sent during start-up is held, never lost, and
+    never kills the parent with its workers left running."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     pids = []
     for mine in sockets:
         pid = os.fork()
@@ -90,6 +96,7 @@ def supervise(pids: list[int]) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     failed, left = False, set(pids)
     while left:
         pid, status = os.wait()
