@@ -7,7 +7,10 @@ English text (stdlib docstrings, see corpus.py) into ``.benchmarks/service/``. T
 - the library in-process: ``retriever.search`` in 1 thread (latency) and 2 threads (throughput);
 - ``docqa serve`` as a subprocess with httpx async clients at 1, 8 and 32 concurrent, each run
   bounded in time and count; ``/search`` in each mode and ``/ask`` with the extractive model;
+- the same with ``docqa serve --workers 2`` (``--workers 1,2``, the default: both are run);
 - a FastAPI endpoint that returns a constant (the same uvicorn settings): the framework's floor;
+- the server's CPU milliseconds per request (``/proc``, workers included) beside the library
+  call's: what HTTP costs, in a figure the machine's load hardly moves;
 - paired, interleaved figures: HTTP minus in-process latency per question (sequential pairs),
   and HTTP 8-client throughput over in-process 2-thread throughput (alternating short rounds).
 
@@ -91,14 +94,15 @@ def questions_of(index: Path, n: int = 64, seed: int = 7) -> list[str]:
 
 
 FLOOR = """
-import socket, sys, uvicorn
+import sys, uvicorn
 from fastapi import FastAPI
+from docqa.cli.serve import bind
 app = FastAPI()
 BODY = {"hits": []}
 @app.post("/search")
 async def search(body: dict) -> dict:
     return BODY
-sock = socket.socket(); sock.bind(("127.0.0.1", 0)); sock.listen(2048)
+sock = bind("127.0.0.1", 0)  # the service's own listening socket (TCP_NODELAY on accept)
 print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", file=sys.stderr, flush=True)
 uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
 """
@@ -254,6 +258,9 @@ class Case:
     call: Callable[[int], object]
     bodies: list[dict[str, Any]]
     check: Check
+    # CPU time compares only without the dense kernel: its OpenMP threads spin-wait after each
+    # search, and that spinning counts as CPU time in the library's process and the server's
+    cpu_comparable: bool = False
 
 
 def cases(index: Path, questions: list[str], modes: list[str]) -> list[Case]:
@@ -278,6 +285,7 @@ def cases(index: Path, questions: list[str], modes: list[str]) -> list[Case]:
                 lambda i, r=retriever: r.search(questions[i % len(questions)], 5),
                 [{"question": q, "k": 5, "mode": mode} for q in questions],
                 check,
+                cpu_comparable=mode == "keyword",
             )
         )
     hybrid = collection.retriever("hybrid")
@@ -301,7 +309,57 @@ def row(run: Run, unit: str) -> str:
     )
 
 
-def bench_case(case: Case, url: str, seconds: float, lines: list[str], verdicts: list[str]) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and its children (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(p) for p in children.read_text().split()]
+    total = 0.0
+    for p in pids:
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def server_cpu_ms(server: Process, path: str, bodies: list[dict[str, Any]], n: int) -> float:
+    """The server's CPU milliseconds per request over ``n`` sequential keep-alive requests:
+    a figure the machine's load hardly moves, unlike its latency."""
+    with httpx.Client(timeout=30.0) as client:
+        before = cpu_seconds(server.proc.pid)
+        for i in range(n):
+            client.post(server.url + path, json=bodies[i % len(bodies)]).raise_for_status()
+        return (cpu_seconds(server.proc.pid) - before) / n * 1000
+
+
+def library_cpu_ms(call: Callable[[int], object], n: int) -> float:
+    """CPU milliseconds of one in-process call (this process, one thread)."""
+    before = time.process_time()
+    for i in range(n):
+        call(i)
+    return (time.process_time() - before) / n * 1000
+
+
+def cpu_verdict(case: Case, server: Process, n: int, tag: str) -> str:
+    """The server's CPU per request beside the library call's, 3 interleaved rounds."""
+    n = max(20, min(400, n))
+    pairs = [
+        (server_cpu_ms(server, case.path, case.bodies, n), library_cpu_ms(case.call, n))
+        for _ in range(3)
+    ]
+    return (
+        f"- {case.name} ({tag}): server CPU {statistics.median(s for s, _ in pairs):.2f} ms "
+        f"per request vs library {statistics.median(lib for _, lib in pairs):.2f} ms per call: "
+        f"HTTP costs {statistics.median(s - lib for s, lib in pairs):.2f} ms of CPU "
+        f"(median of 3 x {n} requests)"
+    )
+
+
+def bench_case(
+    case: Case, server: Process, seconds: float, lines: list[str], verdicts: list[str], tag: str
+) -> None:
+    url = server.url
     for i in range(len(case.bodies)):  # warm-up, outside the timed runs
         case.call(i)
         httpx.post(url + case.path, json=case.bodies[i], timeout=30).raise_for_status()
@@ -311,14 +369,15 @@ def bench_case(case: Case, url: str, seconds: float, lines: list[str], verdicts:
     runs = {}
     for clients in (1, 8, 32):
         run = asyncio.run(
-            http_run(
-                f"{case.name}: HTTP", url + case.path, case.bodies, case.check, clients, seconds
-            )
-        )
+            http_run(f"{case.name}: {tag}", url + case.path, case.bodies, case.check, clients,
+                     seconds)
+        )  # fmt: skip
         runs[clients] = run
         lines.append(row(run, f"{clients} clients"))
         if run.failures:
             lines.append(f"|   first failure: {run.failures[0]} | | | | | | |")
+    if case.cpu_comparable:
+        verdicts.append(cpu_verdict(case, server, int(lib1.rps * seconds / 4), tag))
     overhead = paired_overhead_ms(url + case.path, case.bodies, case.call, 400)
     ratios = []
     for _ in range(3):  # alternating short rounds: library 2 threads vs HTTP 8 clients
@@ -328,18 +387,18 @@ def bench_case(case: Case, url: str, seconds: float, lines: list[str], verdicts:
     at32 = runs[32]
     verdicts += [
         (
-            f"- {case.name}: HTTP adds {statistics.median(overhead):.2f} ms at p50 (median of "
+            f"- {case.name} ({tag}): HTTP adds {statistics.median(overhead):.2f} ms at p50 (median of "
             f"{len(overhead)} paired requests; p50 1 client {runs[1].pct(0.5):.2f} ms vs library "
             f"{lib1.pct(0.5):.2f} ms) -> target <= 1.5 ms "
             f"{'MET' if statistics.median(overhead) <= 1.5 else 'NOT met'}"
         ),
         (
-            f"- {case.name}: 32 clients: {len(at32.failures)} failures, {at32.refused_429} 429s, "
+            f"- {case.name} ({tag}): 32 clients: {len(at32.failures)} failures, {at32.refused_429} 429s, "
             f"p99/p50 = {at32.pct(0.99) / at32.pct(0.5):.2f} -> target 0 failures, <= 5x "
             f"{'MET' if not at32.failures and at32.pct(0.99) <= 5 * at32.pct(0.5) else 'NOT met'}"
         ),
         (
-            f"- {case.name}: 8 clients / library 2 threads throughput = "
+            f"- {case.name} ({tag}): 8 clients / library 2 threads throughput = "
             f"{statistics.median(ratios):.2f} (median of 3 alternating rounds, range "
             f"{min(ratios):.2f}-{max(ratios):.2f}) -> target >= 0.70 "
             f"{'MET' if statistics.median(ratios) >= 0.7 else 'NOT met'}"
@@ -347,7 +406,10 @@ def bench_case(case: Case, url: str, seconds: float, lines: list[str], verdicts:
     ]
 
 
-def floor_rows(url: str, bodies: list[dict[str, Any]], seconds: float, lines: list[str]) -> None:
+def floor_rows(
+    floor: Process, bodies: list[dict[str, Any]], seconds: float, lines: list[str]
+) -> str:
+    url = floor.url
     for i in range(20):
         httpx.post(url + "/search", json=bodies[i % len(bodies)]).raise_for_status()
     for clients in (1, 8, 32):
@@ -356,12 +418,17 @@ def floor_rows(url: str, bodies: list[dict[str, Any]], seconds: float, lines: li
                      clients, seconds)
         )  # fmt: skip
         lines.append(row(run, f"{clients} clients"))
+    cpu = statistics.median(server_cpu_ms(floor, "/search", bodies, 400) for _ in range(3))
+    return f"- FastAPI constant (floor): server CPU {cpu:.2f} ms per request"
 
 
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="bound of each run")
     parser.add_argument("--modes", default="dense,keyword,hybrid")
+    parser.add_argument(
+        "--workers", default="1,2", help="docqa serve --workers values to run, comma-separated"
+    )
     args = parser.parse_args(argv)
     WORK.mkdir(parents=True, exist_ok=True)
     index = build_index_100k()
@@ -377,23 +444,27 @@ def main(argv: list[str] | None = None) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     verdicts: list[str] = []
-    serve = Process(
-        [sys.executable, "-m", "docqa", "serve", "--index", str(index), "--port", "0",
-         "--max-concurrency", "64"],
-        WORK / "serve.log",
-    )  # fmt: skip
-    try:
-        serve.wait_ready("/ready")
-        for case in all_cases:
-            bench_case(case, serve.url, args.seconds, lines, verdicts)
-    finally:
-        serve.stop()
+    for workers in [int(w) for w in args.workers.split(",")]:
+        tag = "HTTP" if workers == 1 else f"HTTP {workers} workers"
+        serve = Process(
+            [sys.executable, "-m", "docqa", "serve", "--index", str(index), "--port", "0",
+             "--max-concurrency", "64", "--workers", str(workers)],
+            WORK / f"serve-{workers}.log",
+        )  # fmt: skip
+        try:
+            serve.wait_ready("/ready")
+            for case in all_cases:
+                bench_case(case, serve, args.seconds, lines, verdicts, tag)
+        finally:
+            serve.stop()
     floor = Process([sys.executable, "-c", FLOOR], WORK / "floor.log")
     try:
         floor.wait_ready("/search")
-        floor_rows(floor.url, all_cases[0].bodies, args.seconds, lines)
+        verdicts.append(floor_rows(floor, all_cases[0].bodies, args.seconds, lines))
     finally:
         floor.stop()
+    load = os.getloadavg()
+    lines.insert(1, f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     report = "\n".join([*lines, "", *verdicts])
     (WORK / "report.md").write_text(report + "\n", encoding="utf-8")
     return report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -99,7 +100,8 @@ class Server:
                 raise AssertionError(f"docqa serve did not start:\n{self.log()}")
             else:
                 time.sleep(0.05)
-        while httpx.get(self.url + "/ready").status_code != 200:
+        # a worker of --workers N warms before it serves: /ready may wait for it
+        while httpx.get(self.url + "/ready", timeout=timeout).status_code != 200:
             if time.monotonic() > deadline:
                 raise AssertionError(f"docqa serve never got ready:\n{self.log()}")
             time.sleep(0.05)
@@ -115,8 +117,20 @@ class Server:
         self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout)
 
+    def children(self) -> list[int]:
+        """The pids of the server's child processes (its workers under ``--workers N``)."""
+        try:
+            path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+            return [int(pid) for pid in path.read_text().split()]
+        except OSError:
+            return []
+
     def stop(self) -> None:
         if self.proc.poll() is None:
+            workers = self.children()
             self.proc.kill()
             self.proc.wait(10)
+            for pid in workers:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         self._log.close()

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from docqa.errors import InputError
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
 
     from docqa.service.app import ServeSettings
     from docqa.service.keys import KeyRing
 
 Adder = Callable[[argparse.ArgumentParser], None]
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def _seconds(text: str) -> float:
@@ -66,6 +68,13 @@ def add_parser(
         help="seconds in-flight requests get on SIGTERM",
     )
     p.add_argument("--min-score", type=float, default=None, help="guard threshold (as for ask)")
+    p.add_argument(
+        "--workers",
+        type=positive,
+        default=1,
+        help="processes on the same port, sharing the memory-mapped index (one per core; "
+        "each has its own --max-concurrency)",
+    )
     model_options(p)
 
 
@@ -80,11 +89,19 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (InputError naming both when it cannot)."""
+def bind(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (InputError naming both when it cannot);
+    ``reuse_port``: one of several on the same port (``--workers``), via SO_REUSEPORT."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto must say TCP: asyncio sets TCP_NODELAY only on accepted sockets whose proto is
+    # IPPROTO_TCP, and without it every small response waits ~40 ms for a delayed ACK (Nagle)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        if not hasattr(socket, "SO_REUSEPORT"):
+            sock.close()
+            raise InputError("--workers needs SO_REUSEPORT, which this system lacks; use 1")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -94,9 +111,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _logging() -> None:
+def _logging(workers: int) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    pid = " [%(process)d]" if workers > 1 else ""
+    handler.setFormatter(logging.Formatter(f"%(asctime)s{pid} %(message)s"))
     for name in ("docqa.serve", "docqa.serve.access"):
         logger = logging.getLogger(name)
         logger.setLevel(logging.INFO)
@@ -122,19 +140,44 @@ def run_serve(args: argparse.Namespace) -> int:
     root = args.index if args.index is not None else default_index_dir()
     live = LiveIndex(root, guard=_serve_guard(args.min_score), tenant_sets=tenant_sets)
     app = create_app(live, make_model(args), _settings(args, keys))
-    sock = bind(args.host, args.port)
-    host, port = sock.getsockname()[:2]
-    _logging()
+    sockets = _listen(args.host, args.port, args.workers)
+    host, port = sockets[0].getsockname()[:2]
+    _logging(args.workers)
+    if args.workers > 1:  # held from before the port is announced (see fork_workers)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    _announce(host, port, f"index {root}, {live.current().chunks} chunks", keys, args.workers)
+
+    if args.workers == 1:
+        _run(app, sock=sockets[0], shutdown_timeout=args.shutdown_timeout)
+        return 0
+
+    def work(sock: socket.socket) -> None:
+        # warm before serving: a connection the kernel hands this worker waits in its backlog
+        # rather than meeting a 503 from a cold worker after another one said /ready
+        _run(app, sock, args.shutdown_timeout, before=live.warm)
+
+    from docqa.service.workers import fork_workers, supervise
+
+    return supervise(fork_workers(sockets, work))
+
+
+def _announce(host: str, port: int, what: str, keys: KeyRing | None, workers: int) -> None:
     logging.getLogger("docqa.serve").info(
-        "docqa serve: http://%s:%d/ (index %s, %d chunks, %s)",
+        "docqa serve: http://%s:%d/ (%s, %s%s)",
         host if ":" not in host else f"[{host}]",
         port,
-        root,
-        live.current().chunks,
+        what,
         f"{len(keys)} keys" if keys else "no keys: loopback only",
+        f", {workers} workers" if workers > 1 else "",
     )
-    _run(app, sock, args.shutdown_timeout)
-    return 0
+
+
+def _listen(host: str, port: int, workers: int) -> list[socket.socket]:
+    if workers == 1:
+        return [bind(host, port)]
+    from docqa.service.workers import listeners
+
+    return listeners(host, port, workers, bind)
 
 
 def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:
@@ -151,7 +194,8 @@ def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:
     )
 
 
-def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
+def server(app: FastAPI, shutdown_timeout: float) -> uvicorn.Server:
+    """The uvicorn server ``docqa serve`` runs ``app`` with (run it on a :func:`bind` socket)."""
     import uvicorn
 
     config = uvicorn.Config(
@@ -161,15 +205,32 @@ def _run(app: FastAPI, sock: socket.socket, shutdown_timeout: float) -> None:
         timeout_graceful_shutdown=math.ceil(shutdown_timeout),
         lifespan="on",
     )
-    # uvicorn re-raises the signal it stopped for once it has shut down; after a graceful
-    # SIGTERM that lands here, so the exit code is 0
-    signal.signal(signal.SIGTERM, _stopped)
-    uvicorn.Server(config).run(sockets=[sock])
+    return uvicorn.Server(config)
+
+
+def _run(
+    app: FastAPI,
+    sock: socket.socket,
+    shutdown_timeout: float,
+    before: Callable[[], None] | None = None,
+) -> None:
+    """Run ``before()`` (a worker's warm-up), then serve ``app`` on ``sock`` until stopped."""
+    srv = server(app, shutdown_timeout)
+
+    def stopped(signum: int, frame: object) -> None:
+        # before uvicorn takes the signals: stop as soon as it has started (rather than losing
+        # the signal); after its graceful shutdown, where it re-raises the signal it stopped
+        # for: nothing left to do, so the exit code is 0
+        srv.should_exit = True
+
+    signal.signal(signal.SIGTERM, stopped)
+    signal.signal(signal.SIGINT, stopped)
+    # a worker starts with both blocked (see fork_workers): one sent meanwhile arrives here
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    if before is not None:
+        before()
+    srv.run(sockets=[sock])
     logging.getLogger("docqa.serve").info("docqa serve: stopped")
-
-
-def _stopped(signum: int, frame: object) -> None:
-    """SIGTERM after uvicorn's graceful shutdown: nothing left to do (exit code 0)."""
 
 
 def _serve_guard(min_score: float | None) -> Any:

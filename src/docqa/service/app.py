@@ -107,9 +107,10 @@ class Service:
         self.settings = settings
         self.slots = Slots(settings.max_concurrency)
 
-    def grant(self, request: Request) -> Grant:
+    async def grant(self, request: Request) -> Grant:
         """The caller's grant from ``Authorization: Bearer KEY``; 401 for a missing or wrong
-        key alike (the response never tells which)."""
+        key alike (the response never tells which). A coroutine, so FastAPI runs it in the
+        event loop rather than handing it to a worker thread (a hop per request)."""
         keys = self.settings.keys
         if keys is None:
             return OPEN
@@ -146,6 +147,9 @@ class Service:
         return self.live.current()
 
     async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
+        """The key's hits, searched in a worker thread: the kernels release the GIL, so the
+        event loop goes on parsing and answering other requests meanwhile (measured: searching
+        in the loop thread instead halves the 8-client throughput of dense search and /ask)."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
         hits: list[Hit] = await anyio.to_thread.run_sync(retriever.search, question, body.k)
         return hits

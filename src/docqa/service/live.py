@@ -93,7 +93,9 @@ class LiveIndex:
         return Snapshot(Collection.open(self.root), ident, self.guard)
 
     def warm(self) -> None:
-        """Warm the first snapshot; the service is ready after this."""
+        """Warm the first snapshot; the service is ready after this (again: nothing to do)."""
+        if self.ready:
+            return
         self._snapshot.warm(self.tenant_sets)
         self.ready = True
 
