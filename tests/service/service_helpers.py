@@ -47,6 +47,26 @@ def write_docs(root: Path, docs: dict[str, str] = DOCS) -> Path:
     return root
 
 
+class TwoVersions:
+    """An index built from the docs, and a second version of them (the overdue fine changed
+    from "ten cents" to "twenty cents") that ``rebuild()`` indexes in place, atomically."""
+
+    def __init__(self, root: Path) -> None:
+        old_docs, self.new_docs = write_docs(root / "v1"), write_docs(root / "v2")
+        fines = self.new_docs / "acme" / "fines.md"
+        fines.write_text(fines.read_text().replace("ten cents", "twenty cents"), encoding="utf-8")
+        self.index = root / "index"
+        self._index(old_docs)
+
+    def _index(self, docs: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+        command = [sys.executable, "-m", "docqa", "index", "--index", str(self.index), str(docs)]
+        subprocess.run(command, env=env, check=True, capture_output=True, timeout=120)
+
+    def rebuild(self) -> None:
+        self._index(self.new_docs)
+
+
 def keys_spec(keys: dict[str, list[str]] = KEYS) -> str:
     return ";".join(f"{k}={','.join(v)}" for k, v in keys.items())
 

@@ -14,7 +14,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import KEYS, UNANSWERABLE, Server, bearer, keys_spec, parse_sse, write_docs
+from service_helpers import (
+    KEYS,
+    UNANSWERABLE,
+    Server,
+    TwoVersions,
+    bearer,
+    keys_spec,
+    parse_sse,
+)
 from slow_model import SlowModel
 
 ACME, GLOBEX, BOTH, ADMIN = KEYS
@@ -198,14 +206,8 @@ def test_sigterm_finishes_in_flight_streams_then_exits_0(
 
 
 def test_hot_reload_under_load_has_zero_failures(tmp_path: Path) -> None:
-    old_docs = write_docs(tmp_path / "v1")
-    new_docs = write_docs(tmp_path / "v2")
-    fines = new_docs / "acme" / "fines.md"
-    fines.write_text(fines.read_text().replace("ten cents", "twenty cents"), encoding="utf-8")
-    index = tmp_path / "index"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    run = [sys.executable, "-m", "docqa", "index", "--index", str(index)]
-    subprocess.run([*run, str(old_docs)], env=env, check=True, capture_output=True, timeout=120)
+    versions = TwoVersions(tmp_path)
+    index = versions.index
     server = Server("--index", str(index), log=tmp_path / "serve.log").start()
     answers: list[str] = []
     failures: list[str] = []
@@ -228,7 +230,7 @@ def test_hot_reload_under_load_has_zero_failures(tmp_path: Path) -> None:
             worker.start()
         assert _wait(lambda: len(answers) > 20, 30.0)
         before = httpx.get(server.url + "/ready").json()["created"]
-        subprocess.run([*run, str(new_docs)], env=env, check=True, capture_output=True, timeout=120)
+        versions.rebuild()
         assert _wait(lambda: any("twenty cents" in a for a in answers[-5:]), 60.0), server.log()
         seen = len(answers)
         assert _wait(lambda: len(answers) > seen + 20, 30.0)

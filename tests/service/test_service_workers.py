@@ -9,8 +9,6 @@ import os
 import re
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import KEYS, Server, bearer, keys_spec, parse_sse, write_docs
+from service_helpers import KEYS, Server, TwoVersions, bearer, keys_spec, parse_sse
 from slow_model import SlowModel
 
 from docqa.cli.serve import bind
@@ -150,14 +148,8 @@ def test_a_worker_that_dies_stops_the_service_with_exit_1(
 
 
 def test_every_worker_picks_up_a_rebuilt_index(tmp_path: Path) -> None:
-    old_docs = write_docs(tmp_path / "v1")
-    new_docs = write_docs(tmp_path / "v2")
-    fines = new_docs / "acme" / "fines.md"
-    fines.write_text(fines.read_text().replace("ten cents", "twenty cents"), encoding="utf-8")
-    index = tmp_path / "index"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    run = [sys.executable, "-m", "docqa", "index", "--index", str(index)]
-    subprocess.run([*run, str(old_docs)], env=env, check=True, capture_output=True, timeout=120)
+    versions = TwoVersions(tmp_path)
+    index = versions.index
     server = Server("--index", str(index), "--workers", "2", log=tmp_path / "serve.log")
     body = {"question": FINE}
 
@@ -169,7 +161,7 @@ def test_every_worker_picks_up_a_rebuilt_index(tmp_path: Path) -> None:
     try:
         server.start()
         assert "ten cents" in answer()
-        subprocess.run([*run, str(new_docs)], env=env, check=True, capture_output=True, timeout=120)
+        versions.rebuild()
         streak, deadline = 0, time.monotonic() + 60
         while streak < 30 and time.monotonic() < deadline:  # 30 new answers in a row
             streak = streak + 1 if "twenty cents" in answer() else 0
