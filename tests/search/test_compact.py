@@ -47,6 +47,16 @@ def assert_same(got, want) -> None:
     np.testing.assert_array_equal(got.scores.view(np.int32), want.scores.view(np.int32))
 
 
+def draw_mask(draw: st.DrawFn, rng: np.random.Generator, n: int) -> np.ndarray | None:
+    """No mask, a bool mask over ``n`` rows, or row ids (repeats allowed)."""
+    kind = draw(st.sampled_from(["none", "bool", "ids"]))
+    if kind == "bool":
+        return rng.random(n) < 0.5
+    if kind == "ids":
+        return rng.integers(0, n, size=rng.integers(0, n + 1)) if n else np.zeros(0, np.int64)
+    return None
+
+
 @st.composite
 def problems(draw: st.DrawFn) -> dict:
     n = draw(st.integers(0, 90))
@@ -57,12 +67,7 @@ def problems(draw: st.DrawFn) -> dict:
     qs = make_matrix(draw(st.sampled_from(KINDS)), nq, d, rng)
     if draw(st.booleans()) and n:
         qs[0] = m[rng.integers(0, n)]
-    mask = None
-    kind = draw(st.sampled_from(["none", "bool", "ids"]))
-    if kind == "bool":
-        mask = rng.random(n) < 0.5
-    elif kind == "ids":
-        mask = rng.integers(0, n, size=rng.integers(0, n + 1)) if n else np.zeros(0, np.int64)
+    mask = draw_mask(draw, rng, n)
     return {
         "m": m,
         "qs": qs,

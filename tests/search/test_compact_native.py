@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_compact import KINDS, assert_same, make_matrix
+from test_compact import KINDS, assert_same, draw_mask, make_matrix
 
 from docqa.search import CompactMatrix, canonical_scores, compact_batch, topk
 from docqa.search.compact import quantise_queries
@@ -105,12 +105,7 @@ def batches(draw: st.DrawFn) -> dict:
     qs = make_matrix(draw(st.sampled_from(KINDS)), draw(st.integers(8, 23)), d, rng)
     if n:
         qs[rng.integers(0, qs.shape[0], size=3)] = m[rng.integers(0, n, size=3)]
-    mask = None
-    kind = draw(st.sampled_from(["none", "bool", "ids"]))
-    if kind == "bool":
-        mask = rng.random(n) < 0.5
-    elif kind == "ids":
-        mask = rng.integers(0, n, size=rng.integers(0, n + 1)) if n else np.zeros(0, np.int64)
+    mask = draw_mask(draw, rng, n)
     return {
         "m": m,
         "qs": qs,
