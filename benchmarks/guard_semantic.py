@@ -23,10 +23,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 import fusion_transfer
 import guard_transfer
+import numpy as np
+
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.eval import load_questions
