@@ -8,7 +8,9 @@ reference (markdown-it-py, ``docqa.text.markdown``), by the fast path
 candidates (pyromark's events alone, cmarkgfm and mistune to their own output), with the
 number of files where the fast path and the reference disagree. HTML: the seed's pages
 (pydocs) through ``HTMLParser`` driving the handlers (the reference) and through the native
-scanner (``docqa._parse.scan_html``), with the files it hands back and those that differ. PDF: pypdfium2 against
+scanner (``docqa._parse.scan_html``), with the files it hands back and those that differ. Chunk
+records: the seed's documents to records and embed texts through ``Chunk`` objects (the
+reference) and through ``docqa.text.records.chunk_records``. PDF: pypdfium2 against
 pypdf on a 200-page PDF made with fpdf2. CPU time (``time.process_time``), best of 3, so a
 busy machine distorts it less than wall time.
 """
@@ -84,6 +86,28 @@ def html(texts: list[str]) -> None:
     print(f"\nhanded back to the reference: {back}; differing from it: {differ}")
 
 
+def records(folder: Path) -> None:
+    """Documents to chunk records and embed texts: ``Chunk`` objects and their JSON (the
+    reference) against ``docqa.text.records.chunk_records`` (the build's path)."""
+    from docqa.text.documents import Document
+    from docqa.text.loaders import find_files, load_file
+    from docqa.text.records import _reference, chunk_records
+
+    files, _ = find_files([folder])
+    docs = [d for path, source in files if isinstance(d := load_file(path, source), Document)]
+    mb = sum(path.stat().st_size for path, _ in files) / MB
+    ref = best(lambda: [_reference(d, 120, 0, True) for d in docs])
+    fast = best(lambda: [chunk_records(d) for d in docs])
+    differ = sum(chunk_records(d) != _reference(d, 120, 0, True) for d in docs)
+    print(f"\n## Chunk records: {len(docs)} documents, {mb:.1f} MB of source\n")
+    print("| path | CPU MB/s | vs reference |\n|---|---|---|")
+    print(f"| Chunk objects + _chunk_record + embed_text (reference) | {mb / ref:.1f} | 1.0x |")
+    print(f"| chunk_records | {mb / fast:.1f} | {ref / fast:.1f}x |")
+    print(
+        f"\nrecords or embed texts differing from the reference: {differ} of {len(docs)} documents"
+    )
+
+
 def pdf(pages: int = 200) -> None:
     import pypdf
     import pypdfium2
@@ -120,6 +144,7 @@ def main() -> None:
     markdown([p.read_text(encoding="utf-8", errors="replace") for p in files])
     pages = sorted((seed(args.where) / "pydocs").rglob("*.html"))
     html([p.read_text(encoding="utf-8-sig", errors="replace") for p in pages])
+    records(seed(args.where))
     pdf()
 
 

@@ -13,8 +13,15 @@ import shutil
 from pathlib import Path
 
 MB = 1_000_000
-# shared/ lies beside the repository
-PYDOCS = Path(__file__).resolve().parents[1].parent / "shared" / "evalsets" / "pydocs" / "corpus"
+# shared/ lies beside the repository (or beside the folder of its worktrees)
+PYDOCS = next(
+    (
+        found
+        for root in Path(__file__).resolve().parents[2:4]
+        if (found := root / "shared" / "evalsets" / "pydocs" / "corpus").is_dir()
+    ),
+    Path(__file__).resolve().parents[2] / "shared" / "evalsets" / "pydocs" / "corpus",
+)
 MARKDOWN_ROOTS = (Path("/usr"), Path("/root"))
 
 

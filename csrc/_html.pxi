@@ -36,19 +36,30 @@ cdef inline bint _bare_char(Py_UCS4 c):
     return 33 <= c <= 126 and c != 62 and c != 34 and c != 39 and c != 60 and c != 96
 
 
-def _add(dict lines, int first_line, str data):
+cdef int _add(dict lines, int first_line, str data) except -1:
+    """Append ``data`` to the per-line fragments from ``first_line`` on (the reference's
+    ``setdefault`` loop, without a new list per fragment)."""
     cdef int offset = 0
+    cdef object found
+    if PyUnicode_FindChar(data, 10, 0, PyUnicode_GET_LENGTH(data), 1) < 0:
+        found = lines.get(first_line)
+        if found is None:
+            lines[first_line] = [data]
+        else:
+            (<list>found).append(data)
+        return 0
     for piece in data.split("\n"):
         lines.setdefault(first_line + offset, []).append(piece)
         offset += 1
+    return 0
 
 
-def _prose(dict lines):
+cdef tuple _prose(dict lines):
     out = []
     for n in sorted(lines):
         text = " ".join("".join(lines[n]).split())
         if text:
-            out.append(Line(n, text))
+            out.append(_line(n, text))
     return tuple(out)
 
 
@@ -99,10 +110,10 @@ cdef class _Page:
     cdef void flush(self):
         text = _prose(self.text)
         if text:
-            self.items.append(Block("text", text))
+            self.items.append(_block("text", text))
         self.text = {}
         if self.rows and not self.in_row:
-            self.items.append(Block("table", tuple(self.rows)))
+            self.items.append(_block("table", tuple(self.rows)))
             self.rows = []
 
     cdef void track_main(self, str tag, bint role_main, bint opening):
@@ -198,18 +209,18 @@ cdef class _Page:
         self.in_heading = False
         text = " ".join("".join(self.heading_parts).split())
         if text:
-            self.items.append(Heading(text, self.heading_level, self.heading_line))
+            self.items.append(_heading(text, self.heading_level, self.heading_line))
             if self.heading_level == 1 and not self.first_h1:
                 self.first_h1 = text
 
     cdef void close_code(self):
-        raw = [Line(n, "".join(self.code[n]).rstrip()) for n in sorted(self.code)]
+        raw = [_line(n, "".join(self.code[n]).rstrip()) for n in sorted(self.code)]
         while raw and not raw[len(raw) - 1].text.strip():
             raw.pop()
         while raw and not raw[0].text.strip():
             raw.pop(0)
         if raw:
-            self.items.append(Block("code", tuple(raw)))
+            self.items.append(_block("code", tuple(raw)))
         self.code = None
 
     cdef void close_cell(self):
@@ -221,7 +232,7 @@ cdef class _Page:
         self.close_cell()
         if self.in_row:
             if any(self.row_cells):
-                self.rows.append(Line(self.row_line, "| " + " | ".join(self.row_cells) + " |"))
+                self.rows.append(_line(self.row_line, "| " + " | ".join(self.row_cells) + " |"))
             self.in_row = False
 
     cdef void finish(self):
@@ -271,13 +282,15 @@ cdef Py_ssize_t _start_tag(_Text t, Py_ssize_t i, _Page page, list cdata) except
     cdef Py_ssize_t j = i + 1, a, b, v0, v1
     cdef Py_UCS4 c, q
     cdef bint role_nav = False, role_main = False, closing = False
+    cdef bint upper = False
     klass = None
     while _name_char(t.at(j)):
+        upper = upper or 65 <= t.at(j) <= 90
         j += 1
     c = t.at(j)
     if not (c == 32 or c == 9 or c == 10 or c == 13 or c == 12 or c == 47 or c == 62):
         return -1
-    tag = t.s[i + 1 : j].lower()
+    tag = t.s[i + 1 : j].lower() if upper else t.s[i + 1 : j]
     while True:
         while _ws(t.at(j)):
             j += 1
@@ -349,10 +362,12 @@ cdef Py_ssize_t _end_tag(_Text t, Py_ssize_t i, _Page page) except -2:
         j += 1
     if not _alpha(t.at(j)):
         return -1
+    cdef bint upper = False
     a = j
     while _name_char(t.at(j)):
+        upper = upper or 65 <= t.at(j) <= 90
         j += 1
-    tag = t.s[a:j].lower()
+    tag = t.s[a:j].lower() if upper else t.s[a:j]
     while _ws(t.at(j)):
         j += 1
     if t.at(j) != 62:

@@ -28,6 +28,9 @@ cdef class _Walker:
     cdef list rows
     cdef list cells
     cdef object html_blocks
+    cdef list cur  # parts[cur_line] of the dict cur_parts: where the last text went
+    cdef object cur_parts
+    cdef int cur_line
 
     def __cinit__(self, bytes source, object html_blocks):
         cdef const char* data = source
@@ -69,7 +72,7 @@ cdef class _Walker:
         for n, p in parts.items():
             text = " ".join("".join(p).split())
             if text:
-                out.append(Line(n, text))
+                out.append(_line(n, text))
         return out
 
     cdef inline dict inline(self, Py_ssize_t offset):
@@ -79,13 +82,27 @@ cdef class _Walker:
 
     cdef void flush(self):
         if self.parts is not None and not self.in_heading and not self.in_table:
-            self.items.append(Block("text", tuple(self.lines())))
+            self.items.append(_block("text", tuple(self.lines())))
+
+    cdef int append_part(self, str value) except -1:
+        """``parts.setdefault(line, []).append(value)``, the list of the last call reused."""
+        if self.cur_parts is self.parts and self.cur_line == self.line:
+            self.cur.append(value)
+            return 0
+        found = (<dict>self.parts).get(self.line)
+        if found is None:
+            found = []
+            (<dict>self.parts)[self.line] = found
+        (<list>found).append(value)
+        self.cur, self.cur_parts, self.cur_line = found, self.parts, self.line
+        return 0
 
     cdef void add_text(self, str value, Py_ssize_t offset):
         if self.in_code or self.in_html:
             self.texts.append(value)
         else:
-            self.inline(offset).setdefault(self.line, []).append(value)
+            self.inline(offset)
+            self.append_part(value)
 
     cdef void start(self, object tag, Py_ssize_t offset):
         name = tag if type(tag) is str else next(iter(tag))
@@ -118,9 +135,9 @@ cdef class _Walker:
         if name == "Heading" and self.in_heading:
             self.in_heading = False
             text = " ".join([x.text for x in self.lines()])
-            self.items.append(Heading(text, self.heading_level, self.heading_line))
+            self.items.append(_heading(text, self.heading_level, self.heading_line))
         elif name == "CodeBlock" and self.in_code:
-            self.items.append(Block("code", tuple(_code_lines(self.block_line, self.texts))))
+            self.items.append(_block("code", tuple(_code_lines(self.block_line, self.texts))))
             self.in_code = False
         elif name == "HtmlBlock" and self.in_html:
             self.in_html = False
@@ -129,9 +146,9 @@ cdef class _Walker:
         elif name == "TableCell":
             self.cells.append(" ".join([x.text for x in self.lines()]))
         elif (name == "TableHead" or name == "TableRow") and self.in_table:
-            self.rows.append(Line(self.row_line, "| " + " | ".join(self.cells) + " |"))
+            self.rows.append(_line(self.row_line, "| " + " | ".join(self.cells) + " |"))
         elif name == "Table" and self.in_table:
-            self.items.append(Block("table", tuple(self.rows)))
+            self.items.append(_block("table", tuple(self.rows)))
             self.in_table = False
         else:
             self.flush()
@@ -142,7 +159,7 @@ cdef list _code_lines(int first, list texts):
     lines = []
     cdef int i = 0
     for text in content.split("\n"):
-        lines.append(Line(first + i, text.rstrip()))
+        lines.append(_line(first + i, text.rstrip()))
         i += 1
     while lines and not lines[len(lines) - 1].text.strip():
         lines.pop()
@@ -169,8 +186,7 @@ def walk_markdown(object events, bytes source, object html_blocks):
             break
         if kind == "Text":
             if walker.parts is not None and not walker.in_code and not walker.in_html:
-                parts = <dict>walker.parts
-                parts.setdefault(walker.line, []).append(value)
+                walker.append_part(value)
             else:
                 walker.add_text(value, where["start"])
         elif kind == "Start":

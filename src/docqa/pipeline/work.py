@@ -18,7 +18,7 @@ import numpy as np
 from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import document_from_bytes, read_bytes
-from docqa.text.sections import chunk_document, embed_text
+from docqa.text.records import chunk_records
 from docqa.text.tokenize import hash_tokens
 
 
@@ -109,8 +109,6 @@ def run(task: Task) -> Result:
 
 
 def _run(task: Task) -> Result:
-    from docqa.index.writer import _chunk_record
-
     outcomes: list[FileResult] = []
     records: list[bytes] = []
     texts: list[str] = []
@@ -132,10 +130,12 @@ def _run(task: Task) -> Result:
             continue
         if task.tenant_from_folder:
             doc = folder_tenant(doc)
-        chunks = chunk_document(doc, max_words=task.max_words, overlap=task.overlap)
-        records.extend(_chunk_record(c) for c in chunks)
-        texts.extend(embed_text(c, headings=task.headings) for c in chunks)
-        outcomes.append(FileResult(source, len(data), sha, len(chunks)))
+        found, embed_texts = chunk_records(
+            doc, max_words=task.max_words, overlap=task.overlap, headings=task.headings
+        )
+        records.extend(found)
+        texts.extend(embed_texts)
+        outcomes.append(FileResult(source, len(data), sha, len(found)))
     embed = getattr(task.embedder, "embed", None)
     return Result(
         files=tuple(outcomes),
