@@ -13,15 +13,17 @@ starts, so a bad request or a failed retrieval is an ordinary JSON error, never 
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import threading
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
@@ -30,6 +32,7 @@ from docqa.answering import answer, answer_stream
 from docqa.errors import DocqaError
 from docqa.pricing import Price
 from docqa.service import errors
+from docqa.service.fast import FastLane
 from docqa.service.keys import OPEN, Grant, KeyRing
 from docqa.service.live import LiveIndex, Snapshot
 from docqa.service.middleware import AccessLog, BodyLimit
@@ -61,6 +64,12 @@ class ServeSettings:
     max_body: int = 64 * 1024
     model_timeout: float = 60.0
     prices: Mapping[str, Price] | None = None
+    search_threads: int | None = None  # None: one per core available
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class Slots:
@@ -70,8 +79,12 @@ class Slots:
         self.size = size
         self.busy = 0
 
+    @property
+    def full(self) -> bool:
+        return self.busy >= self.size
+
     def take(self) -> None:
-        if self.busy >= self.size:
+        if self.full:
             raise HTTPException(
                 429,
                 f"the service is at its limit of {self.size} requests in work; retry shortly",
@@ -106,28 +119,53 @@ class Service:
         self.model = model
         self.settings = settings
         self.slots = Slots(settings.max_concurrency)
+        self._searchers: ThreadPoolExecutor | None = None
+
+    def searchers(self) -> ThreadPoolExecutor:
+        """The threads searches run in: one per core (``search_threads``), made on first use
+        (after ``--workers`` forked). A queue in front of a few threads rather than a thread
+        per request: past the cores, more threads only contend for the GIL and the kernels'
+        cores, and the queue is first come, first served (bounded by the slots)."""
+        if self._searchers is None:
+            threads = self.settings.search_threads or cores()
+            self._searchers = ThreadPoolExecutor(threads, thread_name_prefix="docqa-search")
+        return self._searchers
+
+    def close(self) -> None:
+        if self._searchers is not None:
+            self._searchers.shutdown(wait=False)
+
+    def authorize(self, authorization: str, state: MutableMapping[str, object]) -> Grant | None:
+        """The grant of an ``Authorization`` header value (``Bearer KEY``), None for a missing
+        or wrong key; records the caller's tenants in ``state`` for the access log."""
+        keys = self.settings.keys
+        if keys is None:
+            return OPEN
+        scheme, _, token = authorization.partition(" ")
+        grant = keys.grant(token.strip()) if scheme.lower() == "bearer" else None
+        if grant is not None:
+            state["tenant"] = grant.label
+        return grant
 
     async def grant(self, request: Request) -> Grant:
         """The caller's grant from ``Authorization: Bearer KEY``; 401 for a missing or wrong
         key alike (the response never tells which). A coroutine, so FastAPI runs it in the
         event loop rather than handing it to a worker thread (a hop per request)."""
-        keys = self.settings.keys
-        if keys is None:
-            return OPEN
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        grant = keys.grant(token.strip()) if scheme.lower() == "bearer" else None
+        grant = self.authorize(
+            request.headers.get("authorization", ""), request.scope.setdefault("state", {})
+        )
         if grant is None:
             raise HTTPException(
                 401,
                 "missing or invalid API key; send Authorization: Bearer KEY",
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        request.state.tenant = grant.label
         return grant
 
-    def question(self, body: SearchRequest, request: Request) -> str:
-        """The question, checked against the length limit (422 when too long or blank)."""
-        request.state.question_chars = len(body.question)
+    def question(self, body: SearchRequest, state: MutableMapping[str, object]) -> str:
+        """The question, checked against the length limit (422 when too long or blank);
+        its length goes to ``state`` for the access log."""
+        state["question_chars"] = len(body.question)
         limit = self.settings.max_question
         if len(body.question) > limit:
             raise HTTPException(
@@ -151,15 +189,15 @@ class Service:
         event loop goes on parsing and answering other requests meanwhile (measured: searching
         in the loop thread instead halves the 8-client throughput of dense search and /ask)."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
-        hits: list[Hit] = await anyio.to_thread.run_sync(retriever.search, question, body.k)
-        return hits
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.searchers(), retriever.search, question, body.k)
 
     async def answer(self, question: str, hits: list[Hit], k: int) -> Answer:
         if not hits:
             return answer(question, Retrieved(hits), self.model, k)
         items = answer_stream(question, Retrieved(hits), self.model, k, prices=self.settings.prices)
         final: Answer | None = None
-        async for item in relay(items, self.settings.model_timeout):
+        async for item in relay(items, self.settings.model_timeout, every=False):
             if isinstance(item, Answer):
                 final = item
         if final is None:
@@ -185,11 +223,14 @@ class Service:
             yield sse(answer_body(final), "sources")
 
 
-def _lifespan(live: LiveIndex) -> Any:
+def _lifespan(service: Service) -> Any:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        threading.Thread(target=_warm, args=(live,), daemon=True).start()
-        yield
+        threading.Thread(target=_warm, args=(service.live,), daemon=True).start()
+        try:
+            yield
+        finally:
+            service.close()
 
     return lifespan
 
@@ -201,16 +242,22 @@ def _warm(live: LiveIndex) -> None:
         log.exception("docqa serve: warming the index failed; /ready stays 503")
 
 
-def create_app(live: LiveIndex, model: ModelClient, settings: ServeSettings) -> FastAPI:
+def create_app(
+    live: LiveIndex, model: ModelClient, settings: ServeSettings, *, fast_lane: bool = True
+) -> FastAPI:
     """The service over ``live`` answering with ``model``. Warming starts with the app's
-    lifespan (call ``live.warm()`` yourself when driving the app without one)."""
+    lifespan (call ``live.warm()`` yourself when driving the app without one).
+    ``fast_lane=False``: every request through the FastAPI routes (the fast lane's slow
+    twin, :mod:`docqa.service.fast`)."""
+    service = Service(live, model, settings)
     app = FastAPI(
         title="docqa",
         summary="Grounded answers with sources over your own documents",
-        lifespan=_lifespan(live),
+        lifespan=_lifespan(service),
     )
-    service = Service(live, model, settings)
     errors.install(app)
+    if fast_lane:  # innermost: after the access log and the body limit
+        app.add_middleware(FastLane, service=service)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     app.add_middleware(AccessLog)
     _routes(app, service)
@@ -247,7 +294,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     @app.post("/search", response_model=SearchResponse, responses=ERRORS)
     async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> JSONResponse:
         """The passages that best match the question, among the key's tenants."""
-        question = service.question(body, request)
+        question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
             hits = await service.retrieve(question, body, grant)
@@ -258,7 +305,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     @app.post("/ask", response_model=AskResponse, responses=ERRORS)
     async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> JSONResponse:
         """An answer with its sources and checked citations, or a refusal (no model call)."""
-        question = service.question(body, request)
+        question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
             hits = await service.retrieve(question, body, grant)
@@ -273,7 +320,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     ) -> StreamingResponse:
         """Server-sent events: ``data: {"text": ...}`` pieces, ``data: [DONE]``, then
         ``event: sources``; a refusal is one ``event: refused``; a failure ``event: error``."""
-        question = service.question(body, request)
+        question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
             hits = await service.retrieve(question, body, grant)
