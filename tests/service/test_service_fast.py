@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,11 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from service_helpers import KEYS, UNANSWERABLE
 
+from docqa.errors import ModelStreamBroken, ModelTimeout
 from docqa.models import ExtractiveModel
 from docqa.service.app import ServeSettings, Service, create_app
 from docqa.service.fast import FastLane
 from docqa.service.keys import KeyRing
 from docqa.service.live import LiveIndex
+from docqa.service.streaming import relay
 
 ACME, GLOBEX, BOTH, ADMIN = KEYS
 QUESTIONS = [
@@ -228,3 +231,59 @@ def test_a_failed_search_is_the_routes_error_and_gives_its_slot_back(live: LiveI
     assert response.status_code == 503
     assert response.json() == {"error": "chunks.bin is truncated; rebuild the index"}
     assert service.slots.busy == 0
+
+
+# --- /ask's answer handed over once -------------------------------------------------------
+
+
+class Pieces:
+    """An iterator of ``items`` (an exception among them is raised) that records its close."""
+
+    def __init__(self, *items: object, wait: float = 0.0) -> None:
+        self.items, self.wait, self.closed, self.taken = list(items), wait, False, 0
+
+    def __iter__(self) -> Pieces:
+        return self
+
+    def __next__(self) -> object:
+        if not self.items:
+            raise StopIteration
+        time.sleep(self.wait)
+        self.taken += 1
+        item = self.items.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def drain(items: Pieces, timeout: float, every: bool) -> list[object]:
+    return [item async for item in relay(iter(items), timeout, every=every)]
+
+
+def closed_soon(items: Pieces) -> bool:
+    """Whether the worker thread closed ``items`` (it does so after its last hand-over)."""
+    deadline = time.monotonic() + 5
+    while not items.closed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return items.closed
+
+
+def test_relay_hands_over_every_piece_or_only_the_last() -> None:
+    every, last, empty = Pieces("a", "b", "c"), Pieces("a", "b", "c"), Pieces()
+    assert asyncio.run(drain(every, 5.0, True)) == ["a", "b", "c"]
+    assert asyncio.run(drain(last, 5.0, False)) == ["c"]
+    assert asyncio.run(drain(empty, 5.0, False)) == [None]
+    assert closed_soon(every) and closed_soon(last) and closed_soon(empty)
+
+
+def test_relay_of_the_last_raises_what_the_model_raised_and_times_out() -> None:
+    failing = Pieces("a", ModelStreamBroken("the stream broke; ask again"))
+    with pytest.raises(ModelStreamBroken, match="stream broke"):
+        asyncio.run(drain(failing, 5.0, False))
+    slow = Pieces(*"abcdefghij", wait=0.2)
+    with pytest.raises(ModelTimeout, match="--model-timeout"):
+        asyncio.run(drain(slow, 0.3, False))
+    assert closed_soon(slow) and slow.taken < 10  # told to stop: it left after the piece it was on

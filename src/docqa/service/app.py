@@ -2,11 +2,13 @@
 
 ::
 
-    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve (thread)
+    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve
                                                  └─▶ /search: hits    └─▶ /ask: answer_stream
                                                                       └─▶ /ask/stream: SSE
 
-Every search is restricted to the key's tenants by a row mask inside the kernels. The
+Ordinary good ``POST /search`` and ``/ask`` requests take the fast lane
+(:mod:`docqa.service.fast`: the same steps without FastAPI's routing and body handling);
+every other request, and each refusal, goes through the routes below. Every search is restricted to the key's tenants by a row mask inside the kernels. The
 answer path is :func:`docqa.answering.answer_stream` over hits retrieved before any response
 starts, so a bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
 """
