@@ -8,9 +8,10 @@
 
 Ordinary good ``POST /search`` and ``/ask`` requests take the fast lane
 (:mod:`docqa.service.fast`: the same steps without FastAPI's routing and body handling);
-every other request, and each refusal, goes through the routes below. Every search is restricted to the key's tenants by a row mask inside the kernels. The
-answer path is :func:`docqa.answering.answer_stream` over hits retrieved before any response
-starts, so a bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
+every other request, and each refusal, goes through the routes below. Every search is
+restricted to the key's tenants by a row mask inside the kernels. The answer path is
+:func:`docqa.answering.answer_stream` over hits retrieved before any response starts, so a
+bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
 """
 
 from __future__ import annotations
