@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -107,6 +108,25 @@ print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", file=sys.stderr
 uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
 """
 
+BARE = """
+import sys, uvicorn
+from docqa.cli.serve import bind
+BODY = b'{"hits":[]}'
+HEADERS = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(BODY))]
+async def app(scope, receive, send):  # no framework: read the body, send a constant
+    if scope["type"] != "http":
+        return
+    more = True
+    while more:
+        more = (await receive()).get("more_body", False)
+    await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+    await send({"type": "http.response.body", "body": BODY})
+sock = bind("127.0.0.1", 0)
+print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/", file=sys.stderr, flush=True)
+config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
 
 class Process:
     """A server subprocess; ``url`` is read from its first ``http://127.0.0.1:PORT/`` line."""
@@ -149,13 +169,23 @@ class Process:
 
 @dataclass
 class Run:
-    """One bounded run: per-request latencies (s), its wall time, 429s and other failures."""
+    """One bounded run: per-request latencies (s), its wall time, 429s and other failures,
+    and the CPU seconds the server and the client (this process: httpx, or the library
+    calls) spent on it."""
 
     what: str
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
     refused_429: int = 0
     failures: list[str] = field(default_factory=list)
+    server_cpu: float | None = None
+    client_cpu: float = 0.0
+
+    def cpu_ms(self) -> str:
+        """``server / client`` CPU milliseconds per request (``- / lib`` for the library)."""
+        n = max(1, len(self.latencies) + self.refused_429 + len(self.failures))
+        server = "-" if self.server_cpu is None else f"{self.server_cpu / n * 1000:.2f}"
+        return f"{server} / {self.client_cpu / n * 1000:.2f}"
 
     @property
     def rps(self) -> float:
@@ -184,45 +214,62 @@ def library_run(what: str, call: Callable[[int], object], threads: int, seconds:
         with lock:
             run.latencies.extend(mine)
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     workers = [threading.Thread(target=loop, args=(t,)) for t in range(threads)]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
     run.seconds = time.perf_counter() - started
+    run.client_cpu = time.process_time() - cpu
     return run
 
 
 async def http_run(
-    what: str, url: str, bodies: list[dict[str, Any]], check: Check, clients: int, seconds: float
+    what: str,
+    url: str,
+    bodies: list[dict[str, Any]],
+    check: Check,
+    clients: int,
+    seconds: float,
+    server: int | None = None,
 ) -> Run:
-    """``clients`` concurrent clients posting ``bodies`` in turn to ``url`` for ``seconds``."""
+    """``clients`` concurrent clients posting ``bodies`` in turn to ``url`` for ``seconds``,
+    each with its own long-lived httpx AsyncClient (one keep-alive connection); ``server``:
+    the pid whose CPU time to record."""
     run = Run(what)
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits, timeout=30.0) as client:
-        stop_at = time.perf_counter() + seconds
+    one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
 
-        async def worker(offset: int) -> None:
-            i = offset
-            while time.perf_counter() < stop_at and len(run.latencies) < MAX_REQUESTS:
-                start = time.perf_counter()
-                response = await client.post(url, json=bodies[i % len(bodies)])
-                elapsed = time.perf_counter() - start
-                if response.status_code == 429:
-                    run.refused_429 += 1
-                elif response.status_code != 200:
-                    run.failures.append(f"HTTP {response.status_code}")
-                else:
-                    failure = check(i % len(bodies), response.json())
-                    if failure:
-                        run.failures.append(failure)
-                    run.latencies.append(elapsed)
-                i += clients
+    async def worker(client: httpx.AsyncClient, offset: int, stop_at: float) -> None:
+        i = offset
+        while time.perf_counter() < stop_at and len(run.latencies) < MAX_REQUESTS:
+            start = time.perf_counter()
+            response = await client.post(url, json=bodies[i % len(bodies)])
+            elapsed = time.perf_counter() - start
+            if response.status_code == 429:
+                run.refused_429 += 1
+            elif response.status_code != 200:
+                run.failures.append(f"HTTP {response.status_code}")
+            else:
+                failure = check(i % len(bodies), response.json())
+                if failure:
+                    run.failures.append(failure)
+                run.latencies.append(elapsed)
+            i += clients
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(c) for c in range(clients)))
+    async with contextlib.AsyncExitStack() as stack:  # made (TLS setup) before the clock starts
+        pool = [
+            await stack.enter_async_context(httpx.AsyncClient(limits=one, timeout=30.0))
+            for _ in range(clients)
+        ]
+        started, cpu = time.perf_counter(), time.process_time()
+        server_before = cpu_seconds(server) if server is not None else 0.0
+        stop_at = started + seconds
+        await asyncio.gather(*(worker(c, n, stop_at) for n, c in enumerate(pool)))
         run.seconds = time.perf_counter() - started
+        run.client_cpu = time.process_time() - cpu
+        if server is not None:
+            run.server_cpu = cpu_seconds(server) - server_before
     return run
 
 
@@ -305,7 +352,7 @@ def cases(index: Path, questions: list[str], modes: list[str]) -> list[Case]:
 def row(run: Run, unit: str) -> str:
     return (
         f"| {run.what} | {unit} | {run.pct(0.5):.2f} | {run.pct(0.99):.2f} | {run.rps:.0f} "
-        f"| {run.refused_429} | {len(run.failures)} |"
+        f"| {run.refused_429} | {len(run.failures)} | {run.cpu_ms()} |"
     )
 
 
@@ -370,12 +417,12 @@ def bench_case(
     for clients in (1, 8, 32):
         run = asyncio.run(
             http_run(f"{case.name}: {tag}", url + case.path, case.bodies, case.check, clients,
-                     seconds)
+                     seconds, server.proc.pid)
         )  # fmt: skip
         runs[clients] = run
         lines.append(row(run, f"{clients} clients"))
         if run.failures:
-            lines.append(f"|   first failure: {run.failures[0]} | | | | | | |")
+            lines.append(f"|   first failure: {run.failures[0]} | | | | | | | |")
     if case.cpu_comparable:
         verdicts.append(cpu_verdict(case, server, int(lib1.rps * seconds / 4), tag))
     overhead = paired_overhead_ms(url + case.path, case.bodies, case.call, 400)
@@ -407,19 +454,26 @@ def bench_case(
 
 
 def floor_rows(
-    floor: Process, bodies: list[dict[str, Any]], seconds: float, lines: list[str]
-) -> str:
+    name: str, floor: Process, bodies: list[dict[str, Any]], seconds: float, lines: list[str]
+) -> list[str]:
+    """The floor's rows, its server CPU per request, and what HTTP alone adds at p50 with the
+    benchmark's own client (paired with an in-process call that does nothing)."""
     url = floor.url
     for i in range(20):
         httpx.post(url + "/search", json=bodies[i % len(bodies)]).raise_for_status()
     for clients in (1, 8, 32):
         run = asyncio.run(
-            http_run("FastAPI constant (floor)", url + "/search", bodies, lambda i, b: None,
-                     clients, seconds)
+            http_run(name, url + "/search", bodies, lambda i, b: None, clients, seconds,
+                     floor.proc.pid)
         )  # fmt: skip
         lines.append(row(run, f"{clients} clients"))
     cpu = statistics.median(server_cpu_ms(floor, "/search", bodies, 400) for _ in range(3))
-    return f"- FastAPI constant (floor): server CPU {cpu:.2f} ms per request"
+    adds = statistics.median(paired_overhead_ms(url + "/search", bodies, lambda i: None, 400))
+    line = (
+        f"- {name}: server CPU {cpu:.2f} ms per request; with this client (httpx) HTTP alone "
+        f"adds {adds:.2f} ms at p50 (median of 400 requests paired with a no-op call)"
+    )
+    return [line]
 
 
 def main(argv: list[str] | None = None) -> str:
@@ -440,8 +494,8 @@ def main(argv: list[str] | None = None) -> str:
             f"{os.cpu_count()} cores; latencies in ms"
         ),
         "",
-        "| what | load | p50 ms | p99 ms | req/s | 429 | failures |",
-        "|---|---|---|---|---|---|---|",
+        "| what | load | p50 ms | p99 ms | req/s | 429 | failures | CPU ms/req server / client |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     verdicts: list[str] = []
     for workers in [int(w) for w in args.workers.split(",")]:
@@ -457,12 +511,13 @@ def main(argv: list[str] | None = None) -> str:
                 bench_case(case, serve, args.seconds, lines, verdicts, tag)
         finally:
             serve.stop()
-    floor = Process([sys.executable, "-c", FLOOR], WORK / "floor.log")
-    try:
-        floor.wait_ready("/search")
-        verdicts.append(floor_rows(floor, all_cases[0].bodies, args.seconds, lines))
-    finally:
-        floor.stop()
+    for name, code in (("FastAPI constant (floor)", FLOOR), ("bare uvicorn constant", BARE)):
+        floor = Process([sys.executable, "-c", code], WORK / "floor.log")
+        try:
+            floor.wait_ready("/search")
+            verdicts += floor_rows(name, floor, all_cases[0].bodies, args.seconds, lines)
+        finally:
+            floor.stop()
     load = os.getloadavg()
     lines.insert(1, f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     report = "\n".join([*lines, "", *verdicts])

@@ -2,26 +2,31 @@
 
 ::
 
-    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve (thread)
+    request ─▶ AccessLog ─▶ BodyLimit ─▶ key ─▶ 422 checks ─▶ slot (429) ─▶ retrieve
                                                  └─▶ /search: hits    └─▶ /ask: answer_stream
                                                                       └─▶ /ask/stream: SSE
 
-Every search is restricted to the key's tenants by a row mask inside the kernels. The
-answer path is :func:`docqa.answering.answer_stream` over hits retrieved before any response
-starts, so a bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
+Ordinary good ``POST /search`` and ``/ask`` requests take the fast lane
+(:mod:`docqa.service.fast`: the same steps without FastAPI's routing and body handling);
+every other request, and each refusal, goes through the routes below. Every search is
+restricted to the key's tenants by a row mask inside the kernels. The answer path is
+:func:`docqa.answering.answer_stream` over hits retrieved before any response starts, so a
+bad request or a failed retrieval is an ordinary JSON error, never a broken stream.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import threading
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-import anyio
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
@@ -30,6 +35,7 @@ from docqa.answering import answer, answer_stream
 from docqa.errors import DocqaError
 from docqa.pricing import Price
 from docqa.service import errors
+from docqa.service.fast import FastLane
 from docqa.service.keys import OPEN, Grant, KeyRing
 from docqa.service.live import LiveIndex, Snapshot
 from docqa.service.middleware import AccessLog, BodyLimit
@@ -46,6 +52,7 @@ from docqa.service.streaming import Retrieved, relay, sse
 from docqa.types import Answer, Hit, ModelClient
 
 log = logging.getLogger("docqa.serve")
+IN_LOOP = frozenset({"keyword"})  # modes searched in the event loop (see Service.retrieve)
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (401, 422, 429, 502, 503, 504)
 }
@@ -61,6 +68,12 @@ class ServeSettings:
     max_body: int = 64 * 1024
     model_timeout: float = 60.0
     prices: Mapping[str, Price] | None = None
+    search_threads: int | None = None  # None: one per core available
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class Slots:
@@ -70,8 +83,12 @@ class Slots:
         self.size = size
         self.busy = 0
 
+    @property
+    def full(self) -> bool:
+        return self.busy >= self.size
+
     def take(self) -> None:
-        if self.busy >= self.size:
+        if self.full:
             raise HTTPException(
                 429,
                 f"the service is at its limit of {self.size} requests in work; retry shortly",
@@ -106,28 +123,53 @@ class Service:
         self.model = model
         self.settings = settings
         self.slots = Slots(settings.max_concurrency)
+        self._searchers: ThreadPoolExecutor | None = None
+
+    def searchers(self) -> ThreadPoolExecutor:
+        """The threads searches run in: one per core (``search_threads``), made on first use
+        (after ``--workers`` forked). A queue in front of a few threads rather than a thread
+        per request: past the cores, more threads only contend for the GIL and the kernels'
+        cores, and the queue is first come, first served (bounded by the slots)."""
+        if self._searchers is None:
+            threads = self.settings.search_threads or cores()
+            self._searchers = ThreadPoolExecutor(threads, thread_name_prefix="docqa-search")
+        return self._searchers
+
+    def close(self) -> None:
+        if self._searchers is not None:
+            self._searchers.shutdown(wait=False)
+
+    def authorize(self, authorization: str, state: MutableMapping[str, object]) -> Grant | None:
+        """The grant of an ``Authorization`` header value (``Bearer KEY``), None for a missing
+        or wrong key; records the caller's tenants in ``state`` for the access log."""
+        keys = self.settings.keys
+        if keys is None:
+            return OPEN
+        scheme, _, token = authorization.partition(" ")
+        grant = keys.grant(token.strip()) if scheme.lower() == "bearer" else None
+        if grant is not None:
+            state["tenant"] = grant.label
+        return grant
 
     async def grant(self, request: Request) -> Grant:
         """The caller's grant from ``Authorization: Bearer KEY``; 401 for a missing or wrong
         key alike (the response never tells which). A coroutine, so FastAPI runs it in the
         event loop rather than handing it to a worker thread (a hop per request)."""
-        keys = self.settings.keys
-        if keys is None:
-            return OPEN
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        grant = keys.grant(token.strip()) if scheme.lower() == "bearer" else None
+        grant = self.authorize(
+            request.headers.get("authorization", ""), request.scope.setdefault("state", {})
+        )
         if grant is None:
             raise HTTPException(
                 401,
                 "missing or invalid API key; send Authorization: Bearer KEY",
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        request.state.tenant = grant.label
         return grant
 
-    def question(self, body: SearchRequest, request: Request) -> str:
-        """The question, checked against the length limit (422 when too long or blank)."""
-        request.state.question_chars = len(body.question)
+    def question(self, body: SearchRequest, state: MutableMapping[str, object]) -> str:
+        """The question, checked against the length limit (422 when too long or blank);
+        its length goes to ``state`` for the access log."""
+        state["question_chars"] = len(body.question)
         limit = self.settings.max_question
         if len(body.question) > limit:
             raise HTTPException(
@@ -147,19 +189,25 @@ class Service:
         return self.live.current()
 
     async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
-        """The key's hits, searched in a worker thread: the kernels release the GIL, so the
-        event loop goes on parsing and answering other requests meanwhile (measured: searching
-        in the loop thread instead halves the 8-client throughput of dense search and /ask)."""
+        """The key's hits. Dense and hybrid search run on the search threads: their kernel
+        releases the GIL and uses every core, so the event loop goes on parsing and answering
+        other requests meanwhile (searching them in the loop thread halves the 8-client
+        throughput of dense search and /ask). Keyword search runs in the loop thread: it holds
+        the GIL for most of its time (its kernel is about a tenth of it), so a thread buys no
+        overlap and costs a hand-over each way and a cold start (measured, paired: 0.5 ms of
+        CPU and of p50 latency per request, with the same 8-client throughput)."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
-        hits: list[Hit] = await anyio.to_thread.run_sync(retriever.search, question, body.k)
-        return hits
+        if body.mode in IN_LOOP:
+            return retriever.search(question, body.k)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.searchers(), retriever.search, question, body.k)
 
     async def answer(self, question: str, hits: list[Hit], k: int) -> Answer:
         if not hits:
             return answer(question, Retrieved(hits), self.model, k)
         items = answer_stream(question, Retrieved(hits), self.model, k, prices=self.settings.prices)
         final: Answer | None = None
-        async for item in relay(items, self.settings.model_timeout):
+        async for item in relay(items, self.settings.model_timeout, every=False):
             if isinstance(item, Answer):
                 final = item
         if final is None:
@@ -185,11 +233,14 @@ class Service:
             yield sse(answer_body(final), "sources")
 
 
-def _lifespan(live: LiveIndex) -> Any:
+def _lifespan(service: Service) -> Any:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        threading.Thread(target=_warm, args=(live,), daemon=True).start()
-        yield
+        threading.Thread(target=_warm, args=(service.live,), daemon=True).start()
+        try:
+            yield
+        finally:
+            service.close()
 
     return lifespan
 
@@ -201,16 +252,22 @@ def _warm(live: LiveIndex) -> None:
         log.exception("docqa serve: warming the index failed; /ready stays 503")
 
 
-def create_app(live: LiveIndex, model: ModelClient, settings: ServeSettings) -> FastAPI:
+def create_app(
+    live: LiveIndex, model: ModelClient, settings: ServeSettings, *, fast_lane: bool = True
+) -> FastAPI:
     """The service over ``live`` answering with ``model``. Warming starts with the app's
-    lifespan (call ``live.warm()`` yourself when driving the app without one)."""
+    lifespan (call ``live.warm()`` yourself when driving the app without one).
+    ``fast_lane=False``: every request through the FastAPI routes (the fast lane's slow
+    twin, :mod:`docqa.service.fast`)."""
+    service = Service(live, model, settings)
     app = FastAPI(
         title="docqa",
         summary="Grounded answers with sources over your own documents",
-        lifespan=_lifespan(live),
+        lifespan=_lifespan(service),
     )
-    service = Service(live, model, settings)
     errors.install(app)
+    if fast_lane:  # innermost: after the access log and the body limit
+        app.add_middleware(FastLane, service=service)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     app.add_middleware(AccessLog)
     _routes(app, service)
@@ -247,7 +304,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     @app.post("/search", response_model=SearchResponse, responses=ERRORS)
     async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> JSONResponse:
         """The passages that best match the question, among the key's tenants."""
-        question = service.question(body, request)
+        question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
             hits = await service.retrieve(question, body, grant)
@@ -258,7 +315,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     @app.post("/ask", response_model=AskResponse, responses=ERRORS)
     async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> JSONResponse:
         """An answer with its sources and checked citations, or a refusal (no model call)."""
-        question = service.question(body, request)
+        question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
             hits = await service.retrieve(question, body, grant)
@@ -273,7 +330,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     ) -> StreamingResponse:
         """Server-sent events: ``data: {"text": ...}`` pieces, ``data: [DONE]``, then
         ``event: sources``; a refusal is one ``event: refused``; a failure ``event: error``."""
-        question = service.question(body, request)
+        question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
             hits = await service.retrieve(question, body, grant)

@@ -53,25 +53,31 @@ def validation_line(errors: list[Any]) -> str:
     return f"{where}: {first.get('msg', 'invalid')}"
 
 
+def known_error(exc: BaseException) -> JSONResponse | None:
+    """The response for an ``HTTPException`` (its status, detail and headers) or a
+    ``DocqaError`` (:func:`status_of`); None for anything else."""
+    if isinstance(exc, HTTPException):
+        return JSONResponse({"error": exc.detail}, exc.status_code, headers=exc.headers)
+    if isinstance(exc, DocqaError):
+        return JSONResponse({"error": str(exc)}, status_of(exc))
+    return None
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into ``{"error": ...}``."""
 
-    async def http_error(request: Request, exc: Exception) -> JSONResponse:
-        http = cast(HTTPException, exc)
-        return JSONResponse({"error": http.detail}, http.status_code, headers=http.headers)
+    async def known(request: Request, exc: Exception) -> JSONResponse:
+        return cast(JSONResponse, known_error(exc))
 
     async def invalid(request: Request, exc: Exception) -> JSONResponse:
         found = list(cast(RequestValidationError, exc).errors())
         detail = [{"loc": e.get("loc"), "msg": e.get("msg")} for e in found]
         return JSONResponse({"error": validation_line(found), "detail": detail}, 422)
 
-    async def docqa_error(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_of(cast(DocqaError, exc)))
-
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": public_message(exc)}, 500)
 
-    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(HTTPException, known)
     app.add_exception_handler(RequestValidationError, invalid)
-    app.add_exception_handler(DocqaError, docqa_error)
+    app.add_exception_handler(DocqaError, known)
     app.add_exception_handler(Exception, unexpected)

@@ -32,10 +32,11 @@ log = logging.getLogger("docqa.serve")
 WARM_QUESTION = "warm up the search kernels"
 
 
-def identity(root: Path) -> Identity | None:
-    """The directory's and the manifest's (device, inode, mtime, size); None while missing."""
+def identity(root: Path | str, manifest: str | None = None) -> Identity | None:
+    """The directory's and the manifest's (device, inode, mtime, size); None while missing.
+    ``manifest``: the manifest's path, when the caller keeps it (no path joining per call)."""
     try:
-        d, m = os.stat(root), os.stat(root / MANIFEST)
+        d, m = os.stat(root), os.stat(manifest or os.path.join(root, MANIFEST))
     except OSError:
         return None
     return (d.st_dev, d.st_ino, m.st_ino, m.st_mtime_ns, m.st_size)
@@ -82,6 +83,7 @@ class LiveIndex:
         tenant_sets: Iterable[frozenset[str] | None] = (),
     ) -> None:
         self.root = root
+        self._paths = (os.fspath(root), os.path.join(root, MANIFEST))  # stat'ed per request
         self.guard = guard
         self.tenant_sets = list(tenant_sets)
         self.ready = False
@@ -102,7 +104,7 @@ class LiveIndex:
     def current(self) -> Snapshot:
         """The snapshot to use for one request; starts a reload when the directory changed."""
         snapshot = self._snapshot
-        ident = identity(self.root)
+        ident = identity(*self._paths)
         changed = ident is not None and ident != snapshot.identity and ident != self._failed
         if changed and self._lock.acquire(blocking=False):
             threading.Thread(target=self._reload, args=(ident,), daemon=True).start()

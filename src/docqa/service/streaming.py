@@ -42,13 +42,17 @@ def sse(data: Any, event: str | None = None) -> str:
     return f"{head}data: {payload}\n\n"
 
 
-def _work(items: Iterator[T], put: Any, stop: threading.Event) -> None:
+def _work(items: Iterator[T], put: Any, stop: threading.Event, every: bool) -> None:
+    last: Any = None
     try:
         for item in items:
             if stop.is_set():
                 return
-            put(("item", item))
-        put(("end", None))
+            if every:
+                put(("item", item))
+            else:
+                last = item
+        put(("end", None) if every else ("last", last))
     except Exception as exc:  # noqa: BLE001 (handed to the event loop, raised there)
         put(("error", exc))
     finally:
@@ -57,9 +61,11 @@ def _work(items: Iterator[T], put: Any, stop: threading.Event) -> None:
             close()
 
 
-async def relay(items: Iterator[T], timeout: float) -> AsyncIterator[T]:
+async def relay(items: Iterator[T], timeout: float, *, every: bool = True) -> AsyncIterator[T]:
     """The items of ``items`` (iterated in a worker thread), raising what it raises;
-    :class:`ModelTimeout` when it has not finished ``timeout`` seconds after the start."""
+    :class:`ModelTimeout` when it has not finished ``timeout`` seconds after the start.
+    ``every=False``: only the last item, handed over once at the end (one wake-up of the
+    event loop instead of one per piece: for ``/ask``, which answers in one body)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
     stop = threading.Event()
@@ -70,7 +76,7 @@ async def relay(items: Iterator[T], timeout: float) -> AsyncIterator[T]:
         except RuntimeError:  # the loop has closed: nobody is listening any more
             stop.set()
 
-    threading.Thread(target=_work, args=(items, put, stop), daemon=True).start()
+    threading.Thread(target=_work, args=(items, put, stop, every), daemon=True).start()
     deadline = loop.time() + timeout
     try:
         while True:
@@ -81,10 +87,11 @@ async def relay(items: Iterator[T], timeout: float) -> AsyncIterator[T]:
                     f"the answer took longer than {timeout:g} s (--model-timeout); "
                     "ask again or raise the limit"
                 ) from None
-            if kind == "end":
-                return
             if kind == "error":
                 raise value
-            yield value
+            if kind != "end":
+                yield value
+            if kind != "item":
+                return
     finally:
         stop.set()
