@@ -36,7 +36,7 @@ from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import stream
 from docqa.pipeline.postings import PostingRuns
-from docqa.pipeline.sources import SourceFile, discover
+from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of, stat_trusted
 from docqa.pipeline.work import Task
 from docqa.text.documents import LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
@@ -99,24 +99,27 @@ class BuildReport:
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     """A digest of the files' names, sizes and modification times and of the settings: while
     it is unchanged, the index built from ``paths`` is up to date."""
-    return _stamp(*discover(paths), settings)
+    files, unknown = discover(paths)
+    return _stamp(files, [stat_of(p.stat()) for p, _ in files], unknown, settings)
 
 
-def _stamp(files: list[SourceFile], unknown: list[SkippedFile], settings: IndexSettings) -> str:
-    """``fingerprint`` of what ``discover`` found."""
+def _stamp(
+    files: list[SourceFile], stats: list[Stat], unknown: list[SkippedFile], settings: IndexSettings
+) -> str:
+    """``fingerprint`` of what ``discover`` found, given each file's stat."""
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
-    for path, source in files:
-        st = path.stat()
-        items.append([source, str(path.resolve()), st.st_size, st.st_mtime_ns])
+    for (path, source), st in zip(files, stats, strict=True):
+        items.append([source, str(path.resolve()), st[0], st[1]])
     return hashlib.sha256(json.dumps(items).encode("utf-8")).hexdigest()
 
 
 def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Index | None:
     """The index at ``target`` if it was built with ``settings`` and passes its checks.
 
-    Its rows are reused only after every file's checksum and every vector's finiteness have
-    been verified: a damaged previous index is not copied from, its files are re-embedded
-    (``warnings`` says so), and the new index replaces it.
+    Its rows are reused only after every file's checksum has been verified (and every
+    vector copied from it is checked finite as it is appended): a damaged previous index is
+    not copied from, its files are re-embedded (``warnings`` says so), and the new index
+    replaces it.
     """
     if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
         return None  # a fitted embedder re-embeds every row anyway: nothing is reused
@@ -124,29 +127,37 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
         index = open_index(target)
         if index.manifest.meta.get("settings") != asdict(settings):
             return None
-        index.verify()
-        # a fresh view: verify read every vector through the maps, which keeps those pages
-        # in this process's memory for as long as the maps live
-        return open_index(target)
+        index.verify(vectors=False)  # releases the pages it read: memory stays flat
+        return index
     except DocqaError as exc:
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")
         return None
 
 
-def _old_rows(previous: Index | None) -> dict[str, tuple[str, tuple[int, int]]]:
-    """``source -> (sha256, (start, stop))`` of the files in ``previous`` whose recorded rows
-    are well formed and lie inside it (anything else is simply processed again)."""
+@dataclass(frozen=True, slots=True)
+class _OldFile:
+    """A file's record in the previous index: the sha256 its rows were built from, the rows,
+    and the stat its scan saw (a list, as JSON gives it; None for an older manifest)."""
+
+    sha256: str
+    rows: tuple[int, int]
+    stat: object = None
+
+
+def _old_rows(previous: Index | None) -> dict[str, _OldFile]:
+    """The records of the files in ``previous`` whose recorded rows are well formed and lie
+    inside it (anything else is simply processed again)."""
     if previous is None:
         return {}
     files = previous.manifest.meta.get("files")
-    out: dict[str, tuple[str, tuple[int, int]]] = {}
+    out: dict[str, _OldFile] = {}
     for source, record in files.items() if isinstance(files, dict) else ():
         rows = record.get("rows") if isinstance(record, dict) else None
         if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
             continue
         start, stop = rows
         if 0 <= start <= stop <= len(previous) and isinstance(record.get("sha256"), str):
-            out[source] = (record["sha256"], (start, stop))
+            out[source] = _OldFile(record["sha256"], (start, stop), record.get("stat"))
     return out
 
 
@@ -194,14 +205,18 @@ def _build_locked(
     n_workers: int,
 ) -> BuildReport:
     started = time.perf_counter()
+    scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
     found, unknown = discover(paths)
-    stamp = _stamp(found, unknown, settings)
-    sized = [(p, s, p.stat().st_size) for p, s in found]
+    stats = [stat_of(p.stat()) for p, _ in found]
+    stamp = _stamp(found, stats, unknown, settings)
+    scan = _Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
+                 {s: st for (_, s), st in zip(found, stats, strict=True)},
+                 not verify)  # fmt: skip
     warnings: list[str] = []
     previous = _previous(target, settings, warnings)
     embedder = settings.make_embedder()
     with IndexBuilder(target, storage=settings.storage) as builder:
-        state = _stream(builder, settings, embedder, previous, sized, n_workers, progress)
+        state = _stream(builder, settings, embedder, previous, scan, n_workers, progress)
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
         if not builder.count:
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
@@ -212,6 +227,7 @@ def _build_locked(
             "settings": asdict(settings),
             "files": state.files,
             "fingerprint": stamp,
+            "scanned_ns": scanned_ns,
             "bm25": _bm25_config(),
         }
         report = BuildReport(
@@ -233,12 +249,34 @@ def _build_locked(
     return replace(report, seconds=time.perf_counter() - started)
 
 
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """The files found, in load order, as ``(path, source, size)``; each one's stat; whether
+    an unchanged stat may stand for unchanged bytes (not under ``--verify``)."""
+
+    sized: list[tuple[Path, str, int]]
+    stats: dict[str, Stat]
+    trust_stats: bool
+
+
+def _trusted(scan: _Scan, old: dict[str, _OldFile], previous: Index | None) -> set[str]:
+    """Sources whose stat shows them unchanged since the previous build (not read again)."""
+    if not scan.trust_stats or previous is None:
+        return set()
+    scanned_ns = previous.manifest.meta.get("scanned_ns")
+    return {
+        s
+        for s, rec in old.items()
+        if s in scan.stats and stat_trusted(rec.stat, scan.stats[s], scanned_ns)
+    }
+
+
 def _stream(
     builder: IndexBuilder,
     settings: IndexSettings,
     embedder: Embedder,
     previous: Index | None,
-    sized: Sequence[tuple[Path, str, int]],
+    scan: _Scan,
     workers: int,
     progress: Progress | None,
 ) -> stream.Pass:
@@ -250,10 +288,13 @@ def _stream(
         PostingRuns(builder.scratch),
         builder.array("bm25_lengths", np.int32),
         previous,
-        {s: rows for s, (_, rows) in old.items()},
+        {s: rec.rows for s, rec in old.items()},
+        scan.stats,
     )
+    sized = scan.sized
     cut = list(stream.groups(sized))
-    verified = stream.unchanged(sized, {s: sha for s, (sha, _) in old.items()})
+    known = {s: rec.sha256 for s, rec in old.items()}
+    verified = stream.unchanged(sized, known, _trusted(scan, old, previous))
     tasks = (
         Task(
             tuple(group),
@@ -261,7 +302,7 @@ def _stream(
             settings.overlap,
             settings.headings,
             None if fitted else embedder,
-            {s: old[s][0] for _, s in group if s in old},
+            {s: old[s].sha256 for _, s in group if s in old},
             keep_texts=fitted,
             tenant_from_folder=settings.tenant_from_folder,
             verified={s: verified[s] for _, s in group if s in verified},
