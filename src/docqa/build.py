@@ -109,7 +109,7 @@ def _stamp(
     """``fingerprint`` of what ``discover`` found, given each file's stat."""
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
     for (path, source), st in zip(files, stats, strict=True):
-        items.append([source, str(path.resolve()), st[0], st[1]])
+        items.append([source, os.path.abspath(path), st[0], st[1]])
     return hashlib.sha256(json.dumps(items).encode("utf-8")).hexdigest()
 
 
@@ -222,6 +222,7 @@ def _build_locked(
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
         if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
+        builder.start_writeback()  # the disk writes the rows while the postings merge
         vocabulary = _write_bm25(builder, state)
         meta = {
             "settings": asdict(settings),
