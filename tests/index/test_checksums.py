@@ -125,3 +125,18 @@ def test_malformed_entries_are_refused(tmp_path: Path) -> None:
         manifest.write_text(json.dumps(doc))
         with pytest.raises(IndexCorrupt, match="malformed entry for 'vectors.npy'"):
             open_index(tmp_path / "ix")
+
+
+def resident_kb() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * mmap.PAGESIZE >> 10
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc")
+def test_verify_releases_the_pages_it_read(tmp_path: Path) -> None:
+    path = tmp_path / "big"
+    path.write_bytes(np.random.default_rng(1).integers(0, 256, 64 << 20, np.uint8).tobytes())
+    with open(path, "rb") as f:
+        raw = np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint8)
+    before = resident_kb()
+    checksum.digest_of(raw, checksum.XXH3, 0)
+    assert resident_kb() - before < 16 << 10  # 64 MiB read, well under 16 MiB kept

@@ -85,3 +85,11 @@ def test_merge_of_nothing_and_of_no_new_postings() -> None:
                       np.array([4, 5, 6], np.int32), np.array([-1, 0]))  # fmt: skip
     hashes, rows, tf = merge_slice(old, 0, 2, empty)  # row 0 dropped, row 1 is now 0
     assert (hashes.tolist(), rows.tolist(), tf.tolist()) == ([5, 9], [0, 0], [5, 6])
+
+
+def test_a_term_without_postings_in_the_old_csr() -> None:
+    old = OldPostings(np.array([5, 9], np.uint64), np.array([0, 0, 2]), np.array([0, 1], np.int32),
+                      np.array([4, 5], np.int32), np.array([0, -1], np.int32))  # fmt: skip
+    new = (np.array([5], np.uint64), np.array([1], np.int32), np.array([7], np.int32))
+    hashes, rows, tf = merge_slice(old, 0, 2, new)
+    assert (hashes.tolist(), rows.tolist(), tf.tolist()) == ([5, 9], [1, 0], [7, 4])

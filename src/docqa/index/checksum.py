@@ -63,7 +63,8 @@ def _blocks(raw: np.ndarray, start: int, update: Any) -> None:
 def release(raw: np.ndarray, lo: int, hi: int) -> None:
     """Drop the pages of ``raw[lo:hi]`` from this process when ``raw`` is a whole file's
     map (a read-only file map: they are read again from the page cache if touched)."""
-    mapped = raw.base
+    base = raw.base
+    mapped = base.obj if isinstance(base, memoryview) else base  # np.frombuffer(mmap)
     if isinstance(mapped, mmap.mmap) and lo < raw.size:
         aligned = lo - lo % mmap.PAGESIZE
         mapped.madvise(mmap.MADV_DONTNEED, aligned, min(hi, raw.size) - aligned)

@@ -31,7 +31,7 @@ _NONE: Postings3 = (np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros(0, n
 
 @dataclass(frozen=True)
 class OldPostings:
-    """The previous index's BM25 CSR and ``remap`` int64 (old rows,): each old row's new row,
+    """The previous index's BM25 CSR and ``remap`` int32 (old rows,): each old row's new row,
     or -1 when it is dropped."""
 
     vocab: np.ndarray

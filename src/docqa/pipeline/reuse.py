@@ -27,9 +27,12 @@ def kept_slice(old: OldPostings, t0: int, t1: int) -> tuple[np.ndarray, np.ndarr
     p0, p1 = int(indptr[0]), int(indptr[-1])
     rows = old.remap[np.asarray(old.rows[p0:p1])]
     keep = rows >= 0
-    before = np.zeros(p1 - p0 + 1, dtype=np.int64)
-    np.cumsum(keep, out=before[1:])
-    return before[indptr - p0], rows[keep].astype(np.int32), np.asarray(old.tf[p0:p1])[keep]
+    kept = np.zeros(t1 - t0 + 1, dtype=np.int64)
+    if p1 > p0 and bool((np.diff(indptr) > 0).all()):  # reduceat needs no empty segment
+        np.cumsum(np.add.reduceat(keep, indptr[:-1] - p0, dtype=np.int64), out=kept[1:])
+    elif p1 > p0:
+        kept[:] = np.append(0, np.cumsum(keep, dtype=np.int64))[indptr - p0]
+    return kept, rows[keep].astype(np.int32, copy=False), np.asarray(old.tf[p0:p1])[keep]
 
 
 def places(vocab: np.ndarray, indptr: np.ndarray, rows: np.ndarray, new: Postings3) -> np.ndarray:

@@ -223,7 +223,7 @@ class Pass:
             self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
         self.lengths.append(self._old_lengths[a:b])
         if self.remap is None:
-            self.remap = np.full(len(old), -1, dtype=np.int64)
+            self.remap = np.full(len(old), -1, dtype=np.int32)  # row ids are int32
         self.remap[a:b] = np.arange(self.builder.count - (b - a), self.builder.count)
         self.reused += b - a
 
