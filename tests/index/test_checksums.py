@@ -140,3 +140,19 @@ def test_verify_releases_the_pages_it_read(tmp_path: Path) -> None:
     before = resident_kb()
     checksum.digest_of(raw, checksum.XXH3, 0)
     assert resident_kb() - before < 16 << 10  # 64 MiB read, well under 16 MiB kept
+
+
+def test_release_view_keeps_the_bytes(tmp_path: Path) -> None:
+    arr = np.arange(3 << 20, dtype=np.int32)
+    np.save(tmp_path / "a.npy", arr)
+    build_index([corpus(tmp_path / "docs")], tmp_path / "ix", IndexSettings(dim=16), workers=1)
+    with open(tmp_path / "a.npy", "rb") as f:
+        raw = np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint8)
+    view = raw[128:].view(np.int32)
+    before = resident_kb()
+    total = int(view[1000:].astype(np.int64).sum())
+    checksum.release_view(view[1000:])
+    assert resident_kb() - before < 4 << 10  # 12 MiB read, its pages dropped again
+    assert int(view[1000:].astype(np.int64).sum()) == total  # read back from the cache
+    checksum.release_view(np.arange(5))  # not mapped: nothing to do
+    checksum.release_view(open_index(tmp_path / "ix").array("bm25_rows")[1:])

@@ -60,6 +60,19 @@ def _blocks(raw: np.ndarray, start: int, update: Any) -> None:
         release(raw, lo, lo + BLOCK)
 
 
+def release_view(view: np.ndarray) -> None:
+    """Drop the pages under ``view`` (any slice of an array memory-mapped by the reader)
+    from this process once its bytes have been copied out; nothing for other arrays."""
+    base: Any = view
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+    if base is None or not view.size:
+        return
+    whole = np.frombuffer(base, dtype=np.uint8)
+    lo = view.ctypes.data - whole.ctypes.data
+    release(whole, lo, lo + view.nbytes)
+
+
 def release(raw: np.ndarray, lo: int, hi: int) -> None:
     """Drop the pages of ``raw[lo:hi]`` from this process when ``raw`` is a whole file's
     map (a read-only file map: they are read again from the page cache if touched)."""

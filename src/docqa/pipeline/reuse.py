@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from docqa.index.checksum import release_view
+
 if TYPE_CHECKING:
     from docqa.pipeline.postings import OldPostings, Postings3
 
@@ -26,13 +28,16 @@ def kept_slice(old: OldPostings, t0: int, t1: int) -> tuple[np.ndarray, np.ndarr
     indptr = np.asarray(old.indptr[t0 : t1 + 1])
     p0, p1 = int(indptr[0]), int(indptr[-1])
     rows = old.remap[np.asarray(old.rows[p0:p1])]
+    release_view(old.rows[p0:p1])  # read once: its pages need not stay in this process
     keep = rows >= 0
     kept = np.zeros(t1 - t0 + 1, dtype=np.int64)
     if p1 > p0 and bool((np.diff(indptr) > 0).all()):  # reduceat needs no empty segment
         np.cumsum(np.add.reduceat(keep, indptr[:-1] - p0, dtype=np.int64), out=kept[1:])
     elif p1 > p0:
         kept[:] = np.append(0, np.cumsum(keep, dtype=np.int64))[indptr - p0]
-    return kept, rows[keep].astype(np.int32, copy=False), np.asarray(old.tf[p0:p1])[keep]
+    tf = np.asarray(old.tf[p0:p1])[keep]
+    release_view(old.tf[p0:p1])
+    return kept, rows[keep].astype(np.int32, copy=False), tf
 
 
 def places(vocab: np.ndarray, indptr: np.ndarray, rows: np.ndarray, new: Postings3) -> np.ndarray:
