@@ -70,8 +70,10 @@ def reference(
 @given(update())
 def test_merge_equals_lexsort(case: tuple[OldPostings, tuple[np.ndarray, ...]]) -> None:
     old, new = case
-    hashes, rows, tf = merge_slice(old, 0, old.vocab.size, new)  # type: ignore[arg-type]
-    assert (hashes.dtype, rows.dtype, tf.dtype) == (np.uint64, np.int32, np.int32)
+    vocab, counts, rows, tf = merge_slice(old, 0, old.vocab.size, new)  # type: ignore[arg-type]
+    assert (vocab.dtype, rows.dtype, tf.dtype) == (np.uint64, np.int32, np.int32)
+    assert np.all(counts > 0) and np.all(np.diff(vocab) > 0)
+    hashes = np.repeat(vocab, counts)
     got = list(zip(hashes.tolist(), rows.tolist(), tf.tolist(), strict=True))
     assert got == reference(old, new)  # type: ignore[arg-type]
 
@@ -81,15 +83,37 @@ def test_merge_of_nothing_and_of_no_new_postings() -> None:
     none = OldPostings(np.zeros(0, np.uint64), np.zeros(1, np.int64), np.zeros(0, np.int32),
                        np.zeros(0, np.int32), np.zeros(0, np.int64))  # fmt: skip
     assert all(a.size == 0 for a in merge_slice(none, 0, 0, empty))
+    vocab, counts, rows, tf = merge_slice(
+        none,
+        0,
+        0,
+        (np.array([3, 3], np.uint64), np.array([0, 1], np.int32), np.array([1, 2], np.int32)),
+    )
+    assert (vocab.tolist(), counts.tolist(), rows.tolist(), tf.tolist()) == (
+        [3],
+        [2],
+        [0, 1],
+        [1, 2],
+    )
     old = OldPostings(np.array([5, 9], np.uint64), np.array([0, 2, 3]), np.array([0, 1, 1], np.int32),
                       np.array([4, 5, 6], np.int32), np.array([-1, 0]))  # fmt: skip
-    hashes, rows, tf = merge_slice(old, 0, 2, empty)  # row 0 dropped, row 1 is now 0
-    assert (hashes.tolist(), rows.tolist(), tf.tolist()) == ([5, 9], [0, 0], [5, 6])
+    vocab, counts, rows, tf = merge_slice(old, 0, 2, empty)  # row 0 dropped, row 1 is now 0
+    assert (vocab.tolist(), counts.tolist(), rows.tolist(), tf.tolist()) == (
+        [5, 9],
+        [1, 1],
+        [0, 0],
+        [5, 6],
+    )
 
 
 def test_a_term_without_postings_in_the_old_csr() -> None:
     old = OldPostings(np.array([5, 9], np.uint64), np.array([0, 0, 2]), np.array([0, 1], np.int32),
                       np.array([4, 5], np.int32), np.array([0, -1], np.int32))  # fmt: skip
     new = (np.array([5], np.uint64), np.array([1], np.int32), np.array([7], np.int32))
-    hashes, rows, tf = merge_slice(old, 0, 2, new)
-    assert (hashes.tolist(), rows.tolist(), tf.tolist()) == ([5, 9], [1, 0], [7, 4])
+    vocab, counts, rows, tf = merge_slice(old, 0, 2, new)  # term 5 had none; row 1 dropped
+    assert (vocab.tolist(), counts.tolist(), rows.tolist(), tf.tolist()) == (
+        [5, 9],
+        [1, 1],
+        [1, 0],
+        [7, 4],
+    )

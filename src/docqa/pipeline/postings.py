@@ -26,6 +26,7 @@ import numpy as np
 DEFAULT_BUDGET = 1_000_000  # postings held in memory (16 bytes each; ~3x that while sorting)
 _SPACE = 1 << 64
 Postings3 = tuple[np.ndarray, np.ndarray, np.ndarray]  # hashes uint64, rows int32, tf int32
+Csr = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # vocab, counts, rows, tf
 _NONE: Postings3 = (np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros(0, np.int32))
 
 
@@ -40,12 +41,21 @@ class OldPostings:
     tf: np.ndarray
     remap: np.ndarray
 
-    def slice(self, lo: int, hi: int, new: Postings3) -> Postings3:
+    def slice(self, lo: int, hi: int, new: Postings3) -> Csr:
         """Postings of terms with hashes in ``[lo, hi)`` whose rows are kept, merged with
-        ``new`` (postings of that range sorted by (hash, row)): see ``docqa.pipeline.reuse``."""
+        ``new`` (postings of that range sorted by (hash, row)), as ``(vocab, counts, rows,
+        tf)``: see ``docqa.pipeline.reuse``."""
         from docqa.pipeline.reuse import merge_slice
 
         return merge_slice(self, *_bounds(self.vocab, lo, hi), new)
+
+
+def terms_of(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of the sorted ``hashes`` and how many times each occurs."""
+    new = np.ones(hashes.size, dtype=bool)
+    new[1:] = hashes[1:] != hashes[:-1]
+    starts = np.flatnonzero(new)
+    return hashes[starts], np.diff(np.append(starts, hashes.size))
 
 
 def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
@@ -130,16 +140,15 @@ class PostingRuns:
             order = np.argsort(hashes, kind="stable")
             hashes, rows, tf = hashes[order], rows[order], tf[order]
             if old is not None:
-                hashes, rows, tf = old.slice(lo, hi, (hashes, rows, tf))
-            if not hashes.size:
+                vocab, counts, rows, tf = old.slice(lo, hi, (hashes, rows, tf))
+            else:
+                vocab, counts = terms_of(hashes)
+            if not rows.size:
                 continue
-            new = np.ones(hashes.size, dtype=bool)
-            new[1:] = hashes[1:] != hashes[:-1]
-            starts = np.flatnonzero(new)
-            sink("bm25_vocab", hashes[starts])
-            sink("bm25_indptr", nnz + np.append(starts[1:], hashes.size).astype(np.int64))
+            sink("bm25_vocab", vocab)
+            sink("bm25_indptr", nnz + np.cumsum(counts, dtype=np.int64))
             sink("bm25_rows", rows)
             sink("bm25_tf", tf)
-            n_terms += starts.size
-            nnz += hashes.size
+            n_terms += vocab.size
+            nnz += rows.size
         return n_terms

@@ -6,7 +6,8 @@ in their old order (kept files keep their order), so the kept postings stay sort
 files' postings are sorted by (hash, row) too. Merging two sorted sequences needs no sort:
 each new posting's place among the old ones is found by a binary search (the term by its
 hash in the old vocabulary, then the row among that term's rows, all new postings at once),
-and the arrays are spliced with ``np.insert``. Linear in the old postings, ``log`` in the
+and the arrays are spliced with ``np.insert``; the vocabulary and each term's count come
+from the two CSRs' terms, never from a pass over every posting. Linear in the old postings, ``log`` in the
 new; ``np.lexsort`` over both is the reference (tests/pipeline/test_update_merge.py).
 """
 
@@ -19,7 +20,7 @@ import numpy as np
 from docqa.index.checksum import release_view
 
 if TYPE_CHECKING:
-    from docqa.pipeline.postings import OldPostings, Postings3
+    from docqa.pipeline.postings import Csr, OldPostings, Postings3
 
 
 def kept_slice(old: OldPostings, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -59,15 +60,25 @@ def places(vocab: np.ndarray, indptr: np.ndarray, rows: np.ndarray, new: Posting
     return lo
 
 
-def merge_slice(old: OldPostings, t0: int, t1: int, new: Postings3) -> Postings3:
+def merge_slice(old: OldPostings, t0: int, t1: int, new: Postings3) -> Csr:
     """Postings of terms ``t0:t1`` of ``old`` (kept rows) and ``new`` (sorted by (hash,
-    row)), sorted by (hash, row)."""
+    row)), sorted by (hash, row), as ``(vocab, counts, rows, tf)``: the distinct hashes,
+    each one's postings, and the postings' rows and tf."""
+    from docqa.pipeline.postings import terms_of
+
     indptr, rows, tf = kept_slice(old, t0, t1)
     vocab = np.asarray(old.vocab[t0:t1])
     at = places(vocab, indptr, rows, new)
-    old_hashes = np.repeat(vocab, np.diff(indptr))
+    counts = np.diff(indptr)
+    vocab, counts = vocab[counts > 0], counts[counts > 0]
+    new_vocab, new_counts = terms_of(new[0])
+    union = np.union1d(vocab, new_vocab)
+    total = np.zeros(union.size, dtype=np.int64)
+    total[np.searchsorted(union, vocab)] += counts
+    total[np.searchsorted(union, new_vocab)] += new_counts  # each index once: no np.add.at
     return (
-        np.insert(old_hashes, at, new[0]),
+        union.astype(np.uint64, copy=False),
+        total,
         np.insert(rows, at, new[1].astype(np.int32)),
         np.insert(tf, at, new[2].astype(np.int32)),
     )
