@@ -36,7 +36,8 @@ from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import stream
 from docqa.pipeline.postings import PostingRuns
-from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of, stat_trusted
+from docqa.pipeline.previous import Scan, old_rows, trusted, up_to_date
+from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
 from docqa.pipeline.work import Task
 from docqa.text.documents import LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
@@ -134,33 +135,6 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class _OldFile:
-    """A file's record in the previous index: the sha256 its rows were built from, the rows,
-    and the stat its scan saw (a list, as JSON gives it; None for an older manifest)."""
-
-    sha256: str
-    rows: tuple[int, int]
-    stat: object = None
-
-
-def _old_rows(previous: Index | None) -> dict[str, _OldFile]:
-    """The records of the files in ``previous`` whose recorded rows are well formed and lie
-    inside it (anything else is simply processed again)."""
-    if previous is None:
-        return {}
-    files = previous.manifest.meta.get("files")
-    out: dict[str, _OldFile] = {}
-    for source, record in files.items() if isinstance(files, dict) else ():
-        rows = record.get("rows") if isinstance(record, dict) else None
-        if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
-            continue
-        start, stop = rows
-        if 0 <= start <= stop <= len(previous) and isinstance(record.get("sha256"), str):
-            out[source] = _OldFile(record["sha256"], (start, stop), record.get("stat"))
-    return out
-
-
 def default_workers() -> int:
     """The cores this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -209,12 +183,14 @@ def _build_locked(
     found, unknown = discover(paths)
     stats = [stat_of(p.stat()) for p, _ in found]
     stamp = _stamp(found, stats, unknown, settings)
-    scan = _Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
+    scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
                  {s: st for (_, s), st in zip(found, stats, strict=True)},
                  not verify)  # fmt: skip
     warnings: list[str] = []
     previous = _previous(target, settings, warnings)
     embedder = settings.make_embedder()
+    if previous is not None and up_to_date(previous, scan, stamp):
+        return _kept(previous, unknown, embedder.name, time.perf_counter() - started)
     with IndexBuilder(target, storage=settings.storage) as builder:
         state = _stream(builder, settings, embedder, previous, scan, n_workers, progress)
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
@@ -250,26 +226,21 @@ def _build_locked(
     return replace(report, seconds=time.perf_counter() - started)
 
 
-@dataclass(frozen=True, slots=True)
-class _Scan:
-    """The files found, in load order, as ``(path, source, size)``; each one's stat; whether
-    an unchanged stat may stand for unchanged bytes (not under ``--verify``)."""
-
-    sized: list[tuple[Path, str, int]]
-    stats: dict[str, Stat]
-    trust_stats: bool
-
-
-def _trusted(scan: _Scan, old: dict[str, _OldFile], previous: Index | None) -> set[str]:
-    """Sources whose stat shows them unchanged since the previous build (not read again)."""
-    if not scan.trust_stats or previous is None:
-        return set()
-    scanned_ns = previous.manifest.meta.get("scanned_ns")
-    return {
-        s
-        for s, rec in old.items()
-        if s in scan.stats and stat_trusted(rec.stat, scan.stats[s], scanned_ns)
-    }
+def _kept(
+    previous: Index, unknown: list[SkippedFile], embedder: str, seconds: float
+) -> BuildReport:
+    """The report of an update that found nothing to change (the index is left as it is)."""
+    return BuildReport(
+        path=previous.root,
+        documents=len(old_rows(previous)),
+        chunks=len(previous),
+        skipped=tuple(SkippedFile(u.path, u.reason) for u in unknown),
+        embedder=embedder,
+        vocabulary=int(previous.array("bm25_vocab").size),
+        embedded=0,
+        reused=len(previous),
+        seconds=seconds,
+    )
 
 
 def _stream(
@@ -277,13 +248,13 @@ def _stream(
     settings: IndexSettings,
     embedder: Embedder,
     previous: Index | None,
-    scan: _Scan,
+    scan: Scan,
     workers: int,
     progress: Progress | None,
 ) -> stream.Pass:
     """Process every file group and append its rows to ``builder``, in load order."""
     fitted = settings.embedder == "tfidf"  # fitted on every text after the pass
-    old = {} if fitted else _old_rows(previous)
+    old = {} if fitted else old_rows(previous)
     state = stream.Pass(
         builder,
         PostingRuns(builder.scratch),
@@ -295,7 +266,7 @@ def _stream(
     sized = scan.sized
     cut = list(stream.groups(sized))
     known = {s: rec.sha256 for s, rec in old.items()}
-    verified = stream.unchanged(sized, known, _trusted(scan, old, previous))
+    verified = stream.unchanged(sized, known, trusted(scan, old, previous))
     tasks = (
         Task(
             tuple(group),

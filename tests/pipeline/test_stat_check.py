@@ -186,3 +186,31 @@ def test_random_edit_scripts_update_to_a_fresh_build(
     build_index([docs], tmp / "ix", SETTINGS, workers=1)
     build_index([docs], tmp / "fresh", SETTINGS, workers=1)
     same_bytes(tmp / "ix", tmp / "fresh")
+
+
+def test_an_update_that_finds_nothing_changed_writes_nothing(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources, "RACY_NS", 0)
+    docs = write_corpus(tmp_path / "docs", 4)
+    (docs / "notes.bin").write_bytes(b"\0")  # an unknown type: skipped, and said so
+    first = build_index(
+        [docs / "d0", docs / "d1", docs / "notes.bin"], tmp_path / "ix", SETTINGS, workers=1
+    )
+    manifest = (tmp_path / "ix" / fmt.MANIFEST).stat()
+    reads.clear()
+    again = build_index(
+        [docs / "d0", docs / "d1", docs / "notes.bin"], tmp_path / "ix", SETTINGS, workers=1
+    )
+    assert reads == [] and (tmp_path / "ix" / fmt.MANIFEST).stat().st_ino == manifest.st_ino
+    assert (again.documents, again.chunks, again.vocabulary, again.skipped) == (
+        first.documents, first.chunks, first.vocabulary, first.skipped
+    )  # fmt: skip
+    assert (again.embedded, again.reused) == (0, first.chunks)
+    page = docs / "d1" / "p01.md"
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 1))  # touched
+    touched = build_index(
+        [docs / "d0", docs / "d1", docs / "notes.bin"], tmp_path / "ix", SETTINGS, workers=1
+    )
+    assert reads == ["p01.md"] and touched.reused == first.chunks  # hashed, same bytes
+    assert (tmp_path / "ix" / fmt.MANIFEST).stat().st_ino != manifest.st_ino
