@@ -117,10 +117,9 @@ def _stamp(
 def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Index | None:
     """The index at ``target`` if it was built with ``settings`` and passes its checks.
 
-    Its rows are reused only after every file's checksum has been verified (and every
-    vector copied from it is checked finite as it is appended): a damaged previous index is
-    not copied from, its files are re-embedded (``warnings`` says so), and the new index
-    replaces it.
+    Its rows are reused only after every file's checksum and every vector's finiteness have
+    been verified: a damaged previous index is not copied from, its files are re-embedded
+    (``warnings`` says so), and the new index replaces it.
     """
     if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
         return None  # a fitted embedder re-embeds every row anyway: nothing is reused
@@ -128,7 +127,7 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
         index = open_index(target)
         if index.manifest.meta.get("settings") != asdict(settings):
             return None
-        index.verify(vectors=False)  # releases the pages it read: memory stays flat
+        index.verify()  # releases the pages it read: memory stays flat
         return index
     except DocqaError as exc:
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")

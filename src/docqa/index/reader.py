@@ -134,9 +134,9 @@ class Index:
             )
         return self._arrays[name]
 
-    def verify(self, *, vectors: bool = True) -> None:
-        """Compare every file's checksum with the manifest, then (``vectors``) check every
-        vector is finite; raise IndexCorrupt naming the first bad file or row. Reads the
+    def verify(self) -> None:
+        """Compare every file's checksum with the manifest, then check every vector is
+        finite; raise IndexCorrupt naming the first bad file or row. Reads the
         mapped bytes of this open index (the ones searches use), never a path again, in
         blocks whose pages are released as it goes (memory does not grow with the index)."""
         for rel, entry in self.manifest.files.items():
@@ -149,7 +149,7 @@ class Index:
                 )
         raw, row_bytes = self._snapshot.member(fmt.VECTORS), self.manifest.dim * 4
         header = raw.size - len(self) * row_bytes
-        for start in range(0, len(self) if vectors else 0, 1 << 14):
+        for start in range(0, len(self), 1 << 14):
             block = self.vectors[start : start + (1 << 14)]
             bad = np.flatnonzero(~np.isfinite(block).all(axis=1))
             checksum.release(
