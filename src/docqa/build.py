@@ -115,19 +115,25 @@ def _stamp(
 
 
 def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Index | None:
-    """The index at ``target`` if it was built with ``settings`` and passes its checks.
-
-    Its rows are reused only after every file's checksum and every vector's finiteness have
-    been verified: a damaged previous index is not copied from, its files are re-embedded
-    (``warnings`` says so), and the new index replaces it.
-    """
+    """The index at ``target`` if it was built with ``settings`` and opens (its structural
+    checks); ``_verified`` checks it whole before any row of it is reused."""
     if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
         return None  # a fitted embedder re-embeds every row anyway: nothing is reused
     try:
         index = open_index(target)
-        if index.manifest.meta.get("settings") != asdict(settings):
-            return None
-        index.verify()  # releases the pages it read: memory stays flat
+    except DocqaError as exc:
+        warnings.append(f"previous index not reused, every file re-embedded: {exc}")
+        return None
+    return index if index.manifest.meta.get("settings") == asdict(settings) else None
+
+
+def _verified(index: Index | None, warnings: list[str]) -> Index | None:
+    """``index`` if every file's checksum and every vector's finiteness pass: a damaged
+    previous index is not copied from, its files are re-embedded (``warnings`` says so), and
+    the new index replaces it."""
+    try:
+        if index is not None:
+            index.verify()  # releases the pages it read: memory stays flat
         return index
     except DocqaError as exc:
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")
@@ -189,7 +195,9 @@ def _build_locked(
     previous = _previous(target, settings, warnings)
     embedder = settings.make_embedder()
     if previous is not None and up_to_date(previous, scan, stamp):
+        # nothing to copy, so nothing to verify (`--verify` trusts no stat: it never gets here)
         return _kept(previous, unknown, embedder.name, time.perf_counter() - started)
+    previous = _verified(previous, warnings)
     with IndexBuilder(target, storage=settings.storage) as builder:
         state = _stream(builder, settings, embedder, previous, scan, n_workers, progress)
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]

@@ -214,3 +214,30 @@ def test_an_update_that_finds_nothing_changed_writes_nothing(
     )
     assert reads == ["p01.md"] and touched.reused == first.chunks  # hashed, same bytes
     assert (tmp_path / "ix" / fmt.MANIFEST).stat().st_ino != manifest.st_ino
+
+
+def test_a_damaged_index_is_checked_when_rows_are_reused_or_with_verify(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docqa.errors import IndexCorrupt
+    from docqa.index import open_index
+
+    monkeypatch.setattr(sources, "RACY_NS", 0)
+    docs = write_corpus(tmp_path / "docs", 4)
+    build_index([docs], tmp_path / "ix", SETTINGS, workers=1)
+    blob = tmp_path / "ix" / fmt.BLOB
+    data = bytearray(blob.read_bytes())
+    data[5] ^= 1
+    blob.write_bytes(bytes(data))
+    kept = build_index([docs], tmp_path / "ix", SETTINGS, workers=1)  # nothing to copy
+    assert kept.embedded == 0 and not kept.warnings
+    with pytest.raises(IndexCorrupt, match="chunks.blob fails its checksum"):
+        open_index(tmp_path / "ix").verify()
+    (docs / "d0" / "p00.md").write_text("# Edited\n\nnew words\n")  # now rows are copied
+    rebuilt = build_index([docs], tmp_path / "ix", SETTINGS, workers=1)
+    assert rebuilt.reused == 0 and "chunks.blob fails its checksum" in rebuilt.warnings[0]
+    blob.write_bytes(blob.read_bytes()[:-1] + b"!")
+    assert open_index(tmp_path / "ix").manifest  # opens (same size), damaged
+    fixed = build_index([docs], tmp_path / "ix", SETTINGS, workers=1, verify=True)
+    assert fixed.reused == 0 and fixed.warnings
+    open_index(tmp_path / "ix").verify()
