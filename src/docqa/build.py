@@ -36,7 +36,8 @@ from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import stream
 from docqa.pipeline.postings import PostingRuns
-from docqa.pipeline.sources import SourceFile, discover
+from docqa.pipeline.previous import Scan, old_rows, trusted, up_to_date
+from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
 from docqa.pipeline.work import Task
 from docqa.text.documents import LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
@@ -99,55 +100,44 @@ class BuildReport:
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     """A digest of the files' names, sizes and modification times and of the settings: while
     it is unchanged, the index built from ``paths`` is up to date."""
-    return _stamp(*discover(paths), settings)
+    files, unknown = discover(paths)
+    return _stamp(files, [stat_of(p.stat()) for p, _ in files], unknown, settings)
 
 
-def _stamp(files: list[SourceFile], unknown: list[SkippedFile], settings: IndexSettings) -> str:
-    """``fingerprint`` of what ``discover`` found."""
+def _stamp(
+    files: list[SourceFile], stats: list[Stat], unknown: list[SkippedFile], settings: IndexSettings
+) -> str:
+    """``fingerprint`` of what ``discover`` found, given each file's stat."""
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
-    for path, source in files:
-        st = path.stat()
-        items.append([source, str(path.resolve()), st.st_size, st.st_mtime_ns])
+    for (path, source), st in zip(files, stats, strict=True):
+        items.append([source, os.path.abspath(path), st[0], st[1]])
     return hashlib.sha256(json.dumps(items).encode("utf-8")).hexdigest()
 
 
 def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Index | None:
-    """The index at ``target`` if it was built with ``settings`` and passes its checks.
-
-    Its rows are reused only after every file's checksum and every vector's finiteness have
-    been verified: a damaged previous index is not copied from, its files are re-embedded
-    (``warnings`` says so), and the new index replaces it.
-    """
+    """The index at ``target`` if it was built with ``settings`` and opens (its structural
+    checks); ``_verified`` checks it whole before any row of it is reused."""
     if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
         return None  # a fitted embedder re-embeds every row anyway: nothing is reused
     try:
         index = open_index(target)
-        if index.manifest.meta.get("settings") != asdict(settings):
-            return None
-        index.verify()
-        # a fresh view: verify read every vector through the maps, which keeps those pages
-        # in this process's memory for as long as the maps live
-        return open_index(target)
     except DocqaError as exc:
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")
         return None
+    return index if index.manifest.meta.get("settings") == asdict(settings) else None
 
 
-def _old_rows(previous: Index | None) -> dict[str, tuple[str, tuple[int, int]]]:
-    """``source -> (sha256, (start, stop))`` of the files in ``previous`` whose recorded rows
-    are well formed and lie inside it (anything else is simply processed again)."""
-    if previous is None:
-        return {}
-    files = previous.manifest.meta.get("files")
-    out: dict[str, tuple[str, tuple[int, int]]] = {}
-    for source, record in files.items() if isinstance(files, dict) else ():
-        rows = record.get("rows") if isinstance(record, dict) else None
-        if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
-            continue
-        start, stop = rows
-        if 0 <= start <= stop <= len(previous) and isinstance(record.get("sha256"), str):
-            out[source] = (record["sha256"], (start, stop))
-    return out
+def _verified(index: Index | None, warnings: list[str]) -> Index | None:
+    """``index`` if every file's checksum and every vector's finiteness pass: a damaged
+    previous index is not copied from, its files are re-embedded (``warnings`` says so), and
+    the new index replaces it."""
+    try:
+        if index is not None:
+            index.verify()  # releases the pages it read: memory stays flat
+        return index
+    except DocqaError as exc:
+        warnings.append(f"previous index not reused, every file re-embedded: {exc}")
+        return None
 
 
 def default_workers() -> int:
@@ -194,24 +184,34 @@ def _build_locked(
     n_workers: int,
 ) -> BuildReport:
     started = time.perf_counter()
+    scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
     found, unknown = discover(paths)
-    stamp = _stamp(found, unknown, settings)
-    sized = [(p, s, p.stat().st_size) for p, s in found]
+    stats = [stat_of(p.stat()) for p, _ in found]
+    stamp = _stamp(found, stats, unknown, settings)
+    scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
+                 {s: st for (_, s), st in zip(found, stats, strict=True)},
+                 not verify)  # fmt: skip
     warnings: list[str] = []
     previous = _previous(target, settings, warnings)
     embedder = settings.make_embedder()
+    if previous is not None and up_to_date(previous, scan, stamp):
+        # nothing to copy, so nothing to verify (`--verify` trusts no stat: it never gets here)
+        return _kept(previous, unknown, embedder.name, time.perf_counter() - started)
+    previous = _verified(previous, warnings)
     with IndexBuilder(target, storage=settings.storage) as builder:
-        state = _stream(builder, settings, embedder, previous, sized, n_workers, progress)
+        state = _stream(builder, settings, embedder, previous, scan, n_workers, progress)
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
         if not builder.count:
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
         if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
+        builder.start_writeback()  # the disk writes the rows while the postings merge
         vocabulary = _write_bm25(builder, state)
         meta = {
             "settings": asdict(settings),
             "files": state.files,
             "fingerprint": stamp,
+            "scanned_ns": scanned_ns,
             "bm25": _bm25_config(),
         }
         report = BuildReport(
@@ -233,27 +233,47 @@ def _build_locked(
     return replace(report, seconds=time.perf_counter() - started)
 
 
+def _kept(
+    previous: Index, unknown: list[SkippedFile], embedder: str, seconds: float
+) -> BuildReport:
+    """The report of an update that found nothing to change (the index is left as it is)."""
+    return BuildReport(
+        path=previous.root,
+        documents=len(old_rows(previous)),
+        chunks=len(previous),
+        skipped=tuple(SkippedFile(u.path, u.reason) for u in unknown),
+        embedder=embedder,
+        vocabulary=int(previous.array("bm25_vocab").size),
+        embedded=0,
+        reused=len(previous),
+        seconds=seconds,
+    )
+
+
 def _stream(
     builder: IndexBuilder,
     settings: IndexSettings,
     embedder: Embedder,
     previous: Index | None,
-    sized: Sequence[tuple[Path, str, int]],
+    scan: Scan,
     workers: int,
     progress: Progress | None,
 ) -> stream.Pass:
     """Process every file group and append its rows to ``builder``, in load order."""
     fitted = settings.embedder == "tfidf"  # fitted on every text after the pass
-    old = {} if fitted else _old_rows(previous)
+    old = {} if fitted else old_rows(previous)
     state = stream.Pass(
         builder,
         PostingRuns(builder.scratch),
         builder.array("bm25_lengths", np.int32),
         previous,
-        {s: rows for s, (_, rows) in old.items()},
+        {s: rec.rows for s, rec in old.items()},
+        scan.stats,
     )
+    sized = scan.sized
     cut = list(stream.groups(sized))
-    verified = stream.unchanged(sized, {s: sha for s, (sha, _) in old.items()})
+    known = {s: rec.sha256 for s, rec in old.items()}
+    verified = stream.unchanged(sized, known, trusted(scan, old, previous))
     tasks = (
         Task(
             tuple(group),
@@ -261,7 +281,7 @@ def _stream(
             settings.overlap,
             settings.headings,
             None if fitted else embedder,
-            {s: old[s][0] for _, s in group if s in old},
+            {s: old[s].sha256 for _, s in group if s in old},
             keep_texts=fitted,
             tenant_from_folder=settings.tenant_from_folder,
             verified={s: verified[s] for _, s in group if s in verified},

@@ -41,7 +41,7 @@ def test_unknown_version(idx: Path) -> None:
     doc["version"] = 99
     (idx / "manifest.json").write_text(json.dumps(doc))
     with pytest.raises(
-        IndexVersionError, match=r"manifest.json has format version 99, this docqa reads \[1\]"
+        IndexVersionError, match=r"manifest.json has format version 99, this docqa reads \[1, 2\]"
     ):
         open_index(idx)
 

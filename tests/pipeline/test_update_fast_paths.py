@@ -1,7 +1,7 @@
 """The shortcuts of an update: files checked unchanged in the main process are not read
 again by a task, small updates run without a pool, consecutive reused files are copied as
-one span, and the merge orders old and new postings as ``np.lexsort`` does - each tested
-against the plain path it replaces."""
+one span, each tested against the plain path it replaces (the merge of old and new postings:
+test_update_merge.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,7 @@ import filecmp
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from docqa.build import IndexSettings, build_index
 from docqa.embed import HashingEmbedder
@@ -81,21 +78,3 @@ def test_update_equals_rebuild_with_and_without_a_pool(
     fresh = build_index([docs], tmp_path / "fresh", IndexSettings(dim=16), workers=1)
     same_bytes(tmp_path / "ix", tmp_path / "fresh")
     assert updated.reused + updated.embedded == fresh.chunks and updated.embedded < 10
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_merge_order_equals_lexsort(data: st.DataObject) -> None:
-    n_old = data.draw(st.integers(0, 40))
-    rows = data.draw(st.permutations(range(80)))
-    terms = st.integers(0, 5).map(lambda t: t * (1 << 61) + 7)
-    parts = []
-    for chunk in (rows[:n_old], rows[n_old:]):  # two parts, each sorted by (hash, row)
-        hashes = np.array(data.draw(st.lists(terms, min_size=len(chunk), max_size=len(chunk))),
-                          dtype=np.uint64)  # fmt: skip
-        r = np.array(chunk, dtype=np.int32)
-        order = np.lexsort((r, hashes))
-        parts.append((hashes[order], r[order]))
-    hashes = np.concatenate([p[0] for p in parts])
-    rows_ = np.concatenate([p[1] for p in parts])
-    assert np.array_equal(postings._by_hash_and_row(hashes, rows_), np.lexsort((rows_, hashes)))

@@ -153,7 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="float32",
         help="int8: also store int8 codes, searched with exact results (a quarter of the bytes)",
     )
-    p.add_argument("--verify", action="store_true", help="checksum every file after writing")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="hash every source file (no stat shortcut); checksum the index after writing",
+    )
     _store_options(p, query=False)
     p.add_argument(
         "--tenant-from-folder",

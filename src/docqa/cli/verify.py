@@ -1,7 +1,7 @@
 """``docqa verify``: every check an index can be given, without changing it.
 
 Opening runs the cheap structural checks (see :mod:`docqa.index.reader`); this command adds
-the expensive ones: every file's sha256 against the manifest, every vector finite, every
+the expensive ones: every file's checksum against the manifest, every vector finite, every
 chunk record readable, and the BM25 arrays and recorded embedder consistent. Exit 0 and one
 ``ok`` line, or exit 2 and one line naming the first damaged file (as every docqa error).
 """

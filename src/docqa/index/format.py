@@ -22,8 +22,8 @@ from typing import Any
 from docqa.errors import IndexCorrupt, IndexVersionError, InputError
 
 FORMAT_NAME = "docqa-index"
-FORMAT_VERSION = 1
-SUPPORTED_VERSIONS = frozenset({1})
+FORMAT_VERSION = 2  # 2: xxh3-128 file checksums (``docqa.index.checksum``); 1: sha256
+SUPPORTED_VERSIONS = frozenset({1, 2})
 MANIFEST = "manifest.json"
 VECTORS = "vectors.npy"
 OFFSETS = "chunks.offsets.npy"
@@ -33,7 +33,7 @@ ARRAYS_DIR = "arrays"
 TFIDF_PREFIX = "tfidf_"
 _ARRAY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 REBUILD = "rebuild it with `docqa index`"
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_DIGEST = {"sha256": re.compile(r"^[0-9a-f]{64}$"), "xxh3_128": re.compile(r"^[0-9a-f]{32}$")}
 
 
 def allowed_file(rel: str) -> bool:
@@ -67,10 +67,25 @@ def array_file(name: str) -> str:
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One file of the index: its size in bytes and hex sha256."""
+    """One file of the index: its size in bytes and hex checksum ``digest`` by ``algo``
+    (``"sha256"``, format 1, or ``"xxh3_128"`` over the file split at ``head``, format 2)."""
 
     size: int
-    sha256: str
+    digest: str
+    algo: str = "sha256"
+    head: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.algo == "sha256":
+            return {"size": self.size, "sha256": self.digest}
+        return {"size": self.size, self.algo: self.digest, "head": self.head}
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any], version: int) -> FileEntry:
+        """An entry as the manifest of ``version`` records it (KeyError when malformed)."""
+        if version == 1 or "sha256" in doc:
+            return cls(int(doc["size"]), str(doc["sha256"]))
+        return cls(int(doc["size"]), str(doc["xxh3_128"]), "xxh3_128", int(doc["head"]))
 
 
 @dataclass(frozen=True)
@@ -103,7 +118,7 @@ class Manifest:
             "count": self.count,
             "dtype": self.dtype,
             "created": self.created,
-            "files": {p: {"size": f.size, "sha256": f.sha256} for p, f in self.files.items()},
+            "files": {p: f.to_dict() for p, f in self.files.items()},
             "arrays": list(self.arrays),
             "meta": dict(self.meta),
         }
@@ -129,9 +144,7 @@ class Manifest:
                 dim=int(doc["dim"]),
                 count=int(doc["count"]),
                 created=str(doc["created"]),
-                files={
-                    p: FileEntry(int(f["size"]), str(f["sha256"])) for p, f in doc["files"].items()
-                },
+                files={p: FileEntry.from_dict(f, doc["version"]) for p, f in doc["files"].items()},
                 arrays=tuple(doc.get("arrays", ())),
                 meta=dict(doc.get("meta", {})),
                 dtype=str(doc["dtype"]),
@@ -153,7 +166,10 @@ def _check_listing(manifest: Manifest, where: str) -> None:
                 f"{where} lists the file {rel!r}, which is not part of a docqa index "
                 f"(only {VECTORS}, {OFFSETS}, {BLOB} and {ARRAYS_DIR}/<name>.npy); {REBUILD}"
             )
-        if entry.size < 0 or not _SHA256.match(entry.sha256):
+        pattern = _DIGEST.get(entry.algo)
+        if entry.size < 0 or not 0 <= entry.head <= entry.size or pattern is None:
+            raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REBUILD}")
+        if not pattern.match(entry.digest):
             raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REBUILD}")
     required = {VECTORS, OFFSETS, BLOB} | {array_file(a) for a in _names(manifest, where)}
     missing = sorted(required - set(manifest.files))

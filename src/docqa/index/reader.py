@@ -10,12 +10,11 @@ never a mix. What is checked when:
   offsets have the recorded dtype and shape; the offsets start at 0, never decrease and end at
   the blob's size (BM25 arrays are checked by :class:`~docqa.keyword.BM25Index`);
 - by :meth:`Index.verify` (``docqa verify``, ``docqa index --verify``, and before an update
-  reuses any row): every file's sha256 against the manifest, then every vector finite.
+  reuses any row): every file's checksum against the manifest, then every vector finite.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -25,6 +24,7 @@ from typing import Any, Protocol, overload
 import numpy as np
 
 from docqa.errors import EmbedderMismatch, IndexCorrupt, InputError
+from docqa.index import checksum
 from docqa.index import format as fmt
 from docqa.index.snapshot import Snapshot, npy_view, read_snapshot
 from docqa.types import Chunk
@@ -135,23 +135,26 @@ class Index:
         return self._arrays[name]
 
     def verify(self) -> None:
-        """Compare every file's sha256 with the manifest, then check every vector is finite;
-        raise IndexCorrupt naming the first bad file or row. Reads the mapped bytes of this
-        open index (the ones searches use), never a path again."""
+        """Compare every file's checksum with the manifest, then check every vector is
+        finite; raise IndexCorrupt naming the first bad file or row. Reads the
+        mapped bytes of this open index (the ones searches use), never a path again, in
+        blocks whose pages are released as it goes (memory does not grow with the index)."""
         for rel, entry in self.manifest.files.items():
-            raw = self._snapshot.member(rel)
-            sha = hashlib.sha256()
-            for start in range(0, raw.size, 1 << 22):
-                sha.update(raw[start : start + (1 << 22)].tobytes())
-            if sha.hexdigest() != entry.sha256:
+            got = checksum.digest_of(self._snapshot.member(rel), entry.algo, entry.head)
+            if got != entry.digest:
                 raise IndexCorrupt(
-                    f"{self.root / rel} fails its checksum (sha256 {sha.hexdigest()[:12]}..., "
-                    f"manifest {entry.sha256[:12]}...); the file was modified or damaged, "
+                    f"{self.root / rel} fails its checksum ({entry.algo} {got[:12]}..., "
+                    f"manifest {entry.digest[:12]}...); the file was modified or damaged, "
                     f"{fmt.REBUILD}"
                 )
+        raw, row_bytes = self._snapshot.member(fmt.VECTORS), self.manifest.dim * 4
+        header = raw.size - len(self) * row_bytes
         for start in range(0, len(self), 1 << 14):
             block = self.vectors[start : start + (1 << 14)]
             bad = np.flatnonzero(~np.isfinite(block).all(axis=1))
+            checksum.release(
+                raw, header + start * row_bytes, header + (start + len(block)) * row_bytes
+            )
             if bad.size:
                 raise IndexCorrupt(
                     f"{self.root / fmt.VECTORS} row {start + int(bad[0])} holds NaN or inf; "

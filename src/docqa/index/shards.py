@@ -78,7 +78,7 @@ class ShardsManifest:
             "created": self.created,
             "shards": [vars(s) for s in self.shards],
             "bm25": dict(self.bm25),
-            "files": {p: {"size": f.size, "sha256": f.sha256} for p, f in self.files.items()},
+            "files": {p: {"size": f.size, "sha256": f.digest} for p, f in self.files.items()},
             "meta": dict(self.meta),
         }
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -264,7 +264,7 @@ class ShardedIndex:
     def verify(self) -> None:
         """Checksum the statistics and every shard; ``IndexCorrupt`` names the first bad file."""
         for rel, entry in self.manifest.files.items():
-            if _sha256(self.root / rel) != entry.sha256:
+            if _sha256(self.root / rel) != entry.digest:
                 raise IndexCorrupt(f"{self.root / rel} fails its checksum; {fmt.REBUILD}")
         for shard in self.shards:
             shard.verify()

@@ -8,16 +8,19 @@ memory a build holds does not grow with the collection.
 
 An appended ``.npy`` starts with a header reserved for an unknown row count; ``close`` writes
 the real header over it (numpy pads every version-1.0 header to 64-byte multiples, 128 bytes
-for any count below 10**15) and hashes the finished file for the manifest.
+for any count below 10**15). Every file is checksummed as its bytes are written (the header
+folded in at the end, see :mod:`docqa.index.checksum`) and fsynced once, all together, at
+``commit``.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import io
 import os
 import secrets
 import shutil
+import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,11 +29,11 @@ from typing import Any, Self
 import numpy as np
 
 from docqa.errors import InputError
+from docqa.index import checksum, writer
 from docqa.index import format as fmt
-from docqa.index import writer
 from docqa.index.ownership import check_replaceable, clean_debris
 
-_HASH_BLOCK = 1 << 20
+_SYNC_THREADS = 8
 
 
 def _npy_header(dtype: np.dtype[Any], shape: tuple[int, ...]) -> bytes:
@@ -40,13 +43,73 @@ def _npy_header(dtype: np.dtype[Any], shape: tuple[int, ...]) -> bytes:
     return out.getvalue()
 
 
-def file_entry(path: Path) -> fmt.FileEntry:
-    """Size and sha256 of a finished file, read back in blocks."""
-    sha = hashlib.sha256()
-    with open(path, "rb") as raw:
-        while block := raw.read(_HASH_BLOCK):
-            sha.update(block)
-    return fmt.FileEntry(path.stat().st_size, sha.hexdigest())
+class _Sink:
+    """A file written front to back after a ``head`` of bytes reserved for the end, hashed
+    as the bytes pass (``checksum.Streaming``): nothing is read back to be checksummed."""
+
+    def __init__(self, path: Path, head: bytes = b"") -> None:
+        self.path = path
+        self.raw = open(path, "wb")  # noqa: SIM115 - closed by finish() or abort()
+        self.raw.write(head)
+        self.head = len(head)
+        self.size = len(head)
+        self._digest = checksum.Streaming()
+
+    def write(self, data: bytes | memoryview) -> None:
+        self._digest.update(data)
+        self.size += self.raw.write(data)
+
+    def start_writeback(self) -> None:
+        """Hand what was written so far to the disk now, without waiting for it (Linux
+        ``sync_file_range(SYNC_FILE_RANGE_WRITE)``), so the fsync at commit has less left."""
+        self.raw.flush()
+        if (call := _sync_file_range()) is not None:
+            call(self.raw.fileno(), 0, 0, 2)  # 2: SYNC_FILE_RANGE_WRITE
+
+    def finish(self, head: bytes = b"") -> fmt.FileEntry:
+        """Write the final ``head`` over the reserved one, close, and give the file's entry
+        (flushed, not yet fsynced: ``IndexBuilder.commit`` syncs every file together)."""
+        if len(head) != self.head:
+            raise InputError(f"{self.path.name}: a head of {len(head)} bytes, {self.head} kept")
+        if head:
+            self.raw.seek(0)
+            self.raw.write(head)
+        self.raw.close()
+        return fmt.FileEntry(self.size, self._digest.finish(head), checksum.XXH3, self.head)
+
+    def abort(self) -> None:
+        self.raw.close()
+
+
+@functools.cache
+def _sync_file_range() -> Any:
+    """libc's ``sync_file_range`` (Linux), or None."""
+    import ctypes
+
+    if sys.platform != "linux":
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (AttributeError, OSError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    return fn
+
+
+def sync_files(paths: list[Path]) -> None:
+    """fsync each closed file once, all at the same time (``os.fsync`` releases the GIL: the
+    disk and the filesystem's journal commit them together instead of one after another)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def sync(path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    with ThreadPoolExecutor(min(_SYNC_THREADS, len(paths) or 1)) as pool:
+        list(pool.map(sync, paths))
 
 
 class NpyAppender:
@@ -63,9 +126,8 @@ class NpyAppender:
         self.row_shape = row_shape
         self.rows = 0
         self._finite = finite
-        self._reserved = len(_npy_header(self.dtype, (10**15 - 1, *row_shape)))
-        self._raw = open(path, "wb")  # noqa: SIM115 - closed by close() or abort()
-        self._raw.write(b"\0" * self._reserved)
+        reserved = len(_npy_header(self.dtype, (10**15 - 1, *row_shape)))
+        self._sink = _Sink(path, b"\0" * reserved)
 
     def append(self, block: Any) -> None:
         """Append rows (shape ``(n, *row_shape)``), converted to the file's dtype."""
@@ -80,22 +142,15 @@ class NpyAppender:
                 raise InputError(
                     f"vector row {self.rows + int(bad[0])} contains NaN or inf; re-embed it"
                 )
-        self._raw.write(arr.data.cast("B"))
+        self._sink.write(arr.data.cast("B"))
         self.rows += len(arr)
 
     def close(self) -> fmt.FileEntry:
-        """Write the real header, fsync, and return the file's entry."""
-        header = _npy_header(self.dtype, (self.rows, *self.row_shape))
-        if len(header) != self._reserved:
-            raise InputError(f"{self.path.name}: {self.rows} rows do not fit the reserved header")
-        self._raw.seek(0)
-        self._raw.write(header)
-        writer._sync(self._raw)
-        self._raw.close()
-        return file_entry(self.path)
+        """Write the real header and return the file's entry."""
+        return self._sink.finish(_npy_header(self.dtype, (self.rows, *self.row_shape)))
 
     def abort(self) -> None:
-        self._raw.close()
+        self._sink.abort()
 
 
 class IndexBuilder:
@@ -114,8 +169,7 @@ class IndexBuilder:
         self.tmp.mkdir()
         (self.tmp / fmt.ARRAYS_DIR).mkdir()
         self._appenders: dict[str, NpyAppender] = {}
-        self._blob = open(self.tmp / fmt.BLOB, "wb")  # noqa: SIM115 - closed in commit/abort
-        self._blob_size = 0
+        self._blob = _Sink(self.tmp / fmt.BLOB)
         self.vectors: NpyAppender | None = None
         self._compact: dict[str, NpyAppender] = {}
         self.offsets = self._open(fmt.OFFSETS, np.int64)
@@ -169,10 +223,16 @@ class IndexBuilder:
     def add_records(self, blob: bytes | memoryview, lengths: np.ndarray) -> None:
         """Append chunk records (``writer._chunk_record`` bytes, end to end) and their byte
         lengths (int64 ``(n,)``)."""
+        start = self._blob.size
         self._blob.write(blob)
-        ends = self._blob_size + np.cumsum(lengths, dtype=np.int64)
-        self._blob_size = int(ends[-1]) if ends.size else self._blob_size
-        self.offsets.append(ends)
+        self.offsets.append(start + np.cumsum(lengths, dtype=np.int64))
+
+    def start_writeback(self) -> None:
+        """Start writing every file's bytes so far to the disk (not waiting for it): call it
+        before other work, e.g. the postings merge, to overlap the two."""
+        self._blob.start_writeback()
+        for appender in self._appenders.values():
+            appender._sink.start_writeback()
 
     def commit(self, embedder: Any, meta: Mapping[str, Any]) -> Path:
         """Close every file, write the manifest, install the directory at ``target``."""
@@ -180,11 +240,10 @@ class IndexBuilder:
         if vectors.rows != self.count:
             raise InputError(f"{vectors.rows} vectors for {self.count} chunks")
         try:
-            writer._sync(self._blob)
-            self._blob.close()
             shutil.rmtree(self.scratch)
             files = {rel: a.close() for rel, a in self._appenders.items()}
-            files[fmt.BLOB] = file_entry(self.tmp / fmt.BLOB)
+            files[fmt.BLOB] = self._blob.finish()
+            sync_files([self.tmp / rel for rel in files])
             arrays = sorted(
                 rel[len(fmt.ARRAYS_DIR) + 1 : -4] for rel in files if rel.startswith(fmt.ARRAYS_DIR)
             )
@@ -208,7 +267,7 @@ class IndexBuilder:
 
     def abort(self) -> None:
         """Close and remove the temporary directory."""
-        self._blob.close()
+        self._blob.abort()
         for appender in self._appenders.values():
             appender.abort()
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -11,7 +11,8 @@ the budget instead of the collection.
 
 An update brings the previous index's CSR as one more run (``OldPostings``) whose rows are
 renumbered to their new places; kept files keep their order, so renumbering keeps rows
-ascending within a term, and a slice is sorted by (hash, row) when it holds such rows.
+ascending within a term, and the new postings are merged in without sorting the old ones
+(:mod:`docqa.pipeline.reuse`).
 """
 
 from __future__ import annotations
@@ -24,11 +25,14 @@ import numpy as np
 
 DEFAULT_BUDGET = 1_000_000  # postings held in memory (16 bytes each; ~3x that while sorting)
 _SPACE = 1 << 64
+Postings3 = tuple[np.ndarray, np.ndarray, np.ndarray]  # hashes uint64, rows int32, tf int32
+Csr = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # vocab, counts, rows, tf
+_NONE: Postings3 = (np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros(0, np.int32))
 
 
 @dataclass(frozen=True)
 class OldPostings:
-    """The previous index's BM25 CSR and ``remap`` int64 (old rows,): each old row's new row,
+    """The previous index's BM25 CSR and ``remap`` int32 (old rows,): each old row's new row,
     or -1 when it is dropped."""
 
     vocab: np.ndarray
@@ -37,15 +41,21 @@ class OldPostings:
     tf: np.ndarray
     remap: np.ndarray
 
-    def slice(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Postings of terms with hashes in ``[lo, hi)`` whose rows are kept."""
-        t0, t1 = _bounds(self.vocab, lo, hi)
-        p0, p1 = int(self.indptr[t0]), int(self.indptr[t1])
-        df = np.diff(self.indptr[t0 : t1 + 1])
-        hashes = np.repeat(self.vocab[t0:t1], df)
-        rows = self.remap[self.rows[p0:p1]]
-        keep = rows >= 0
-        return hashes[keep], rows[keep].astype(np.int32), np.asarray(self.tf[p0:p1])[keep]
+    def slice(self, lo: int, hi: int, new: Postings3) -> Csr:
+        """Postings of terms with hashes in ``[lo, hi)`` whose rows are kept, merged with
+        ``new`` (postings of that range sorted by (hash, row)), as ``(vocab, counts, rows,
+        tf)``: see ``docqa.pipeline.reuse``."""
+        from docqa.pipeline.reuse import merge_slice
+
+        return merge_slice(self, *_bounds(self.vocab, lo, hi), new)
+
+
+def terms_of(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of the sorted ``hashes`` and how many times each occurs."""
+    new = np.ones(hashes.size, dtype=bool)
+    new[1:] = hashes[1:] != hashes[:-1]
+    starts = np.flatnonzero(new)
+    return hashes[starts], np.diff(np.append(starts, hashes.size))
 
 
 def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
@@ -56,18 +66,6 @@ def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
 
 
 Sink = Callable[[str, np.ndarray], None]  # (array name, block) appended to that array
-
-
-def _by_hash_and_row(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``np.lexsort((rows, hashes))`` for parts that are each sorted by (hash, row), in
-    a few linear passes: each hash becomes its rank in the slice, (rank, row) one int64 key,
-    and a stable sort of keys made of sorted runs merges the runs (each (hash, row) pair
-    occurs once, so the order is the same)."""
-    by_hash = np.argsort(hashes, kind="stable")
-    ordered = hashes[by_hash]
-    ranks = np.empty(hashes.size, dtype=np.int64)
-    ranks[by_hash] = np.cumsum(np.append(False, ordered[1:] != ordered[:-1]))
-    return np.argsort((ranks << 32) | rows.astype(np.int64), kind="stable")
 
 
 class _Run:
@@ -135,25 +133,22 @@ class PostingRuns:
         sink("bm25_indptr", np.zeros(1, np.int64))
         for i in range(slices):
             lo, hi = i * _SPACE // slices, (i + 1) * _SPACE // slices
-            parts = [run.slice(lo, hi) for run in runs]
-            if old is not None:
-                parts.append(old.slice(lo, hi))
+            parts = [run.slice(lo, hi) for run in runs] or [_NONE]
             hashes, rows, tf = (np.concatenate(p) for p in zip(*parts, strict=True))
-            if not hashes.size:
-                continue
             # runs hold ascending, disjoint row ranges: a stable sort by hash keeps rows in
-            # order; renumbered old rows interleave with them, so then sort by both
-            order = (
-                np.argsort(hashes, kind="stable") if old is None else _by_hash_and_row(hashes, rows)
-            )
+            # order; renumbered old rows interleave with them, merged in by row
+            order = np.argsort(hashes, kind="stable")
             hashes, rows, tf = hashes[order], rows[order], tf[order]
-            new = np.ones(hashes.size, dtype=bool)
-            new[1:] = hashes[1:] != hashes[:-1]
-            starts = np.flatnonzero(new)
-            sink("bm25_vocab", hashes[starts])
-            sink("bm25_indptr", nnz + np.append(starts[1:], hashes.size).astype(np.int64))
+            if old is not None:
+                vocab, counts, rows, tf = old.slice(lo, hi, (hashes, rows, tf))
+            else:
+                vocab, counts = terms_of(hashes)
+            if not rows.size:
+                continue
+            sink("bm25_vocab", vocab)
+            sink("bm25_indptr", nnz + np.cumsum(counts, dtype=np.int64))
             sink("bm25_rows", rows)
             sink("bm25_tf", tf)
-            n_terms += starts.size
-            nnz += hashes.size
+            n_terms += vocab.size
+            nnz += rows.size
         return n_terms

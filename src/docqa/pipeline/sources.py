@@ -13,6 +13,7 @@ existing id.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -65,3 +66,31 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[Skippe
             )
         seen[source] = path
     return files, unknown
+
+
+# A file's stat as an update compares it: (size, mtime_ns, ctime_ns, inode, device). The
+# ctime cannot be set by a user (os.utime sets mtime and atime and bumps the ctime), so a
+# file whose stat is unchanged was not written since, unless it was written in the same
+# timestamp tick as the stat was taken (the "racy git" case, below).
+Stat = tuple[int, int, int, int, int]
+# A recorded stat is trusted only if its file was last changed this long before the scan
+# that recorded it: timestamps come from a coarse clock (up to a scheduler tick behind the
+# scan's clock) and some filesystems keep them coarser still (1 s on ext3, 2 s on FAT).
+RACY_NS = 3_000_000_000
+
+
+def stat_of(st: os.stat_result) -> Stat:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def stat_trusted(recorded: object, now: Stat, scanned_ns: object) -> bool:
+    """Whether a file whose stat was ``recorded`` by a scan started at ``scanned_ns`` (as
+    the previous build's manifest holds them) still holds the bytes read then, given its
+    stat ``now``: the same stat, last changed at least ``RACY_NS`` before that scan. A file
+    changed within the tick of the scan could be changed again with the same stat, so it
+    is read and hashed (as git re-hashes "racily clean" entries)."""
+    if not isinstance(recorded, list) or not isinstance(scanned_ns, int):
+        return False
+    if tuple(recorded) != now:
+        return False
+    return max(now[1], now[2]) < scanned_ns - RACY_NS

@@ -18,6 +18,7 @@ import signal
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from docqa.index import format as fmt
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline.postings import OldPostings, PostingRuns
+from docqa.pipeline.sources import Stat
 from docqa.pipeline.work import Result, Task, ignore_interrupts, run
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import SkippedFileWarning, read_bytes
@@ -56,12 +58,20 @@ def groups(files: Sequence[tuple[Path, str, int]]) -> Iterator[list[tuple[Path, 
         yield group
 
 
-def unchanged(files: Sequence[tuple[Path, str, int]], known: Mapping[str, str]) -> dict[str, int]:
+def unchanged(
+    files: Sequence[tuple[Path, str, int]],
+    known: Mapping[str, str],
+    trusted: AbstractSet[str] = frozenset(),
+) -> dict[str, int]:
     """``source -> size`` of the ``files`` whose bytes still have the sha256 ``known`` for
-    their source (read and hashed here: a file that cannot be read is left to the task)."""
+    their source: the ``trusted`` ones (stat unchanged since the previous build, see
+    ``sources.stat_trusted``) without reading them, the others read and hashed here (a file
+    that cannot be read is left to the task)."""
     out: dict[str, int] = {}
-    for path, source, _ in files:
-        if source in known:
+    for path, source, size in files:
+        if source in trusted and source in known:
+            out[source] = size
+        elif source in known:
             data = read_bytes(path)
             if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == known[source]:
                 out[source] = len(data)
@@ -145,6 +155,7 @@ class Pass:
     lengths: Any  # NpyAppender of bm25_lengths
     previous: Index | None
     old_rows: Mapping[str, tuple[int, int]]
+    stats: Mapping[str, Stat] = field(default_factory=dict)  # source -> stat at the scan
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: list[SkippedFile] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
@@ -189,6 +200,8 @@ class Pass:
                 new_rows[a:b] = np.arange(row, row + n, dtype=np.int32)
                 local, self.embedded = b, self.embedded + n
             self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
+            if f.source in self.stats:
+                self.files[f.source]["stat"] = list(self.stats[f.source])
         self._copy_old(span)
         p = result.postings
         self.runs.add(p.hashes, new_rows[p.rows], p.tf)
@@ -210,7 +223,7 @@ class Pass:
             self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
         self.lengths.append(self._old_lengths[a:b])
         if self.remap is None:
-            self.remap = np.full(len(old), -1, dtype=np.int64)
+            self.remap = np.full(len(old), -1, dtype=np.int32)  # row ids are int32
         self.remap[a:b] = np.arange(self.builder.count - (b - a), self.builder.count)
         self.reused += b - a
 

@@ -1,0 +1,84 @@
+"""An update's BM25 merge: the previous index's postings kept as they are sorted, the new
+files' postings inserted among them.
+
+The previous CSR is sorted by (term hash, row), and an update renumbers the rows it keeps
+in their old order (kept files keep their order), so the kept postings stay sorted; the new
+files' postings are sorted by (hash, row) too. Merging two sorted sequences needs no sort:
+each new posting's place among the old ones is found by a binary search (the term by its
+hash in the old vocabulary, then the row among that term's rows, all new postings at once),
+and the arrays are spliced with ``np.insert``; the vocabulary and each term's count come
+from the two CSRs' terms, never from a pass over every posting. Linear in the old postings, ``log`` in the
+new; ``np.lexsort`` over both is the reference (tests/pipeline/test_update_merge.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from docqa.index.checksum import release_view
+
+if TYPE_CHECKING:
+    from docqa.pipeline.postings import Csr, OldPostings, Postings3
+
+
+def kept_slice(old: OldPostings, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Terms ``t0:t1`` of ``old`` with only the kept rows, renumbered: ``(indptr, rows,
+    tf)`` with ``indptr`` (t1 - t0 + 1,) int64 offsets into the kept rows (0-based)."""
+    indptr = np.asarray(old.indptr[t0 : t1 + 1])
+    p0, p1 = int(indptr[0]), int(indptr[-1])
+    rows = old.remap[np.asarray(old.rows[p0:p1])]
+    release_view(old.rows[p0:p1])  # read once: its pages need not stay in this process
+    keep = rows >= 0
+    kept = np.zeros(t1 - t0 + 1, dtype=np.int64)
+    if p1 > p0 and bool((np.diff(indptr) > 0).all()):  # reduceat needs no empty segment
+        np.cumsum(np.add.reduceat(keep, indptr[:-1] - p0, dtype=np.int64), out=kept[1:])
+    elif p1 > p0:
+        kept[:] = np.append(0, np.cumsum(keep, dtype=np.int64))[indptr - p0]
+    tf = np.asarray(old.tf[p0:p1])[keep]
+    release_view(old.tf[p0:p1])
+    return kept, rows[keep].astype(np.int32, copy=False), tf
+
+
+def places(vocab: np.ndarray, indptr: np.ndarray, rows: np.ndarray, new: Postings3) -> np.ndarray:
+    """For each new posting ``(hash, row)`` (sorted), how many old postings come before it:
+    those of the terms before its hash, and of its own term, those with a smaller row."""
+    hashes, new_rows = new[0], new[1]
+    term = np.searchsorted(vocab, hashes)
+    lo = indptr[term]
+    found = term < vocab.size
+    found[found] = vocab[term[found]] == hashes[found]
+    hi = np.where(found, indptr[np.minimum(term + 1, vocab.size)], lo)
+    if rows.size:
+        last = rows.size - 1
+        while bool((open_ := lo < hi).any()):  # about log2(largest df) rounds
+            mid = (lo + hi) // 2
+            less = open_ & (rows[np.minimum(mid, last)] < new_rows)
+            lo = np.where(less, mid + 1, lo)
+            hi = np.where(open_ & ~less, mid, hi)
+    return lo
+
+
+def merge_slice(old: OldPostings, t0: int, t1: int, new: Postings3) -> Csr:
+    """Postings of terms ``t0:t1`` of ``old`` (kept rows) and ``new`` (sorted by (hash,
+    row)), sorted by (hash, row), as ``(vocab, counts, rows, tf)``: the distinct hashes,
+    each one's postings, and the postings' rows and tf."""
+    from docqa.pipeline.postings import terms_of
+
+    indptr, rows, tf = kept_slice(old, t0, t1)
+    vocab = np.asarray(old.vocab[t0:t1])
+    at = places(vocab, indptr, rows, new)
+    counts = np.diff(indptr)
+    vocab, counts = vocab[counts > 0], counts[counts > 0]
+    new_vocab, new_counts = terms_of(new[0])
+    union = np.union1d(vocab, new_vocab)
+    total = np.zeros(union.size, dtype=np.int64)
+    total[np.searchsorted(union, vocab)] += counts
+    total[np.searchsorted(union, new_vocab)] += new_counts  # each index once: no np.add.at
+    return (
+        union.astype(np.uint64, copy=False),
+        total,
+        np.insert(rows, at, new[1].astype(np.int32)),
+        np.insert(tf, at, new[2].astype(np.int32)),
+    )
