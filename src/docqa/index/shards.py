@@ -30,7 +30,7 @@ import numpy as np
 from docqa.errors import IndexCorrupt, IndexNotFound, IndexVersionError
 from docqa.index import format as fmt
 from docqa.index.reader import ChunkView, Index, open_index
-from docqa.index.writer import _fsync_dir, _write_bytes, _write_npy
+from docqa.index.writer import _write_bytes, _write_npy, fsync_path
 from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
 from docqa.types import Chunk
 
@@ -173,8 +173,8 @@ def write_top_manifest(
         meta=dict(meta),
     )  # fmt: skip
     _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
-    _fsync_dir(tmp / STATS_DIR)
-    _fsync_dir(tmp)
+    fsync_path(tmp / STATS_DIR)
+    fsync_path(tmp)
     return manifest
 
 

@@ -101,15 +101,8 @@ def sync_files(paths: list[Path]) -> None:
     disk and the filesystem's journal commit them together instead of one after another)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def sync(path: Path) -> None:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
     with ThreadPoolExecutor(min(_SYNC_THREADS, len(paths) or 1)) as pool:
-        list(pool.map(sync, paths))
+        list(pool.map(writer.fsync_path, paths))
 
 
 class NpyAppender:
@@ -257,8 +250,8 @@ class IndexBuilder:
                 meta=writer._json_ready(dict(meta), "meta"),
             )
             writer._write_bytes(self.tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
-            writer._fsync_dir(self.tmp / fmt.ARRAYS_DIR)
-            writer._fsync_dir(self.tmp)
+            writer.fsync_path(self.tmp / fmt.ARRAYS_DIR)
+            writer.fsync_path(self.tmp)
             writer._install(self.tmp, self.target)
         except BaseException:
             self.abort()

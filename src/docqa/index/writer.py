@@ -100,8 +100,8 @@ def write_index(
             meta=_json_ready(dict(meta or {}), "meta"),
         )
         _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
-        _fsync_dir(tmp / fmt.ARRAYS_DIR)
-        _fsync_dir(tmp)
+        fsync_path(tmp / fmt.ARRAYS_DIR)
+        fsync_path(tmp)
         _install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -223,7 +223,8 @@ def _sync(raw: BinaryIO) -> None:
     os.fsync(raw.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """fsync the file or directory at ``path`` (opened read-only for it)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -239,11 +240,11 @@ def _install(tmp: Path, target: Path) -> None:
             os.rename(target, aside)
             os.rename(tmp, target)
             tmp = aside
-        _fsync_dir(target.parent)
+        fsync_path(target.parent)
         shutil.rmtree(tmp, ignore_errors=True)
     else:
         os.rename(tmp, target)
-        _fsync_dir(target.parent)
+        fsync_path(target.parent)
 
 
 def _exchange(a: Path, b: Path) -> bool:
