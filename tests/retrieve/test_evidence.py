@@ -43,6 +43,32 @@ def test_coverages_match_the_slow_twin(words: list[str], rows: list[int]) -> Non
     assert ((fast >= 0) & (fast <= 1 + 1e-12)).all()
 
 
+NAMES = ["pg_dump", "Fines", "Nowhere", "pg_dump -Fc", "books desk", "the", "ß", "loan zebra"]
+
+
+@given(st.lists(st.sampled_from(NAMES), max_size=5), st.lists(st.integers(0, 3), max_size=5))
+def test_name_holders_match_the_slow_twin(words: list[str], rows: list[int]) -> None:
+    hits = [HITS[r] for r in rows]  # repeats allowed: the same passage twice
+    fast = evidence.name_holders(BM25, words, hits)
+    assert fast.dtype == np.bool_ and fast.shape == (len(words), len(hits))
+    np.testing.assert_array_equal(fast, evidence.name_holders_reference(BM25, words, hits))
+    shared = evidence.Passages.of(BM25, hits)  # one hashing, asked twice: same answers
+    np.testing.assert_array_equal(evidence.name_holders(BM25, words, hits, shared), fast)
+
+
+def test_passages_hold() -> None:
+    passages = evidence.Passages.of(BM25, [HITS[2], HITS[3]])
+    wanted = evidence.question_terms(BM25, "desk pg_dump zebra").hashes[::-1].copy()
+    held = passages.holds(wanted)  # any order of wanted, one column each
+    column = {int(h): col for col, h in enumerate(wanted)}
+    expected = {"desk": [False, True], "pg_dump": [True, False], "zebra": [False, False]}
+    for word, expect in expected.items():
+        for h in evidence.question_terms(BM25, word).hashes.tolist():
+            assert held[:, column[h]].tolist() == expect
+    assert passages.holds(np.array([], dtype=np.uint64)).shape == (2, 0)
+    assert evidence.Passages.of(BM25, []).holds(wanted).shape == (0, wanted.size)
+
+
 def test_unknown_terms_weigh_the_most() -> None:
     terms = evidence.question_terms(BM25, "books zebra")
     df = evidence.document_frequencies(BM25, terms.hashes)

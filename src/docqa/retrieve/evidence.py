@@ -14,8 +14,9 @@ an embedder's absolute scores, so it means the same with any embedder, in any mo
   cannot answer a question about it, nor can a collection that never uses the word at all
   (:func:`unknown_terms`).
 
-Pure functions over arrays; the slow twin of :func:`coverages` is
-:func:`coverages_reference` (one Python set per hit).
+Pure functions over arrays; a verdict hashes its hits' texts once (:class:`Passages`) and asks
+them about every term at once. The slow twins, one Python set per hit, are
+:func:`coverages_reference` and :func:`name_holders_reference`.
 """
 
 from __future__ import annotations
@@ -79,17 +80,48 @@ def document_frequencies(bm25: BM25Index, hashes: np.ndarray) -> np.ndarray:
     return df
 
 
-def coverages(bm25: BM25Index, terms: QuestionTerms, hits: Sequence[Hit]) -> np.ndarray:
-    """Each hit's share of the question's IDF mass, float64 (len(hits),); 0 when no mass."""
-    out = np.zeros(len(hits), dtype=np.float64)
+@dataclass(frozen=True, slots=True)
+class Passages:
+    """The terms of some hits' texts (heading path + text, tokenized as ``bm25`` indexes
+    them), hashed once and asked about many times by one verdict."""
+
+    hashes: np.ndarray  # (m,) uint64, every hit's terms one after another
+    hit_of: np.ndarray  # (m,) int64, which hit each term belongs to
+    count: int
+
+    @classmethod
+    def of(cls, bm25: BM25Index, hits: Sequence[Hit]) -> Passages:
+        th = _hashes(bm25, [_hit_text(h) for h in hits])
+        hit_of = np.repeat(np.arange(len(hits), dtype=np.int64), np.diff(th.offsets))
+        return cls(th.hashes, hit_of, len(hits))
+
+    def holds(self, wanted: np.ndarray) -> np.ndarray:
+        """Whether each hit holds each term of ``wanted`` (distinct uint64 hashes, any
+        order): bool ``(count, wanted.size)``."""
+        out = np.zeros((self.count, wanted.size), dtype=np.bool_)
+        if wanted.size == 0 or self.hashes.size == 0:
+            return out
+        order = np.argsort(wanted, kind="stable")
+        ranked = wanted[order]
+        pos = np.minimum(np.searchsorted(ranked, self.hashes), ranked.size - 1)
+        found = ranked[pos] == self.hashes
+        out[self.hit_of[found], order[pos[found]]] = True
+        return out
+
+
+def coverages(
+    bm25: BM25Index,
+    terms: QuestionTerms,
+    hits: Sequence[Hit],
+    passages: Passages | None = None,
+) -> np.ndarray:
+    """Each hit's share of the question's IDF mass, float64 (len(hits),); 0 when no mass.
+    ``passages``: the hits' terms if already hashed (:meth:`Passages.of`)."""
     mass = terms.mass
     if mass <= 0 or not hits:
-        return out
-    th = _hashes(bm25, [_hit_text(h) for h in hits])
-    for i in range(len(hits)):
-        present = np.isin(terms.hashes, th.of(i), assume_unique=False)
-        out[i] = float(terms.weights[present].sum()) / mass
-    return out
+        return np.zeros(len(hits), dtype=np.float64)
+    held = (passages if passages is not None else Passages.of(bm25, hits)).holds(terms.hashes)
+    return np.asarray(held @ terms.weights / mass, dtype=np.float64)
 
 
 def coverages_reference(bm25: BM25Index, question: str, hits: Sequence[Hit]) -> list[float]:
@@ -123,9 +155,29 @@ def named_words(question: str) -> list[str]:
     return out
 
 
-def name_holders(bm25: BM25Index, words: Sequence[str], hits: Sequence[Hit]) -> np.ndarray:
+def name_holders(
+    bm25: BM25Index,
+    words: Sequence[str],
+    hits: Sequence[Hit],
+    passages: Passages | None = None,
+) -> np.ndarray:
     """Whether each hit holds each word whole (every term of the word in the hit's text):
     ``bool (len(words), len(hits))``; a word with no terms counts as held."""
+    out = np.ones((len(words), len(hits)), dtype=np.bool_)
+    if not words or not hits:
+        return out
+    th = _hashes(bm25, words)
+    distinct, which = np.unique(th.hashes, return_inverse=True)
+    held = (passages if passages is not None else Passages.of(bm25, hits)).holds(distinct)
+    for i in range(len(words)):
+        out[i] = held[:, which[th.offsets[i] : th.offsets[i + 1]]].all(axis=1)
+    return out
+
+
+def name_holders_reference(
+    bm25: BM25Index, words: Sequence[str], hits: Sequence[Hit]
+) -> np.ndarray:
+    """The slow twin of :func:`name_holders`: one Python set per word and per hit."""
     out = np.ones((len(words), len(hits)), dtype=np.bool_)
     if not words or not hits:
         return out

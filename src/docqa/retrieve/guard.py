@@ -123,17 +123,18 @@ def _evidence_check(
     terms = evidence.question_terms(bm25, question)
     if terms.hashes.size == 0:
         return False, "coverage: the question has no searchable terms (only stop words)"
-    cover = evidence.coverages(bm25, terms, hits)
+    passages = evidence.Passages.of(bm25, hits)
+    cover = evidence.coverages(bm25, terms, hits, passages)
     words = evidence.named_words(question) if config.names else []
     if config.unknown_from is not None and bm25.n_terms >= config.unknown_from:
         words += evidence.unknown_terms(bm25, evidence.plain_words(question))
     words = list(dict.fromkeys(words))
-    held = evidence.name_holders(bm25, words, hits)
+    held = evidence.name_holders(bm25, words, hits, passages)
     eligible = held.all(axis=0)
     if not eligible.any():
         return False, f"names: {_missing(bm25, words, held)}"
     if config.beyond_names:
-        eligible &= _beyond_names(bm25, terms, words, hits)
+        eligible &= _beyond_names(bm25, terms, words, hits, passages)
         if not eligible.any():
             return False, f"names: the passages holding {', '.join(words)} hold nothing else asked"
     at = int(np.flatnonzero(eligible)[np.argmax(cover[eligible])])
@@ -148,14 +149,18 @@ def _evidence_check(
 
 
 def _beyond_names(
-    bm25: BM25Index, terms: evidence.QuestionTerms, words: Sequence[str], hits: Sequence[Hit]
+    bm25: BM25Index,
+    terms: evidence.QuestionTerms,
+    words: Sequence[str],
+    hits: Sequence[Hit],
+    passages: evidence.Passages,
 ) -> np.ndarray:
     """Per hit, whether it holds some term besides the names, when the rest of the question
     weighs at least as much as its names (else every hit qualifies): bool (len(hits),)."""
     rest = evidence.without(bm25, terms, words)
     if not words or rest.mass <= 0 or rest.mass < terms.mass - rest.mass:
         return np.ones(len(hits), dtype=np.bool_)
-    return np.asarray(evidence.coverages(bm25, rest, hits) > 0)
+    return np.asarray(evidence.coverages(bm25, rest, hits, passages) > 0)
 
 
 def _missing(bm25: BM25Index, words: Sequence[str], held: np.ndarray) -> str:
