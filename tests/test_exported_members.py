@@ -84,4 +84,8 @@ def test_index_command_loads_no_query_side(tmp_path: Path) -> None:
     loaded = _modules_after(_cli(["index", str(docs), "--index", str(ix)]))
     assert (ix / "manifest.json").is_file()
     assert not [m for m in ("numba", "llvmlite", "docqa.answering", "httpx") if m in loaded]
+    assert not [m for m in ("yaml", "markdown_it") if m in loaded]  # no front matter: no YAML
     assert "numba" in _modules_after(_cli(["search", "lent", "--index", str(ix)]))
+    (docs / "b.md").write_text("---\ntenant: a\n---\n# Fines\n\nTen cents.\n", encoding="utf-8")
+    with_matter = _modules_after(_cli(["index", str(docs), "--index", str(ix)]))
+    assert "yaml" in with_matter and "markdown_it" not in with_matter

@@ -15,17 +15,15 @@ heading. What becomes what:
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from docqa.errors import InputError
 from docqa.text.documents import Block, Heading, Line
+from docqa.text.frontmatter import front_matter_mapping
 from docqa.text.html import html_fragment_blocks
 
 
@@ -34,34 +32,9 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
 
 
-def _plain(value: Any) -> Any:
-    """Front-matter values made JSON-friendly: dates and times become ISO strings."""
-    if isinstance(value, datetime.date | datetime.datetime):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def front_matter(token: Token) -> dict[str, Any]:
     """The YAML mapping of a ``front_matter`` token; ``InputError`` when it is not one."""
     return front_matter_mapping(token.content)
-
-
-def front_matter_mapping(content: str) -> dict[str, Any]:
-    """The YAML mapping of front matter text; ``InputError`` when it is not one."""
-    try:
-        data = yaml.safe_load(content)
-    except yaml.YAMLError as exc:
-        raise InputError(f"front matter is not valid YAML ({exc.__class__.__name__})") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise InputError(f"front matter must be a YAML mapping, not {type(data).__name__}")
-    plain: dict[str, Any] = _plain(data)
-    return plain
 
 
 def inline_lines(token: Token) -> list[Line]:

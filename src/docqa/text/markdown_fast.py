@@ -27,8 +27,8 @@ import re
 from typing import Any
 
 from docqa.text.documents import Block, Heading
+from docqa.text.frontmatter import front_matter_mapping
 from docqa.text.html import html_fragment_blocks
-from docqa.text.markdown import front_matter_mapping
 
 _NEWLINES = re.compile(r"\r\n?")
 
