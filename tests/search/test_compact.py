@@ -47,6 +47,26 @@ def assert_same(got, want) -> None:
     np.testing.assert_array_equal(got.scores.view(np.int32), want.scores.view(np.int32))
 
 
+def search_case(
+    draw: st.DrawFn,
+    rng: np.random.Generator,
+    m: np.ndarray,
+    qs: np.ndarray,
+    block_rows: tuple[int | None, ...],
+) -> dict:
+    """``topk`` arguments over ``m`` and ``qs``: a drawn k (past the row count too), mask,
+    thread count and block size."""
+    n = m.shape[0]
+    return {
+        "m": m,
+        "qs": qs,
+        "k": draw(st.integers(0, n + 3)),
+        "mask": draw_mask(draw, rng, n),
+        "n_threads": draw(st.sampled_from([None, 1, 2])),
+        "block_rows": draw(st.sampled_from(block_rows)),
+    }
+
+
 def draw_mask(draw: st.DrawFn, rng: np.random.Generator, n: int) -> np.ndarray | None:
     """No mask, a bool mask over ``n`` rows, or row ids (repeats allowed)."""
     kind = draw(st.sampled_from(["none", "bool", "ids"]))
@@ -67,15 +87,7 @@ def problems(draw: st.DrawFn) -> dict:
     qs = make_matrix(draw(st.sampled_from(KINDS)), nq, d, rng)
     if draw(st.booleans()) and n:
         qs[0] = m[rng.integers(0, n)]
-    mask = draw_mask(draw, rng, n)
-    return {
-        "m": m,
-        "qs": qs,
-        "k": draw(st.integers(0, n + 3)),
-        "mask": mask,
-        "n_threads": draw(st.sampled_from([None, 1, 2])),
-        "block_rows": draw(st.sampled_from([None, 1, 3, 7, 64])),
-    }
+    return search_case(draw, rng, m, qs, (None, 1, 3, 7, 64))
 
 
 @settings(max_examples=300, deadline=None)

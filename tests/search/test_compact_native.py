@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_compact import KINDS, assert_same, draw_mask, make_matrix
+from test_compact import KINDS, assert_same, make_matrix, search_case
 
 from docqa.search import CompactMatrix, canonical_scores, compact_batch, topk
 from docqa.search.compact import quantise_queries
@@ -105,15 +105,7 @@ def batches(draw: st.DrawFn) -> dict:
     qs = make_matrix(draw(st.sampled_from(KINDS)), draw(st.integers(8, 23)), d, rng)
     if n:
         qs[rng.integers(0, qs.shape[0], size=3)] = m[rng.integers(0, n, size=3)]
-    mask = draw_mask(draw, rng, n)
-    return {
-        "m": m,
-        "qs": qs,
-        "k": draw(st.integers(0, n + 3)),
-        "mask": mask,
-        "n_threads": draw(st.sampled_from([None, 1, 2])),
-        "block_rows": draw(st.sampled_from([None, 1, 5, 16, 17, 64])),
-    }
+    return search_case(draw, rng, m, qs, (None, 1, 5, 16, 17, 64))
 
 
 @settings(max_examples=200, deadline=None)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +95,27 @@ def parse_sse(raw: str) -> list[tuple[str | None, str]]:
     return frames
 
 
+class Stream:
+    """``POST /ask/stream`` read whole in a background thread (a long answer SIGTERM can land
+    in); ``answer()`` is the final ``sources`` frame's answer once the thread is joined."""
+
+    def __init__(self, url: str, question: str) -> None:
+        self.raw: list[str] = []
+        self.thread = threading.Thread(target=self._read, args=(url, question))
+
+    def _read(self, url: str, question: str) -> None:
+        with httpx.stream(
+            "POST", url + "/ask/stream", json={"question": question}, timeout=30
+        ) as r:
+            self.raw.append("".join(r.iter_text()))
+
+    def answer(self) -> str:
+        self.thread.join(30)
+        event, data = parse_sse(self.raw[0])[-1]
+        assert event == "sources", (event, data)
+        return str(json.loads(data)["answer"])
+
+
 class Server:
     """A `docqa serve` subprocess on 127.0.0.1 (port 0: the chosen port is read from its log)."""
 
@@ -154,3 +178,14 @@ class Server:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
         self._log.close()
+
+
+@contextlib.contextmanager
+def serving(*args: str, log: Path, keyed: bool = True) -> Iterator[Server]:
+    """A started `docqa serve` ARGS (with the test keys unless ``keyed`` is False), stopped on
+    exit: what a module-scoped server fixture yields."""
+    server = Server(*args, env={"DOCQA_SERVE_KEYS": keys_spec()} if keyed else None, log=log)
+    try:
+        yield server.start()
+    finally:
+        server.stop()

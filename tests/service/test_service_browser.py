@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import KEYS, UNANSWERABLE, Server, keys_spec
+from service_helpers import KEYS, UNANSWERABLE, Server, serving
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 SHOTS = Path("/tmp/service")
@@ -25,14 +25,10 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def server(tenant_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("browser") / "serve.log"
-    served = Server(
-        "--index", str(tenant_index), "--backend", "fake", "--fake-reply", REPLY,
-        env={"DOCQA_SERVE_KEYS": keys_spec()}, log=log,
-    )  # fmt: skip
-    try:
-        yield served.start()
-    finally:
-        served.stop()
+    with serving(
+        "--index", str(tenant_index), "--backend", "fake", "--fake-reply", REPLY, log=log
+    ) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")

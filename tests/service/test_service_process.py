@@ -18,10 +18,11 @@ from service_helpers import (
     KEYS,
     UNANSWERABLE,
     Server,
+    Stream,
     TwoVersions,
     bearer,
-    keys_spec,
     parse_sse,
+    serving,
 )
 from slow_model import SlowModel
 
@@ -35,14 +36,10 @@ MODEL_ENV = {"OPENAI_API_KEY": "openai-test-key-not-a-secret", "DOCQA_MODEL": "s
 @pytest.fixture(scope="module")
 def keyed(tenant_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("keyed") / "serve.log"
-    server = Server(
-        "--index", str(tenant_index), "--backend", "fake", "--fake-reply", REPLY,
-        env={"DOCQA_SERVE_KEYS": keys_spec()}, log=log,
-    )  # fmt: skip
-    try:
-        yield server.start()
-    finally:
-        server.stop()
+    with serving(
+        "--index", str(tenant_index), "--backend", "fake", "--fake-reply", REPLY, log=log
+    ) as s:
+        yield s
 
 
 def test_sse_framing_over_http(keyed: Server) -> None:
@@ -173,13 +170,6 @@ def test_sigterm_finishes_in_flight_streams_then_exits_0(
     tenant_index: Path, slow_model: SlowModel, tmp_path: Path
 ) -> None:
     server = _slow_server(tenant_index, slow_model, tmp_path / "serve.log")
-    frames: list[str] = []
-
-    def read() -> None:
-        with httpx.stream(
-            "POST", server.url + "/ask/stream", json={"question": FINE}, timeout=30
-        ) as r:
-            frames.append("".join(r.iter_text()))
 
     def refused() -> bool:
         try:
@@ -189,18 +179,15 @@ def test_sigterm_finishes_in_flight_streams_then_exits_0(
         return False
 
     slow_model.pieces = 40  # a 4 s answer: SIGTERM lands well inside it
-    reader = threading.Thread(target=read)
+    stream = Stream(server.url, FINE)
     try:
-        reader.start()
+        stream.thread.start()
         assert _wait(lambda: slow_model.started == 1, 15.0)
         server.proc.send_signal(15)
         assert _wait(refused, 15.0)  # stops accepting ...
         assert slow_model.finished == 0  # ... while the answer is still streaming
         assert server.proc.wait(30) == 0
-        reader.join(30)
-        events = parse_sse(frames[0])
-        assert events[-1][0] == "sources" and slow_model.finished == 1
-        assert "word39" in json.loads(events[-1][1])["answer"]
+        assert "word39" in stream.answer() and slow_model.finished == 1
     finally:
         server.stop()
 

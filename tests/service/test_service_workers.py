@@ -4,19 +4,17 @@ subprocesses on 127.0.0.1, every loop bounded in count and time."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import KEYS, Server, TwoVersions, bearer, keys_spec, parse_sse
+from service_helpers import KEYS, Server, Stream, TwoVersions, bearer, serving
 from slow_model import SlowModel
 
 from docqa.cli.serve import bind
@@ -66,14 +64,8 @@ def test_listeners_share_one_port_with_reuseport() -> None:
 @pytest.fixture(scope="module")
 def two(tenant_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("workers") / "serve.log"
-    server = Server(
-        "--index", str(tenant_index), "--workers", "2", "--backend", "fake",
-        env={"DOCQA_SERVE_KEYS": keys_spec()}, log=log,
-    )  # fmt: skip
-    try:
-        yield server.start()
-    finally:
-        server.stop()
+    with serving("--index", str(tenant_index), "--workers", "2", "--backend", "fake", log=log) as s:
+        yield s
 
 
 def test_two_workers_both_serve_with_each_keys_tenants(two: Server) -> None:
@@ -107,27 +99,16 @@ def test_sigterm_stops_every_worker_after_in_flight_streams(
     tenant_index: Path, slow_model: SlowModel, tmp_path: Path
 ) -> None:
     server = _slow_two(tenant_index, slow_model, tmp_path / "serve.log")
-    frames: list[str] = []
-
-    def read() -> None:
-        with httpx.stream(
-            "POST", server.url + "/ask/stream", json={"question": FINE}, timeout=30
-        ) as r:
-            frames.append("".join(r.iter_text()))
-
     slow_model.pieces = 30  # a 3 s answer: SIGTERM lands well inside it
-    reader = threading.Thread(target=read)
+    stream = Stream(server.url, FINE)
     workers = server.children()
     try:
-        reader.start()
+        stream.thread.start()
         assert _wait(lambda: slow_model.started == 1, 15.0)
         server.proc.send_signal(signal.SIGTERM)
         assert server.proc.wait(30) == 0
-        reader.join(30)
+        assert "word29" in stream.answer() and slow_model.finished == 1
         assert not any(_alive(pid) for pid in workers)
-        events = parse_sse(frames[0])
-        assert events[-1][0] == "sources" and slow_model.finished == 1
-        assert "word29" in json.loads(events[-1][1])["answer"]
     finally:
         server.stop()
 
