@@ -4,6 +4,8 @@ the wrapper, and its settings' round trip."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import BM25Index
@@ -16,6 +18,7 @@ from docqa.retrieve import (
     KeywordRetriever,
     judge,
 )
+from docqa.retrieve.guard import judge_with_prefix
 from docqa.types import Chunk, Component, Hit
 
 
@@ -172,3 +175,46 @@ def test_the_passage_holding_the_names_must_hold_more_when_the_rest_weighs_more(
     assert judge(question, hits, off, bm25).passed
     # a question that is mostly its name passes on the name alone
     assert judge("What is max_connections?", hits, GuardConfig(), bm25).passed
+
+
+QUESTION_WORDS = ["books", "Fines", "pg_dump", "archive", "max_connections", "room", "nine",
+                  "Django", "zebra", "the", "retry", "postgresql.conf"]  # fmt: skip
+
+
+@given(
+    st.lists(st.sampled_from(QUESTION_WORDS), max_size=6),
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),  # the six passages of conftest.TEXTS
+            st.none() | st.floats(0, 1),
+            st.none() | st.floats(0, 8),
+        ),
+        max_size=6,
+    ),
+    st.integers(0, 6),
+    st.sampled_from([0.0, 0.15, 0.5]),
+    st.none() | st.floats(0, 1),
+    st.none() | st.floats(0, 1),
+)
+def test_the_first_n_passages_are_judged_as_if_alone(
+    bm25: BM25Index,
+    chunks: list[Chunk],
+    words: list[str],
+    drawn: list[tuple[int, float | None, float | None]],
+    n: int,
+    min_coverage: float,
+    min_cosine: float | None,
+    min_keyword: float | None,
+) -> None:
+    """``judge_with_prefix`` answers in one pass what judging the first ``n`` hits alone does."""
+    question = " ".join(words)
+    hits = []
+    for row, dense, keyword in drawn:
+        parts = {DENSE: (dense, 1)} if dense is not None else {}
+        if keyword is not None:
+            parts[KEYWORD] = (keyword, 1)
+        hits.append(hit(chunks, row, **parts))
+    config = GuardConfig(min_coverage=min_coverage, min_cosine=min_cosine, min_keyword=min_keyword)
+    verdict, alone = judge_with_prefix(question, hits, n, config, bm25)
+    assert verdict == judge(question, hits, config, bm25)
+    assert alone == judge(question, hits[:n], config, bm25).passed

@@ -104,25 +104,41 @@ class Verdict:
     reasons: tuple[str, ...]
 
 
+# A check's outcome: per passage, whether that passage satisfies it (the check passes when
+# some passage does), and the line that explains it.
+Check = tuple[np.ndarray, str]
+
+
 def judge(question: str, hits: Sequence[Hit], config: GuardConfig, bm25: BM25Index) -> Verdict:
     """Judge ``hits`` for ``question`` by ``config``, with ``bm25``'s term statistics."""
+    return judge_with_prefix(question, hits, len(hits), config, bm25)[0]
+
+
+def judge_with_prefix(
+    question: str, hits: Sequence[Hit], n: int, config: GuardConfig, bm25: BM25Index
+) -> tuple[Verdict, bool]:
+    """The verdict on ``hits``, and whether their first ``n`` alone would pass: each check
+    holds per passage, so one pass over the hits answers both."""
     if not hits:
-        return Verdict(False, ("no hits",))
+        return Verdict(False, ("no hits",)), False
     checks = [_evidence_check(question, hits, config, bm25)]
     if config.min_cosine is not None:
         checks.append(_dense_check(hits, config.min_cosine))
     if config.min_keyword is not None:
         checks.append(_keyword_check(question, hits, config.min_keyword, bm25))
-    return Verdict(all(ok for ok, _ in checks), tuple(line for _, line in checks))
+    passed = all(bool(good.any()) for good, _ in checks)
+    alone = n > 0 and all(bool(good[:n].any()) for good, _ in checks)
+    return Verdict(passed, tuple(line for _, line in checks)), alone
 
 
 def _evidence_check(
     question: str, hits: Sequence[Hit], config: GuardConfig, bm25: BM25Index
-) -> tuple[bool, str]:
+) -> Check:
     """Some hit must hold every name of the question and ``min_coverage`` of its IDF mass."""
+    none = np.zeros(len(hits), dtype=np.bool_)
     terms = evidence.question_terms(bm25, question)
     if terms.hashes.size == 0:
-        return False, "coverage: the question has no searchable terms (only stop words)"
+        return none, "coverage: the question has no searchable terms (only stop words)"
     passages = evidence.Passages.of(bm25, hits)
     cover = evidence.coverages(bm25, terms, hits, passages)
     words = evidence.named_words(question) if config.names else []
@@ -132,16 +148,16 @@ def _evidence_check(
     held = evidence.name_holders(bm25, words, hits, passages)
     eligible = held.all(axis=0)
     if not eligible.any():
-        return False, f"names: {_missing(bm25, words, held)}"
+        return none, f"names: {_missing(bm25, words, held)}"
     if config.beyond_names:
         eligible &= _beyond_names(bm25, terms, words, hits, passages)
         if not eligible.any():
-            return False, f"names: the passages holding {', '.join(words)} hold nothing else asked"
+            return none, f"names: the passages holding {', '.join(words)} hold nothing else asked"
     at = int(np.flatnonzero(eligible)[np.argmax(cover[eligible])])
     best = float(cover[at])
     ok = best >= config.min_coverage
     which = f"holding every name ({', '.join(words)})" if words else "found"
-    return ok, (
+    return eligible & (cover >= config.min_coverage), (
         f"coverage: the best passage {which}, {hits[at].id}, holds {best:.2f} of the "
         f"question's IDF mass "
         f"{'>=' if ok else '<'} min_coverage {config.min_coverage}"
@@ -174,25 +190,31 @@ def _missing(bm25: BM25Index, words: Sequence[str], held: np.ndarray) -> str:
     return ", ".join(f"{w} ({place})" for w, place in zip(missing, where, strict=True))
 
 
-def _dense_check(hits: Sequence[Hit], threshold: float) -> tuple[bool, str]:
+def _dense_check(hits: Sequence[Hit], threshold: float) -> Check:
+    good = np.array([DENSE in h.components and h.components[DENSE].score >= threshold
+                     for h in hits], dtype=np.bool_)  # fmt: skip
     scores = [h.components[DENSE].score for h in hits if DENSE in h.components]
     if not scores:
-        return False, "dense: no dense hit"
+        return good, "dense: no dense hit"
     ok = max(scores) >= threshold
-    return ok, f"dense: best cosine {max(scores):.3f} {'>=' if ok else '<'} min_cosine {threshold}"
+    return (
+        good,
+        f"dense: best cosine {max(scores):.3f} {'>=' if ok else '<'} min_cosine {threshold}",
+    )
 
 
-def _keyword_check(
-    question: str, hits: Sequence[Hit], threshold: float, bm25: BM25Index
-) -> tuple[bool, str]:
-    scores = [h.components[KEYWORD].score for h in hits if KEYWORD in h.components]
-    if not scores:
-        return False, "keyword: no keyword hit"
+def _keyword_check(question: str, hits: Sequence[Hit], threshold: float, bm25: BM25Index) -> Check:
+    scores = np.array([h.components[KEYWORD].score if KEYWORD in h.components else np.nan
+                       for h in hits], dtype=np.float64)  # fmt: skip
+    found = ~np.isnan(scores)
+    if not found.any():
+        return found, "keyword: no keyword hit"
     bound = float(bm25.max_scores([question])[0])
-    share = max(scores) / bound if bound > 0 else 0.0
-    ok = share >= threshold
-    sign = ">=" if ok else "<"
-    return ok, f"keyword: best score / max {share:.3f} {sign} min_keyword {threshold}"
+    shares = scores / bound if bound > 0 else np.where(found, 0.0, np.nan)
+    good = found & (np.nan_to_num(shares, nan=-np.inf) >= threshold)
+    share = float(np.nanmax(shares))
+    sign = ">=" if share >= threshold else "<"
+    return good, f"keyword: best score / max {share:.3f} {sign} min_keyword {threshold}"
 
 
 def term_statistics(retriever: Retriever) -> BM25Index | None:
@@ -256,11 +278,11 @@ class GuardedRetriever:
         """The inner retriever's hits (kept even when weak) and the verdict on the passages
         :meth:`gather` collects."""
         hits, judged = self.gather(question, k, mask=mask)
-        verdict = judge(question, judged, self.config, self.bm25)
+        verdict, alone = judge_with_prefix(question, judged, len(hits), self.config, self.bm25)
         extra = len(judged) - len(hits)
         if extra:
             line = f"evidence: the {len(hits)} hits and {extra} more of the keyword side's best {k}"
-            if verdict.passed and not judge(question, hits, self.config, self.bm25).passed:
+            if verdict.passed and not alone:
                 line += " (the hits alone would be refused: the keyword side found the evidence)"
             verdict = Verdict(verdict.passed, (*verdict.reasons, line))
         return hits, verdict
