@@ -1,12 +1,15 @@
-"""What the guard adds to one keyword search: bare BM25 against the guarded retriever, paired.
+"""What the guard adds to one search: the bare retriever against the guarded one, paired.
 
 Builds (or reuses, ``--index``) a hashing index of the pydocs evaluation corpus and asks its
-110 questions, k = 5, each through the bare keyword retriever and the guarded one back to back,
+110 questions, k = 5, each through the bare retriever of ``--mode`` and the guarded one back to back,
 order alternating, after one untimed warm-up round. Checks inside the timed loop that a passing
 verdict returns exactly the bare hits and a refusal returns none. Reports the medians and the
 median of the paired differences (the guard's own cost). Run:
 
-    .venv/bin/python benchmarks/guard_latency.py [--index DIR] [--rounds 5]
+    .venv/bin/python benchmarks/guard_latency.py [--index DIR] [--rounds 5] [--mode keyword|hybrid|dense]
+
+In hybrid and dense mode the guarded retriever also runs the keyword side's search for its
+evidence (``keyword_evidence``), so the cost includes that search.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--index", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--mode", choices=("keyword", "hybrid", "dense"), default="keyword")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         index = args.index or Path(tmp) / "pydocs"
@@ -47,8 +51,8 @@ def main() -> None:
         collection = Collection.open(index)
         _, questions_file = guard_transfer.corpus_paths("pydocs", Path(tmp))
         questions = [q.question for q in load_questions(questions_file)]
-        bare = collection.retriever("keyword", guard=False)
-        guarded = collection.retriever("keyword")
+        bare = collection.retriever(args.mode, guard=False)
+        guarded = collection.retriever(args.mode)
         assert isinstance(guarded, GuardedRetriever)
         for q in questions:  # warm-up: kernels compiled, pages mapped
             bare.search(q, K), guarded.search(q, K)
@@ -66,8 +70,8 @@ def main() -> None:
     guarded_ms = statistics.median(g for _, g in rows)
     cost = statistics.median(g - b for b, g in rows)
     print(f"{len(rows)} paired searches over {len(collection.chunks)} chunks, k={K}")
-    print(f"keyword, bare:    p50 {bare_ms:.3f} ms")
-    print(f"keyword, guarded: p50 {guarded_ms:.3f} ms")
+    print(f"{args.mode}, bare:    p50 {bare_ms:.3f} ms")
+    print(f"{args.mode}, guarded: p50 {guarded_ms:.3f} ms")
     print(f"the guard's own cost (median of paired differences): {cost:.3f} ms")
 
 
