@@ -20,10 +20,19 @@ ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
 
 
+# `python -m docqa ARGS` with Ctrl-C raising KeyboardInterrupt, as from a terminal, even when
+# this test run was started in the background: its shell then ignores SIGINT, the child
+# inherits that, and Python installs no handler over an ignored signal.
+CTRL_C_AS_FROM_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'docqa'; runpy.run_module('docqa', run_name='__main__')"
+)
+
+
 def docqa(*args: str, cwd: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     return subprocess.Popen(
-        [sys.executable, "-m", "docqa", *args],
+        [sys.executable, "-c", CTRL_C_AS_FROM_A_TERMINAL, *args],
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,

@@ -144,7 +144,9 @@ def run_serve(args: argparse.Namespace) -> int:
     host, port = sockets[0].getsockname()[:2]
     _logging(args.workers)
     if args.workers > 1:  # held from before the port is announced (see fork_workers)
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        from docqa.service.workers import hold_stop_signals
+
+        hold_stop_signals()
     _announce(host, port, f"index {root}, {live.current().chunks} chunks", keys, args.workers)
 
     if args.workers == 1:

@@ -52,6 +52,19 @@ def listeners(
     return out
 
 
+_HELD: list[int] = []
+
+
+def hold_stop_signals() -> None:
+    """Record SIGTERM / SIGINT from now until :func:`supervise` acts on them. Blocking them
+    in the main thread is not enough on its own: a signal sent to the process may be taken by
+    any thread that does not block it (NumPy's BLAS starts some at import), and with the
+    default disposition it would kill the parent there and then."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, lambda signum, frame: _HELD.append(signum))
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
 def fork_workers(sockets: list[socket.socket], work: Callable[[socket.socket], None]) -> list[int]:
     """Fork one worker per socket: worker ``i`` runs ``work(sockets[i])`` and exits (0, or 1
     when it raised); returns the workers' pids. The parent keeps none of the sockets.
@@ -97,6 +110,8 @@ def supervise(pids: list[int]) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    if _HELD:  # a stop that came during start-up (hold_stop_signals)
+        stop()
     failed, left = False, set(pids)
     while left:
         pid, status = os.wait()
