@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import re
@@ -31,13 +32,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+# Both sides of every comparison under the OpenMP wait policy `docqa serve` runs with (its CLI
+# sets it, unless the environment did): the library in this process, the server in its own.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / ".benchmarks" / "service"
 CHUNKS = 100_000
@@ -225,6 +229,40 @@ def library_run(what: str, call: Callable[[int], object], threads: int, seconds:
     return run
 
 
+# The benchmark's HTTP client, one keep-alive connection each: httpx (what the issue names) or
+# aiohttp (its parser is native, so it spends a third of httpx's CPU per request: on two cores
+# shared with the server, the client's CPU is taken from the server's).
+CLIENTS = ("httpx", "aiohttp")
+Post = Callable[[str, dict[str, Any]], Awaitable[tuple[int, bytes]]]
+
+
+async def open_client(kind: str, stack: contextlib.AsyncExitStack) -> Post:
+    """A ``post(url, body) -> (status, raw body)`` over one keep-alive connection, closed
+    with ``stack``."""
+    if kind == "httpx":
+        one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        client = await stack.enter_async_context(httpx.AsyncClient(limits=one, timeout=30.0))
+
+        async def post_httpx(url: str, body: dict[str, Any]) -> tuple[int, bytes]:
+            response = await client.post(url, json=body)
+            return response.status_code, response.content
+
+        return post_httpx
+    import aiohttp
+
+    session = await stack.enter_async_context(
+        aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=1), timeout=aiohttp.ClientTimeout(total=30.0)
+        )
+    )
+
+    async def post_aiohttp(url: str, body: dict[str, Any]) -> tuple[int, bytes]:
+        async with session.post(url, json=body) as response:
+            return response.status, await response.read()
+
+    return post_aiohttp
+
+
 async def http_run(
     what: str,
     url: str,
@@ -233,35 +271,32 @@ async def http_run(
     clients: int,
     seconds: float,
     server: int | None = None,
+    kind: str = "httpx",
 ) -> Run:
     """``clients`` concurrent clients posting ``bodies`` in turn to ``url`` for ``seconds``,
-    each with its own long-lived httpx AsyncClient (one keep-alive connection); ``server``:
+    each with its own long-lived ``kind`` client (one keep-alive connection); ``server``:
     the pid whose CPU time to record."""
     run = Run(what)
-    one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
 
-    async def worker(client: httpx.AsyncClient, offset: int, stop_at: float) -> None:
+    async def worker(post: Post, offset: int, stop_at: float) -> None:
         i = offset
         while time.perf_counter() < stop_at and len(run.latencies) < MAX_REQUESTS:
             start = time.perf_counter()
-            response = await client.post(url, json=bodies[i % len(bodies)])
+            status, raw = await post(url, bodies[i % len(bodies)])
             elapsed = time.perf_counter() - start
-            if response.status_code == 429:
+            if status == 429:
                 run.refused_429 += 1
-            elif response.status_code != 200:
-                run.failures.append(f"HTTP {response.status_code}")
+            elif status != 200:
+                run.failures.append(f"HTTP {status}")
             else:
-                failure = check(i % len(bodies), response.json())
+                failure = check(i % len(bodies), json.loads(raw))
                 if failure:
                     run.failures.append(failure)
                 run.latencies.append(elapsed)
             i += clients
 
-    async with contextlib.AsyncExitStack() as stack:  # made (TLS setup) before the clock starts
-        pool = [
-            await stack.enter_async_context(httpx.AsyncClient(limits=one, timeout=30.0))
-            for _ in range(clients)
-        ]
+    async with contextlib.AsyncExitStack() as stack:  # made before the clock starts
+        pool = [await open_client(kind, stack) for _ in range(clients)]
         started, cpu = time.perf_counter(), time.process_time()
         server_before = cpu_seconds(server) if server is not None else 0.0
         stop_at = started + seconds
@@ -273,13 +308,14 @@ async def http_run(
     return run
 
 
-def paired_overhead_ms(
-    url: str, bodies: list[dict[str, Any]], call: Callable[[int], object], pairs: int
+async def paired_overhead_ms(
+    url: str, bodies: list[dict[str, Any]], call: Callable[[int], object], pairs: int, kind: str
 ) -> list[float]:
-    """Per question: HTTP latency (1 client, keep-alive) minus the in-process call's, in ms;
-    the order inside each pair alternates."""
+    """Per question: HTTP latency (1 ``kind`` client, keep-alive) minus the in-process
+    call's, in ms; the order inside each pair alternates."""
     out = []
-    with httpx.Client(timeout=30.0) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        post = await open_client(kind, stack)
         for i in range(pairs):
             times = {}
             for name in ("lib", "http") if i % 2 == 0 else ("http", "lib"):
@@ -287,7 +323,9 @@ def paired_overhead_ms(
                 if name == "lib":
                     call(i % len(bodies))
                 else:
-                    client.post(url, json=bodies[i % len(bodies)]).raise_for_status()
+                    status, _ = await post(url, bodies[i % len(bodies)])
+                    if status != 200:
+                        raise RuntimeError(f"{url}: HTTP {status}")
                 times[name] = time.perf_counter() - start
             out.append((times["http"] - times["lib"]) * 1000)
     return out
@@ -305,8 +343,8 @@ class Case:
     call: Callable[[int], object]
     bodies: list[dict[str, Any]]
     check: Check
-    # CPU time compares only without the dense kernel: its OpenMP threads spin-wait after each
-    # search, and that spinning counts as CPU time in the library's process and the server's
+    # CPU time compares only when idle OpenMP threads sleep: a spinning one's rounds count as
+    # CPU time in the library's process and the server's alike
     cpu_comparable: bool = False
 
 
@@ -332,7 +370,7 @@ def cases(index: Path, questions: list[str], modes: list[str]) -> list[Case]:
                 lambda i, r=retriever: r.search(questions[i % len(questions)], 5),
                 [{"question": q, "k": 5, "mode": mode} for q in questions],
                 check,
-                cpu_comparable=mode == "keyword",
+                cpu_comparable=os.environ["OMP_WAIT_POLICY"].upper() == "PASSIVE",
             )
         )
     hybrid = collection.retriever("hybrid")
@@ -404,7 +442,13 @@ def cpu_verdict(case: Case, server: Process, n: int, tag: str) -> str:
 
 
 def bench_case(
-    case: Case, server: Process, seconds: float, lines: list[str], verdicts: list[str], tag: str
+    case: Case,
+    server: Process,
+    seconds: float,
+    lines: list[str],
+    verdicts: list[str],
+    tag: str,
+    kind: str,
 ) -> None:
     url = server.url
     for i in range(len(case.bodies)):  # warm-up, outside the timed runs
@@ -417,7 +461,7 @@ def bench_case(
     for clients in (1, 8, 32):
         run = asyncio.run(
             http_run(f"{case.name}: {tag}", url + case.path, case.bodies, case.check, clients,
-                     seconds, server.proc.pid)
+                     seconds, server.proc.pid, kind)
         )  # fmt: skip
         runs[clients] = run
         lines.append(row(run, f"{clients} clients"))
@@ -425,11 +469,13 @@ def bench_case(
             lines.append(f"|   first failure: {run.failures[0]} | | | | | | | |")
     if case.cpu_comparable:
         verdicts.append(cpu_verdict(case, server, int(lib1.rps * seconds / 4), tag))
-    overhead = paired_overhead_ms(url + case.path, case.bodies, case.call, 400)
+    overhead = asyncio.run(paired_overhead_ms(url + case.path, case.bodies, case.call, 400, kind))
     ratios = []
     for _ in range(3):  # alternating short rounds: library 2 threads vs HTTP 8 clients
         lib = library_run("", case.call, 2, seconds / 3)
-        http = asyncio.run(http_run("", url + case.path, case.bodies, case.check, 8, seconds / 3))
+        http = asyncio.run(
+            http_run("", url + case.path, case.bodies, case.check, 8, seconds / 3, None, kind)
+        )
         ratios.append(http.rps / lib.rps)
     at32 = runs[32]
     verdicts += [
@@ -454,7 +500,12 @@ def bench_case(
 
 
 def floor_rows(
-    name: str, floor: Process, bodies: list[dict[str, Any]], seconds: float, lines: list[str]
+    name: str,
+    floor: Process,
+    bodies: list[dict[str, Any]],
+    seconds: float,
+    lines: list[str],
+    kind: str,
 ) -> list[str]:
     """The floor's rows, its server CPU per request, and what HTTP alone adds at p50 with the
     benchmark's own client (paired with an in-process call that does nothing)."""
@@ -464,13 +515,15 @@ def floor_rows(
     for clients in (1, 8, 32):
         run = asyncio.run(
             http_run(name, url + "/search", bodies, lambda i, b: None, clients, seconds,
-                     floor.proc.pid)
+                     floor.proc.pid, kind)
         )  # fmt: skip
         lines.append(row(run, f"{clients} clients"))
     cpu = statistics.median(server_cpu_ms(floor, "/search", bodies, 400) for _ in range(3))
-    adds = statistics.median(paired_overhead_ms(url + "/search", bodies, lambda i: None, 400))
+    adds = statistics.median(
+        asyncio.run(paired_overhead_ms(url + "/search", bodies, lambda i: None, 400, kind))
+    )
     line = (
-        f"- {name}: server CPU {cpu:.2f} ms per request; with this client (httpx) HTTP alone "
+        f"- {name}: server CPU {cpu:.2f} ms per request; with this client ({kind}) HTTP alone "
         f"adds {adds:.2f} ms at p50 (median of 400 requests paired with a no-op call)"
     )
     return [line]
@@ -480,6 +533,9 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="bound of each run")
     parser.add_argument("--modes", default="dense,keyword,hybrid")
+    parser.add_argument(
+        "--client", choices=CLIENTS, default="httpx", help="the load generator's HTTP client"
+    )
     parser.add_argument(
         "--workers", default="1,2", help="docqa serve --workers values to run, comma-separated"
     )
@@ -491,7 +547,8 @@ def main(argv: list[str] | None = None) -> str:
     lines = [
         (
             f"{len(questions)} questions, 100k-chunk index, each run bounded to {args.seconds:g} s; "
-            f"{os.cpu_count()} cores; latencies in ms"
+            f"{os.cpu_count()} cores; client {args.client}; "
+            f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}; latencies in ms"
         ),
         "",
         "| what | load | p50 ms | p99 ms | req/s | 429 | failures | CPU ms/req server / client |",
@@ -508,14 +565,16 @@ def main(argv: list[str] | None = None) -> str:
         try:
             serve.wait_ready("/ready")
             for case in all_cases:
-                bench_case(case, serve, args.seconds, lines, verdicts, tag)
+                bench_case(case, serve, args.seconds, lines, verdicts, tag, args.client)
         finally:
             serve.stop()
     for name, code in (("FastAPI constant (floor)", FLOOR), ("bare uvicorn constant", BARE)):
         floor = Process([sys.executable, "-c", code], WORK / "floor.log")
         try:
             floor.wait_ready("/search")
-            verdicts += floor_rows(name, floor, all_cases[0].bodies, args.seconds, lines)
+            verdicts += floor_rows(
+                name, floor, all_cases[0].bodies, args.seconds, lines, args.client
+            )
         finally:
             floor.stop()
     load = os.getloadavg()

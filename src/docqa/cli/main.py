@@ -283,8 +283,19 @@ def _model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+# Idle OpenMP threads of the search kernels sleep instead of spinning, unless the user chose.
+# libgomp's default spins each worker for 300,000 rounds (milliseconds) after every parallel
+# search; when another process holds one of the cores (a client, a second worker, the machine's
+# other jobs) that spinning takes the core's time from the search itself: a dense search over
+# 100k rows measured 21-23 ms at p50 spinning against 12-14 ms sleeping, with another process
+# busy on one of two cores (docs/service.md). Read when the OpenMP runtime loads, i.e. at the
+# first parallel search, which no command runs before ``main``.
+OPENMP_WAIT = ("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
+    os.environ.setdefault(*OPENMP_WAIT)
     args = build_parser().parse_args(argv)  # before any heavy import: --help stays fast
     from docqa.text import SkippedFileWarning
 
