@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -231,6 +232,62 @@ def test_a_failed_search_is_the_routes_error_and_gives_its_slot_back(live: LiveI
     assert response.status_code == 503
     assert response.json() == {"error": "chunks.bin is truncated; rebuild the index"}
     assert service.slots.busy == 0
+
+
+def test_a_lone_search_runs_in_the_loop_and_concurrent_ones_on_the_search_threads(
+    live: LiveIndex,
+) -> None:
+    """Where ``Service.retrieve`` searches: keyword always in the event loop's thread, dense
+    and hybrid there too when the request is the only one in work, else on the search
+    threads; the hits are the library's in every case."""
+    from docqa.collection import MODES
+    from docqa.service.keys import OPEN
+    from docqa.service.schemas import SearchRequest
+
+    service = Service(live, ExtractiveModel(), ServeSettings(search_threads=2))
+    threads: list[tuple[str, str]] = []
+    snapshot = live.current()
+    plain = snapshot.retriever
+
+    def recording(mode: Any, tenants: Any) -> Any:
+        retriever = plain(mode, tenants)
+
+        class Recorded:
+            def search(self, question: str, k: int) -> Any:
+                threads.append((mode, threading.current_thread().name))
+                return retriever.search(question, k)
+
+        return Recorded()
+
+    async def ask(mode: str, together: int) -> list[list[str]]:
+        body = SearchRequest(question=QUESTIONS[0], k=3, mode=mode)  # type: ignore[arg-type]
+
+        async def one() -> list[str]:
+            service.slots.take()
+            try:
+                await asyncio.sleep(0)  # every request takes its slot before any searches
+                return [h.id for h in await service.retrieve(body.question, body, OPEN)]
+            finally:
+                service.slots.give()
+
+        return list(await asyncio.gather(*(one() for _ in range(together))))
+
+    expected = {m: [h.id for h in plain(m, None).search(QUESTIONS[0], 3)] for m in MODES}
+    snapshot.retriever = recording  # type: ignore[method-assign]
+    try:
+        for mode in MODES:
+            for together in (1, 3):
+                threads.clear()
+                assert asyncio.run(ask(mode, together)) == [expected[mode]] * together
+                names = {name for _, name in threads}
+                assert len(threads) == together
+                if mode == "keyword" or together == 1:
+                    assert names == {threading.main_thread().name}, (mode, together)
+                else:
+                    assert all(n.startswith("docqa-search") for n in names), names
+    finally:
+        del snapshot.retriever
+        service.close()
 
 
 # --- /ask's answer handed over once -------------------------------------------------------

@@ -195,9 +195,12 @@ class Service:
         throughput of dense search and /ask). Keyword search runs in the loop thread: it holds
         the GIL for most of its time (its kernel is about a tenth of it), so a thread buys no
         overlap and costs a hand-over each way and a cold start (measured, paired: 0.5 ms of
-        CPU and of p50 latency per request, with the same 8-client throughput)."""
+        CPU and of p50 latency per request, with the same 8-client throughput). So does a lone
+        request, the only one in work: no other is there to overlap with, and the hand-over
+        would cost its latency ~0.5 ms (measured, docs/service.md); one arriving meanwhile is
+        read when the search ends, as it would wait for the cores anyway."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
-        if body.mode in IN_LOOP:
+        if body.mode in IN_LOOP or self.slots.busy <= 1:
             return retriever.search(question, body.k)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.searchers(), retriever.search, question, body.k)
