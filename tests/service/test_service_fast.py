@@ -290,6 +290,26 @@ def test_a_lone_search_runs_in_the_loop_and_concurrent_ones_on_the_search_thread
         service.close()
 
 
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.dictionaries(st.text(), json_values, max_size=6))
+def test_bodies_encode_to_the_values_starlettes_encoder_gives(body: dict[str, Any]) -> None:
+    from starlette.responses import JSONResponse
+
+    from docqa.service.schemas import BodyResponse
+
+    fast, slow = BodyResponse(body), JSONResponse(body)
+    assert json.loads(fast.body) == json.loads(slow.body) == body
+    assert fast.headers["content-type"] == slow.headers["content-type"]
+
+
 # --- /ask's answer handed over once -------------------------------------------------------
 
 

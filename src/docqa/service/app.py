@@ -42,6 +42,7 @@ from docqa.service.middleware import AccessLog, BodyLimit
 from docqa.service.schemas import (
     AskRequest,
     AskResponse,
+    BodyResponse,
     ErrorBody,
     SearchRequest,
     SearchResponse,
@@ -305,7 +306,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     caller = Depends(service.grant)
 
     @app.post("/search", response_model=SearchResponse, responses=ERRORS)
-    async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> JSONResponse:
+    async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> BodyResponse:
         """The passages that best match the question, among the key's tenants."""
         question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
@@ -313,10 +314,10 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
             hits = await service.retrieve(question, body, grant)
         finally:
             service.slots.give()
-        return JSONResponse(search_body(hits))
+        return BodyResponse(search_body(hits))
 
     @app.post("/ask", response_model=AskResponse, responses=ERRORS)
-    async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> JSONResponse:
+    async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> BodyResponse:
         """An answer with its sources and checked citations, or a refusal (no model call)."""
         question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
@@ -325,7 +326,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
             final = await service.answer(question, hits, body.k)
         finally:
             service.slots.give()
-        return JSONResponse(answer_body(final))
+        return BodyResponse(answer_body(final))
 
     @app.post("/ask/stream", response_class=StreamingResponse, responses=ERRORS)
     async def ask_stream(

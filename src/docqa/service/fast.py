@@ -11,7 +11,7 @@ and the body limit and serves the two JSON endpoints when the request is an ordi
   limits, the index ready and a slot free;
 
 then it calls the same :class:`~docqa.service.app.Service` methods as the routes and sends
-what they send (a ``JSONResponse`` of the same body). Every other request goes on to the
+what they send (a ``BodyResponse`` of the same body). Every other request goes on to the
 FastAPI route with its body replayed, so each refusal (401, 422, 429, 503) is the framework's
 own response: the routes are the slow twin, and the tests hold the two to the same responses.
 """
@@ -22,11 +22,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docqa.service import errors
-from docqa.service.schemas import AskRequest, SearchRequest, answer_body, search_body
+from docqa.service.schemas import (
+    AskRequest,
+    BodyResponse,
+    SearchRequest,
+    answer_body,
+    search_body,
+)
 
 if TYPE_CHECKING:
     from docqa.service.app import Service
@@ -112,8 +118,8 @@ class FastLane:
         try:
             hits = await service.retrieve(question, body, grant)
             if path == "/search":
-                return JSONResponse(search_body(hits))
-            return JSONResponse(answer_body(await service.answer(question, hits, body.k)))
+                return BodyResponse(search_body(hits))
+            return BodyResponse(answer_body(await service.answer(question, hits, body.k)))
         except Exception as exc:
             known = errors.known_error(exc)
             if known is None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import JSONResponse
 
 from docqa.cli.render import answer_json, hit_json
 from docqa.types import Answer, Hit
@@ -79,3 +81,13 @@ def answer_body(answer: Answer) -> dict[str, Any]:
     body["sources"] = body.pop("hits")
     body.pop("question")
     return body
+
+
+class BodyResponse(JSONResponse):
+    """The JSON response of ``/search`` and ``/ask``, encoded by orjson: the same JSON values
+    as Starlette's ``json.dumps`` (tested), ~15x faster on a 5-hit body (4 us against 55-75 us
+    here, a twentieth of a keyword request's server CPU). Only finite floats reach it (scores,
+    costs); orjson, unlike ``json.dumps(allow_nan=False)``, would write NaN as null."""
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
