@@ -17,13 +17,19 @@ How the two are made to agree:
 - text directly inside a list item (a tight list has no paragraph events) is a paragraph,
   ended by the next block-level event.
 
-The walk over the events is native (``docqa._parse.walk_markdown``): one Python step per
-event cost more than pyromark's parse itself.
+Two native walks give these rules. Where the md4c library was found at build time,
+``docqa._md4c`` walks md4c's C callbacks (pointers into the UTF-8 text, no Python object per
+event; md4c gives no block offsets, so a block's first line comes from its first text in the
+source, less the breaks before it); a document whose lines that cannot tell for sure (an empty
+ATX heading, a table of empty cells, an empty link before a paragraph's first text, ...) is
+handed back to the second walk, ``docqa._parse.walk_markdown`` over pyromark's events, which
+is also the whole path when md4c is absent. Both are tested equal to the spec.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from docqa.text.documents import Block, Heading
@@ -54,13 +60,52 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     return "\n".join(lines[1:j]), "\n" * (j + 1) + "\n".join(lines[j + 1 :])
 
 
-def _walk(text: str) -> list[Heading | Block]:
+@lru_cache(maxsize=4096)
+def _entity(raw: bytes) -> bytes:
+    """The UTF-8 of an entity reference (``b"&amp;"``) as markdown-it decodes it: a known name
+    or a valid code point, else U+FFFD for a number and the reference itself for a name."""
+    from markdown_it.common.entities import entities
+    from markdown_it.common.utils import isValidEntityCode
+
+    body = raw[1:-1].decode("ascii")
+    if not body.startswith("#"):
+        known = entities.get(body) if 2 <= len(body) <= 32 else None
+        return raw if known is None else known.encode("utf-8")
+    code = int(body[2:], 16) if body[1:2] in ("x", "X") else int(body[1:])
+    return (chr(code) if isValidEntityCode(code) else "\ufffd").encode("utf-8")
+
+
+def _md4c() -> Any:
+    """``docqa._md4c.walk_md4c``, or ``None`` when the package was built without md4c."""
+    try:
+        from docqa._md4c import walk_md4c
+    except ImportError:
+        return None
+    return walk_md4c
+
+
+def walk_pyromark(text: str) -> list[Heading | Block]:
+    """Headings and blocks of ``text`` (normalised, front matter blanked) via pyromark."""
     import pyromark
 
     from docqa._parse import walk_markdown
 
     events = pyromark.events_with_range(text, options=pyromark.Options.ENABLE_TABLES)
     return walk_markdown(events, text.encode("utf-8"), html_fragment_blocks)
+
+
+def walk_md4c(text: str) -> list[Heading | Block] | None:
+    """The same via md4c; ``None`` when md4c is absent or hands the document back."""
+    walk = _md4c()
+    if walk is None:
+        return None
+    found: list[Heading | Block] | None = walk(text.encode("utf-8"), html_fragment_blocks, _entity)
+    return found
+
+
+def _walk(text: str) -> list[Heading | Block]:
+    found = walk_md4c(text)
+    return walk_pyromark(text) if found is None else found
 
 
 def parse_markdown_fast(text: str) -> tuple[dict[str, Any], list[Heading | Block]]:

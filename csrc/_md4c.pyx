@@ -1,0 +1,438 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False
+"""Markdown headings and blocks from md4c's callbacks (``docqa._md4c``, built only where the
+md4c library is found; the wrapper is ``docqa.text.markdown_fast``).
+
+md4c (CommonMark, GFM tables) calls C functions here with pointers into the UTF-8 source, so
+the walk makes no Python object per event: text goes into a byte buffer, one ``str`` and one
+``Line`` are made per source line. The rules are those of ``docqa.text.markdown`` (the spec,
+markdown-it-py) as ``markdown_fast``'s docstring lists them. md4c gives no block offsets, so a
+block's first line is found from its first text that points into the source, less the line
+breaks before it (markdown-it's count). Where that count is not known to be exact (an empty
+link or a code span's newline before the first text, a heading or a table with no text at
+all, a newline inside a table cell) the walk stops and ``walk_md4c`` returns ``None``: the
+caller then parses the document with the pyromark path, so the result is always the spec's.
+"""
+
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memchr
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+
+cdef extern from "md4c.h":
+    ctypedef unsigned MD_SIZE
+    ctypedef char MD_CHAR
+    ctypedef enum MD_BLOCKTYPE:
+        MD_BLOCK_DOC, MD_BLOCK_QUOTE, MD_BLOCK_UL, MD_BLOCK_OL, MD_BLOCK_LI, MD_BLOCK_HR
+        MD_BLOCK_H, MD_BLOCK_CODE, MD_BLOCK_HTML, MD_BLOCK_P, MD_BLOCK_TABLE, MD_BLOCK_THEAD
+        MD_BLOCK_TBODY, MD_BLOCK_TR, MD_BLOCK_TH, MD_BLOCK_TD
+    ctypedef enum MD_SPANTYPE:
+        MD_SPAN_EM, MD_SPAN_STRONG, MD_SPAN_A, MD_SPAN_IMG, MD_SPAN_CODE
+    ctypedef enum MD_TEXTTYPE:
+        MD_TEXT_NORMAL, MD_TEXT_NULLCHAR, MD_TEXT_BR, MD_TEXT_SOFTBR, MD_TEXT_ENTITY
+        MD_TEXT_CODE, MD_TEXT_HTML
+    ctypedef struct MD_BLOCK_H_DETAIL:
+        unsigned level
+    ctypedef struct MD_PARSER:
+        unsigned abi_version
+        unsigned flags
+        int (*enter_block)(MD_BLOCKTYPE, void*, void*) noexcept
+        int (*leave_block)(MD_BLOCKTYPE, void*, void*) noexcept
+        int (*enter_span)(MD_SPANTYPE, void*, void*) noexcept
+        int (*leave_span)(MD_SPANTYPE, void*, void*) noexcept
+        int (*text)(MD_TEXTTYPE, const MD_CHAR*, MD_SIZE, void*) noexcept
+        void (*debug_log)(const char*, void*) noexcept
+        void (*syntax)() noexcept
+    int md_parse(const MD_CHAR* text, MD_SIZE size, const MD_PARSER* parser, void* userdata)
+    unsigned MD_FLAG_TABLES
+
+include "_items.pxi"
+
+# what the walk is inside: nothing, an inline run (a paragraph, or text straight inside a
+# list item), a heading, a table cell, a code block, an HTML block
+cdef enum:
+    NONE, RUN, ITEM_RUN, HEAD, CELL, CODE, HTML
+# a callback's answer that stops md_parse: the document goes back to the pyromark path (or,
+# on an exception, walk_md4c raises it)
+cdef enum:
+    HAND_BACK = 1
+    FAILED = 2
+
+
+cdef inline Py_ssize_t _space(const unsigned char* p, const unsigned char* end):
+    """Byte length of the whitespace character (``str.isspace``) at ``p``, 0 if none."""
+    cdef unsigned char c = p[0]
+    if c < 0x80:
+        return 1 if (c == 32 or 9 <= c <= 13 or 28 <= c <= 31) else 0
+    if c == 0xC2 and p + 1 < end:
+        return 2 if (p[1] == 0x85 or p[1] == 0xA0) else 0
+    if p + 2 >= end:
+        return 0
+    if c == 0xE1:
+        return 3 if (p[1] == 0x9A and p[2] == 0x80) else 0
+    if c == 0xE2:
+        if p[1] == 0x80:
+            return 3 if (p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF) else 0
+        return 3 if (p[1] == 0x81 and p[2] == 0x9F) else 0
+    if c == 0xE3:
+        return 3 if (p[1] == 0x80 and p[2] == 0x80) else 0
+    return 0
+
+
+cdef str _normal(char* buf, Py_ssize_t n):
+    """``" ".join(text.split())`` of the UTF-8 ``buf[:n]``, squeezed in place."""
+    cdef const unsigned char* p = <const unsigned char*>buf
+    cdef const unsigned char* end = p + n
+    cdef Py_ssize_t out = 0, k
+    cdef bint gap = False
+    while p < end:
+        k = _space(p, end)
+        if k:
+            gap = out > 0
+            p += k
+            continue
+        if gap:
+            buf[out] = 32
+            out += 1
+            gap = False
+        buf[out] = p[0]
+        out += 1
+        p += 1
+    return PyUnicode_DecodeUTF8(buf, out, NULL)
+
+
+cdef class _Walk:
+    """The walk's state: the open block types, the open run or verbatim block and its
+    buffer, the table so far, the items so far."""
+
+    cdef const char* data
+    cdef Py_ssize_t size
+    cdef Py_ssize_t* newlines
+    cdef Py_ssize_t n_newlines
+    cdef int* stack
+    cdef int depth, cap
+    cdef int leaf, level
+    cdef int start  # the run's or verbatim block's first line, 0 while not known
+    cdef int count  # markdown-it's line count since the start (breaks, newlines in HTML)
+    cdef int line  # the count of the line in the buffer
+    cdef bint unsure  # something before the first text may have moved the line
+    cdef int image  # open image spans (their alt text is kept, their breaks are not)
+    cdef char* buf
+    cdef Py_ssize_t length, room
+    cdef list lines
+    cdef int table_start, row
+    cdef list cells, rows
+    cdef list items
+    cdef object html_blocks, entity
+    cdef object error
+    cdef int stop  # HAND_BACK or FAILED once a callback answered it
+
+    def __cinit__(self, bytes source, object html_blocks, object entity):
+        cdef const char* data = source
+        cdef Py_ssize_t i, count = 0
+        self.data, self.size = data, len(source)
+        for i in range(self.size):
+            count += data[i] == 10
+        self.newlines = <Py_ssize_t*>malloc((count + 1) * sizeof(Py_ssize_t))
+        self.cap, self.room = 16, 256
+        self.stack = <int*>malloc(self.cap * sizeof(int))
+        self.buf = <char*>malloc(self.room)
+        if self.newlines == NULL or self.stack == NULL or self.buf == NULL:
+            raise MemoryError()
+        count = 0
+        for i in range(self.size):
+            if data[i] == 10:
+                self.newlines[count] = i
+                count += 1
+        self.n_newlines = count
+        self.items, self.cells, self.rows, self.lines = [], [], [], []
+        self.html_blocks, self.entity = html_blocks, entity
+
+    def __dealloc__(self):
+        free(self.newlines)
+        free(self.stack)
+        free(self.buf)
+
+    cdef int line_of(self, const char* text):
+        """1 + the newlines before ``text`` (``bisect_left`` + 1)."""
+        cdef Py_ssize_t offset = text - self.data, lo = 0, hi = self.n_newlines, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.newlines[mid] < offset:
+                lo = mid + 1
+            else:
+                hi = mid
+        return <int>lo + 1
+
+    cdef inline bint in_source(self, const char* text):
+        return self.data <= text < self.data + self.size
+
+    cdef bint after_newline(self, const char* text):
+        """Whether only spaces and tabs lie between ``text`` and the newline before it (a
+        code span's text there may follow the span's opening on an earlier line)."""
+        cdef const char* p = text - 1
+        while p >= self.data and (p[0] == 32 or p[0] == 9):
+            p -= 1
+        return p >= self.data and p[0] == 10
+
+    cdef int append(self, const char* text, Py_ssize_t n) except -1:
+        cdef Py_ssize_t room = self.room
+        if self.length + n > room:
+            while self.length + n > room:
+                room *= 2
+            grown = <char*>realloc(self.buf, room)
+            if grown == NULL:
+                raise MemoryError()
+            self.buf, self.room = grown, room
+        memcpy(self.buf + self.length, text, n)
+        self.length += n
+        return 0
+
+    cdef void begin(self, int leaf):
+        self.leaf, self.start, self.count, self.line = leaf, 0, 0, 0
+        self.unsure, self.image, self.length = False, 0, 0
+        self.lines = []
+
+    cdef int flush_line(self) except -1:
+        """The buffered line into ``lines`` when it has text (its start is then known)."""
+        text = _normal(self.buf, self.length)
+        self.length = 0
+        if text:
+            if self.start == 0:
+                return HAND_BACK
+            self.lines.append(_line(self.start + self.line, text))
+        return 0
+
+    cdef int end_run(self) except -1:
+        """The open paragraph (or list item text) as a text block."""
+        if self.flush_line():
+            return HAND_BACK
+        self.items.append(_block("text", tuple(self.lines)))
+        self.leaf = NONE
+        return 0
+
+    cdef int found_start(self, const char* text) except -1:
+        """The run's first line from its first text in the source; a cell's gives the
+        table's (the header is its first line, the delimiter row its second)."""
+        if self.unsure:
+            return HAND_BACK
+        self.start = self.line_of(text) - self.count
+        if self.leaf == CELL and self.table_start == 0:
+            self.table_start = self.start - (self.row + 1 if self.row else 0)
+        return 0
+
+    cdef int inline_text(self, MD_TEXTTYPE kind, const char* text, Py_ssize_t n) except -1:
+        if kind == MD_TEXT_BR or kind == MD_TEXT_SOFTBR:
+            self.count += self.image == 0
+            return 0
+        if self.start == 0:
+            if not self.in_source(text) or (kind == MD_TEXT_CODE and self.after_newline(text)):
+                self.unsure = True
+            elif self.found_start(text):
+                return HAND_BACK
+        if kind == MD_TEXT_HTML:
+            if self.image == 0:
+                newlines = text[:n].count(b"\n") if memchr(text, 10, n) != NULL else 0
+                if newlines and self.leaf == CELL:
+                    return HAND_BACK
+                self.count += newlines
+            return 0
+        if kind == MD_TEXT_NULLCHAR or self.image > 1:  # no NUL reaches md4c; nested alt
+            return HAND_BACK if kind == MD_TEXT_NULLCHAR else 0
+        if self.count != self.line:
+            if self.leaf == HEAD or self.leaf == CELL:
+                self.append(" ", 1)
+            elif self.flush_line():
+                return HAND_BACK
+            self.line = self.count
+        if kind == MD_TEXT_ENTITY:
+            decoded = <bytes>self.entity(text[:n])
+            self.append(decoded, len(decoded))
+        else:
+            self.append(text, n)
+        return 0
+
+    cdef int verbatim_text(self, const char* text, Py_ssize_t n) except -1:
+        """Code or HTML block text: the first line from the first text in the source."""
+        if self.start == 0 and self.in_source(text):
+            self.start = self.line_of(text) - self.count
+        elif self.start == 0:
+            self.count += memchr(text, 10, n) != NULL
+        self.append(text, n)
+        return 0
+
+    cdef int push(self, int kind) except -1:
+        if self.depth == self.cap:
+            grown = <int*>realloc(self.stack, 2 * self.cap * sizeof(int))
+            if grown == NULL:
+                raise MemoryError()
+            self.stack, self.cap = grown, 2 * self.cap
+        self.stack[self.depth] = kind
+        self.depth += 1
+        return 0
+
+    cdef int enter(self, MD_BLOCKTYPE kind, void* detail) except -1:
+        if self.leaf == ITEM_RUN and self.end_run():
+            return HAND_BACK
+        self.push(kind)
+        if kind == MD_BLOCK_P:
+            self.begin(RUN)
+        elif kind == MD_BLOCK_H:
+            self.begin(HEAD)
+            self.level = (<MD_BLOCK_H_DETAIL*>detail).level
+        elif kind == MD_BLOCK_TH or kind == MD_BLOCK_TD:
+            self.begin(CELL)
+        elif kind == MD_BLOCK_CODE:
+            self.begin(CODE)
+        elif kind == MD_BLOCK_HTML:
+            self.begin(HTML)
+        elif kind == MD_BLOCK_TR:
+            self.row += 1
+            self.cells = []
+        elif kind == MD_BLOCK_TABLE:
+            self.table_start, self.row, self.rows = 0, -1, []
+        return 0
+
+    cdef int leave(self, MD_BLOCKTYPE kind) except -1:
+        self.depth -= 1
+        if self.leaf == RUN or self.leaf == ITEM_RUN:
+            return self.end_run()
+        if kind == MD_BLOCK_H:
+            if self.start == 0:
+                return HAND_BACK
+            text = _normal(self.buf, self.length)
+            self.items.append(_heading(text, self.level, self.start))
+        elif kind == MD_BLOCK_TH or kind == MD_BLOCK_TD:
+            self.cells.append(_normal(self.buf, self.length))
+        elif kind == MD_BLOCK_TR:
+            self.rows.append((self.row, "| " + " | ".join(self.cells) + " |"))
+        elif kind == MD_BLOCK_TABLE:
+            return self.end_table()
+        elif kind == MD_BLOCK_CODE:
+            return self.end_code()
+        elif kind == MD_BLOCK_HTML:
+            content = PyUnicode_DecodeUTF8(self.buf, self.length, NULL)
+            self.items.extend(self.html_blocks(content, first_line=self.start))
+        self.leaf = NONE
+        return 0
+
+    cdef int end_table(self) except -1:
+        if self.table_start == 0:
+            return HAND_BACK
+        first = self.table_start
+        rows = tuple([_line(first + (r + 1 if r else 0), text) for r, text in self.rows])
+        self.items.append(_block("table", rows))
+        return 0
+
+    cdef int end_code(self) except -1:
+        content = PyUnicode_DecodeUTF8(self.buf, self.length, NULL)
+        lines = _code_lines(self.start, [content])
+        if lines and self.start == 0:
+            return HAND_BACK
+        self.items.append(_block("code", tuple(lines)))
+        self.leaf = NONE
+        return 0
+
+    cdef int text(self, MD_TEXTTYPE kind, const char* text, Py_ssize_t n) except -1:
+        if self.leaf == CODE or self.leaf == HTML:
+            return self.verbatim_text(text, n)
+        if self.leaf == NONE:
+            if self.depth == 0 or self.stack[self.depth - 1] != MD_BLOCK_LI:
+                return HAND_BACK
+            self.begin(ITEM_RUN)
+        return self.inline_text(kind, text, n)
+
+    cdef int span(self, MD_SPANTYPE kind, bint entering) except -1:
+        if self.leaf == NONE:
+            if self.depth == 0 or self.stack[self.depth - 1] != MD_BLOCK_LI:
+                return HAND_BACK
+            self.begin(ITEM_RUN)
+        if kind == MD_SPAN_IMG:
+            self.image += 1 if entering else -1
+        if not entering and self.start == 0 and (kind == MD_SPAN_A or kind == MD_SPAN_IMG):
+            self.unsure = True
+        return 0
+
+
+# md4c's callbacks: the walk's methods. md4c 0.4.8 does not stop on every non-zero answer
+# (leave_block's is dropped), so the walk keeps its answer and gives it again to every later
+# callback; an exception is kept for walk_md4c to raise.
+cdef int _answer(_Walk walk, int found) noexcept:
+    walk.stop = found
+    return found
+
+
+cdef int _enter_block(MD_BLOCKTYPE kind, void* detail, void* user) noexcept:
+    walk = <_Walk>user
+    if walk.stop:
+        return walk.stop
+    try:
+        return _answer(walk, walk.enter(kind, detail))
+    except BaseException as exc:
+        walk.error = exc
+        return _answer(walk, FAILED)
+
+
+cdef int _leave_block(MD_BLOCKTYPE kind, void* detail, void* user) noexcept:
+    walk = <_Walk>user
+    if walk.stop:
+        return walk.stop
+    try:
+        return _answer(walk, walk.leave(kind))
+    except BaseException as exc:
+        walk.error = exc
+        return _answer(walk, FAILED)
+
+
+cdef int _enter_span(MD_SPANTYPE kind, void* detail, void* user) noexcept:
+    walk = <_Walk>user
+    if walk.stop:
+        return walk.stop
+    try:
+        return _answer(walk, walk.span(kind, True))
+    except BaseException as exc:
+        walk.error = exc
+        return _answer(walk, FAILED)
+
+
+cdef int _leave_span(MD_SPANTYPE kind, void* detail, void* user) noexcept:
+    walk = <_Walk>user
+    if walk.stop:
+        return walk.stop
+    try:
+        return _answer(walk, walk.span(kind, False))
+    except BaseException as exc:
+        walk.error = exc
+        return _answer(walk, FAILED)
+
+
+cdef int _text(MD_TEXTTYPE kind, const MD_CHAR* text, MD_SIZE size, void* user) noexcept:
+    walk = <_Walk>user
+    if walk.stop:
+        return walk.stop
+    try:
+        return _answer(walk, walk.text(kind, text, size))
+    except BaseException as exc:
+        walk.error = exc
+        return _answer(walk, FAILED)
+
+
+def walk_md4c(bytes source, object html_blocks, object entity):
+    """Headings and blocks of the Markdown ``source`` (UTF-8, newlines normalised, front
+    matter blanked), or ``None`` when the document must go to the pyromark path.
+
+    ``html_blocks(text, first_line=...)`` parses an HTML block; ``entity(raw)`` is the UTF-8
+    of an entity reference as the spec decodes it (``raw`` like ``b"&amp;"``).
+    """
+    _types()
+    if len(source) >= 1 << 31:
+        return None
+    cdef _Walk walk = _Walk(source, html_blocks, entity)
+    cdef MD_PARSER parser
+    parser.abi_version, parser.flags = 0, MD_FLAG_TABLES
+    parser.enter_block, parser.leave_block = _enter_block, _leave_block
+    parser.enter_span, parser.leave_span = _enter_span, _leave_span
+    parser.text, parser.debug_log, parser.syntax = _text, NULL, NULL
+    md_parse(source, <MD_SIZE>len(source), &parser, <void*>walk)
+    if walk.error is not None:
+        raise walk.error
+    return None if walk.stop else walk.items
