@@ -100,6 +100,124 @@ cdef str _normal(char* buf, Py_ssize_t n):
     return PyUnicode_DecodeUTF8(buf, out, NULL)
 
 
+cdef inline int _kind(int c):
+    """0 whitespace (or no character), 1 ASCII punctuation, 2 anything else."""
+    if c < 0 or c == 32 or 9 <= c <= 13:
+        return 0
+    if 33 <= c <= 47 or 58 <= c <= 64 or 91 <= c <= 96 or 123 <= c <= 126:
+        return 1
+    return 2
+
+
+cdef int _runs(const char* data, Py_ssize_t size, Py_ssize_t a, Py_ssize_t b):
+    """The ``*`` and ``_`` delimiter runs that touch ``data[a:b]``, as bits: for ``*`` (bits
+    0-3, ``_`` bits 4-7) a run of length 1 or 2 mod 3 (past a backslash that escapes its
+    first character, not between two spaces), and one such that may both open and close
+    emphasis (both neighbours not whitespace and, for ``*``, of one kind; for ``_``,
+    both punctuation; a non-ASCII neighbour counts as either kind)."""
+    cdef Py_ssize_t i = a, j, k
+    cdef int before, after, mask = 0, shift, mod
+    cdef char c
+    while i < b:
+        c = data[i]
+        if c != 42 and c != 95:
+            i += 1
+            continue
+        j = i
+        while i > 0 and data[i - 1] == c:
+            i -= 1
+        while j < size and data[j] == c:
+            j += 1
+        k = i
+        while k > 0 and data[k - 1] == 92:
+            k -= 1
+        i += (i - k) % 2  # a backslash escapes the run's first character
+        mod, shift = (j - i) % 3, 0 if c == 42 else 4
+        before = _kind(<unsigned char>data[i - 1] if i > 0 else -1)
+        after = _kind(<unsigned char>data[j] if j < size else -1)
+        if mod and (before or after):  # between two spaces it is no delimiter
+            mask |= 1 << (shift + mod - 1)
+            if before and after and (
+                <unsigned char>data[i - 1] >= 128 or <unsigned char>data[j] >= 128
+                or (before == after if c == 42 else before == 1 and after == 1)
+            ):
+                mask |= 1 << (shift + mod + 1)
+        i = j
+    return mask
+
+
+cdef inline bint _rule_of_three(int mask):
+    """Whether CommonMark's rule of three may decide a pair of these runs (a run that may
+    open and close, and a run whose length makes a multiple of three with it): md4c 0.4.8
+    does not always apply it as markdown-it does."""
+    cdef int shift
+    for shift in (0, 4):
+        if (mask >> (shift + 2) & 1 and mask >> (shift + 1) & 1) or (
+            mask >> (shift + 3) & 1 and mask >> shift & 1
+        ):
+            return True
+    return False
+
+
+cdef Py_ssize_t _skip_prefix(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Past the spaces, tabs and ``>`` at ``data[i:end]``'s start."""
+    while i < end and (data[i] == 32 or data[i] == 9 or data[i] == 62):
+        i += 1
+    return i
+
+
+cdef bint _bare_marker(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Whether ``data[i:end]`` (a line) is only a list marker: ``-``, ``+``, ``*``, ``1.``."""
+    cdef Py_ssize_t digits
+    i = _skip_prefix(data, i, end)
+    if i < end and (data[i] == 45 or data[i] == 43 or data[i] == 42):
+        i += 1
+    else:
+        digits = i
+        while i < end and 48 <= data[i] <= 57:
+            i += 1
+        if i == digits or i - digits > 9 or i == end or (data[i] != 46 and data[i] != 41):
+            return False
+        i += 1
+    while i < end and (data[i] == 32 or data[i] == 9):
+        i += 1
+    return i == end
+
+
+cdef bint _underline_tab(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Whether the line ``data[i:end]`` is a run of ``=`` or ``-`` then spaces and a tab (a
+    setext underline to markdown-it, not to md4c 0.4.8)."""
+    cdef Py_ssize_t run
+    cdef bint tab = False
+    i = _skip_prefix(data, i, end)
+    run = i
+    while i < end and data[i] == data[run] and (data[i] == 61 or data[i] == 45):
+        i += 1
+    if i == run:
+        return False
+    while i < end and (data[i] == 32 or data[i] == 9):
+        tab |= data[i] == 9
+        i += 1
+    return tab and i == end
+
+
+cdef bint _delimiter_like(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Whether the line ``data[i:end]`` could be a table's delimiter row: only ``|``, ``-``,
+    ``:``, spaces, tabs and ``>``, with a ``|`` and a ``-``."""
+    cdef bint pipe = False, dash = False
+    cdef char c
+    while i < end:
+        c = data[i]
+        if c == 124:
+            pipe = True
+        elif c == 45:
+            dash = True
+        elif c != 58 and c != 32 and c != 9 and c != 62:
+            return False
+        i += 1
+    return pipe and dash
+
+
 cdef class _Walk:
     """The walk's state: the open block types, the open run or verbatim block and its
     buffer, the table so far, the items so far."""
@@ -116,17 +234,22 @@ cdef class _Walk:
     cdef int line  # the count of the line in the buffer
     cdef bint unsure  # something before the first text may have moved the line
     cdef int image  # open image spans (their alt text is kept, their breaks are not)
+    cdef const char* last  # where the run's last text in the source ended
+    cdef int marks  # the run's delimiter runs (``_runs``)
+    cdef bint code_first  # a code span was entered, its first text is still to come
+    cdef int code_break  # 1 a code span just ended, 2 and then a line break
+    cdef Py_ssize_t pending  # md4c's own indentation before a code or HTML line's text
     cdef char* buf
     cdef Py_ssize_t length, room
     cdef list lines
-    cdef int table_start, row
+    cdef int table_start, row, header_cells
     cdef list cells, rows
     cdef list items
-    cdef object html_blocks, entity
+    cdef object html_blocks, entity, table_agrees
     cdef object error
     cdef int stop  # HAND_BACK or FAILED once a callback answered it
 
-    def __cinit__(self, bytes source, object html_blocks, object entity):
+    def __cinit__(self, bytes source, object html_blocks, object entity, object table_agrees):
         cdef const char* data = source
         cdef Py_ssize_t i, count = 0
         self.data, self.size = data, len(source)
@@ -145,7 +268,24 @@ cdef class _Walk:
                 count += 1
         self.n_newlines = count
         self.items, self.cells, self.rows, self.lines = [], [], [], []
-        self.html_blocks, self.entity = html_blocks, entity
+        self.html_blocks, self.entity, self.table_agrees = html_blocks, entity, table_agrees
+        for i in range(1, count + 2):
+            if _underline_tab(data, self.begin_of(i), self.end_of(i)):
+                self.stop = HAND_BACK
+                break
+            # md4c 0.4.8 lets an empty list item go on past a blank line and interrupt a
+            # paragraph
+            if _bare_marker(data, self.begin_of(i), self.end_of(i)):
+                self.stop = HAND_BACK
+                break
+
+    cdef inline Py_ssize_t begin_of(self, int line):
+        """The offset where the 1-based ``line`` begins."""
+        return self.newlines[line - 2] + 1 if line > 1 else 0
+
+    cdef inline Py_ssize_t end_of(self, int line):
+        """The offset of the newline that ends ``line`` (or the end of the text)."""
+        return self.newlines[line - 1] if line <= self.n_newlines else self.size
 
     def __dealloc__(self):
         free(self.newlines)
@@ -165,6 +305,15 @@ cdef class _Walk:
 
     cdef inline bint in_source(self, const char* text):
         return self.data <= text < self.data + self.size
+
+    cdef bint indented(self, int line):
+        """Whether ``line`` starts with four columns of whitespace."""
+        cdef Py_ssize_t i = self.begin_of(line), end = self.end_of(line)
+        cdef int columns = 0
+        while i < end and columns < 4 and (self.data[i] == 32 or self.data[i] == 9):
+            columns += 1 if self.data[i] == 32 else 4 - columns % 4
+            i += 1
+        return columns >= 4
 
     cdef bint after_newline(self, const char* text):
         """Whether only spaces and tabs lie between ``text`` and the newline before it (a
@@ -190,6 +339,8 @@ cdef class _Walk:
     cdef void begin(self, int leaf):
         self.leaf, self.start, self.count, self.line = leaf, 0, 0, 0
         self.unsure, self.image, self.length = False, 0, 0
+        self.last, self.pending, self.marks = NULL, 0, 0
+        self.code_first, self.code_break = False, 0
         self.lines = []
 
     cdef int flush_line(self) except -1:
@@ -202,9 +353,29 @@ cdef class _Walk:
             self.lines.append(_line(self.start + self.line, text))
         return 0
 
+    cdef bint tail_risky(self):
+        """Whether the run's delimiter runs, with those between its last text and the end of
+        that line, may need the rule of three."""
+        if self.last != NULL:
+            end = <const char*>memchr(self.last, 10, self.data + self.size - self.last)
+            stop = (end - self.data) if end != NULL else self.size
+            self.marks |= _runs(self.data, self.size, self.last - self.data, stop)
+        return _rule_of_three(self.marks)
+
+    cdef bint table_inside(self):
+        """Whether a line of the paragraph could be a table's delimiter row (markdown-it's
+        table may interrupt a paragraph; md4c's does not)."""
+        cdef int k
+        if self.start == 0:
+            return False
+        for k in range(self.start + 1, self.start + self.count + 1):
+            if k <= self.n_newlines + 1 and _delimiter_like(self.data, self.begin_of(k), self.end_of(k)):
+                return True
+        return False
+
     cdef int end_run(self) except -1:
         """The open paragraph (or list item text) as a text block."""
-        if self.flush_line():
+        if self.flush_line() or self.tail_risky() or self.table_inside():
             return HAND_BACK
         self.items.append(_block("text", tuple(self.lines)))
         self.leaf = NONE
@@ -215,7 +386,11 @@ cdef class _Walk:
         table's (the header is its first line, the delimiter row its second)."""
         if self.unsure:
             return HAND_BACK
-        self.start = self.line_of(text) - self.count
+        line = self.line_of(text)
+        self.start = line - self.count
+        self.last = self.data + self.begin_of(line)
+        if self.leaf == RUN and self.depth == 2 and self.indented(self.start):
+            return HAND_BACK  # md4c 0.4.8 may start a paragraph where an indented code is
         if self.leaf == CELL and self.table_start == 0:
             self.table_start = self.start - (self.row + 1 if self.row else 0)
         return 0
@@ -223,12 +398,22 @@ cdef class _Walk:
     cdef int inline_text(self, MD_TEXTTYPE kind, const char* text, Py_ssize_t n) except -1:
         if kind == MD_TEXT_BR or kind == MD_TEXT_SOFTBR:
             self.count += self.image == 0
+            self.code_break = 2 if self.code_break == 1 else 0
             return 0
+        if self.code_break == 2 and n and text[0] == 96:
+            return HAND_BACK  # md4c 0.4.8: a code span closed at a line's start, its break and
+            # closing backtick are given again after it
+        self.code_break = 0
         if self.start == 0:
-            if not self.in_source(text) or (kind == MD_TEXT_CODE and self.after_newline(text)):
+            if not self.in_source(text):
                 self.unsure = True
             elif self.found_start(text):
                 return HAND_BACK
+        if self.last != NULL and self.in_source(text):
+            self.marks |= _runs(self.data, self.size, self.last - self.data, text - self.data)
+            if kind == MD_TEXT_NORMAL:
+                self.marks |= _runs(self.data, self.size, text - self.data, text - self.data + n)
+            self.last = text + n
         if kind == MD_TEXT_HTML:
             if self.image == 0:
                 newlines = text[:n].count(b"\n") if memchr(text, 10, n) != NULL else 0
@@ -238,25 +423,45 @@ cdef class _Walk:
             return 0
         if kind == MD_TEXT_NULLCHAR or self.image > 1:  # no NUL reaches md4c; nested alt
             return HAND_BACK if kind == MD_TEXT_NULLCHAR else 0
+        if self.to_line():
+            return HAND_BACK
+        if kind == MD_TEXT_ENTITY:
+            decoded = <bytes>self.entity(text[:n])
+            self.append(decoded, len(decoded))
+            return 0
+        if kind == MD_TEXT_CODE and self.code_first:
+            self.code_first = False
+            if self.in_source(text) and self.after_newline(text):
+                return HAND_BACK  # md4c 0.4.8 drops a code span's leading line break
+        self.append(text, n)
+        return 0
+
+    cdef int to_line(self) except -1:
+        """Text goes to markdown-it's current line: a new line of a paragraph, a space in a
+        heading or cell."""
         if self.count != self.line:
             if self.leaf == HEAD or self.leaf == CELL:
                 self.append(" ", 1)
             elif self.flush_line():
                 return HAND_BACK
             self.line = self.count
-        if kind == MD_TEXT_ENTITY:
-            decoded = <bytes>self.entity(text[:n])
-            self.append(decoded, len(decoded))
-        else:
-            self.append(text, n)
         return 0
 
     cdef int verbatim_text(self, const char* text, Py_ssize_t n) except -1:
         """Code or HTML block text: the first line from the first text in the source."""
-        if self.start == 0 and self.in_source(text):
-            self.start = self.line_of(text) - self.count
-        elif self.start == 0:
-            self.count += memchr(text, 10, n) != NULL
+        cdef Py_ssize_t i
+        if self.in_source(text):
+            if self.start == 0:
+                self.start = self.line_of(text) - self.count
+            for i in range(1, self.pending + 1):  # md4c's spaces: the source's, no tab
+                if text - i < self.data or (text - i)[0] != 32:
+                    return HAND_BACK
+            self.pending = 0
+        elif memchr(text, 10, n) != NULL:
+            self.count += self.start == 0
+            self.pending = 0
+        else:
+            self.pending += n
         self.append(text, n)
         return 0
 
@@ -289,13 +494,19 @@ cdef class _Walk:
             self.row += 1
             self.cells = []
         elif kind == MD_BLOCK_TABLE:
-            self.table_start, self.row, self.rows = 0, -1, []
+            self.table_start, self.row, self.rows, self.header_cells = 0, -1, [], 0
         return 0
 
     cdef int leave(self, MD_BLOCKTYPE kind) except -1:
         self.depth -= 1
+        if self.depth == 1 and self.start and self.indented(self.start) and (
+            kind == MD_BLOCK_H or kind == MD_BLOCK_HTML
+        ):
+            return HAND_BACK  # md4c 0.4.8 may start these where a paragraph goes on
         if self.leaf == RUN or self.leaf == ITEM_RUN:
             return self.end_run()
+        if (kind == MD_BLOCK_H or kind == MD_BLOCK_TH or kind == MD_BLOCK_TD) and self.tail_risky():
+            return HAND_BACK
         if kind == MD_BLOCK_H:
             if self.start == 0:
                 return HAND_BACK
@@ -303,6 +514,7 @@ cdef class _Walk:
             self.items.append(_heading(text, self.level, self.start))
         elif kind == MD_BLOCK_TH or kind == MD_BLOCK_TD:
             self.cells.append(_normal(self.buf, self.length))
+            self.header_cells += kind == MD_BLOCK_TH
         elif kind == MD_BLOCK_TR:
             self.rows.append((self.row, "| " + " | ".join(self.cells) + " |"))
         elif kind == MD_BLOCK_TABLE:
@@ -311,14 +523,27 @@ cdef class _Walk:
             return self.end_code()
         elif kind == MD_BLOCK_HTML:
             content = PyUnicode_DecodeUTF8(self.buf, self.length, NULL)
-            self.items.extend(self.html_blocks(content, first_line=self.start))
+            found = self.html_blocks(content, self.start)
+            if found is None:
+                return HAND_BACK
+            self.items.extend(found)
         self.leaf = NONE
         return 0
 
     cdef int end_table(self) except -1:
+        """The table's rows; handed back unless markdown-it would read the same rows (its
+        ``table_agrees`` over the source lines from the header to the line after)."""
+        cdef int k
         if self.table_start == 0:
             return HAND_BACK
         first = self.table_start
+        last = first + self.row + 2  # the line after the last row
+        source = [
+            PyUnicode_DecodeUTF8(self.data + self.begin_of(k), self.end_of(k) - self.begin_of(k), NULL)
+            for k in range(first, min(last, self.n_newlines + 1) + 1)
+        ]
+        if not self.table_agrees(source, self.header_cells, last <= self.n_newlines + 1):
+            return HAND_BACK
         rows = tuple([_line(first + (r + 1 if r else 0), text) for r, text in self.rows])
         self.items.append(_block("table", rows))
         return 0
@@ -348,6 +573,10 @@ cdef class _Walk:
             self.begin(ITEM_RUN)
         if kind == MD_SPAN_IMG:
             self.image += 1 if entering else -1
+        if kind == MD_SPAN_CODE and not entering and self.code_first:
+            return HAND_BACK  # a code span of a line break alone, dropped by md4c 0.4.8
+        self.code_first = kind == MD_SPAN_CODE and entering
+        self.code_break = kind == MD_SPAN_CODE and not entering
         if not entering and self.start == 0 and (kind == MD_SPAN_A or kind == MD_SPAN_IMG):
             self.unsure = True
         return 0
@@ -416,17 +645,22 @@ cdef int _text(MD_TEXTTYPE kind, const MD_CHAR* text, MD_SIZE size, void* user) 
         return _answer(walk, FAILED)
 
 
-def walk_md4c(bytes source, object html_blocks, object entity):
+def walk_md4c(bytes source, object html_blocks, object entity, object table_agrees):
     """Headings and blocks of the Markdown ``source`` (UTF-8, newlines normalised, front
     matter blanked), or ``None`` when the document must go to the pyromark path.
 
-    ``html_blocks(text, first_line=...)`` parses an HTML block; ``entity(raw)`` is the UTF-8
-    of an entity reference as the spec decodes it (``raw`` like ``b"&amp;"``).
+    ``html_blocks(text, first_line)`` parses an HTML block (``None``: hand it back); ``entity(raw)`` is the UTF-8
+    of an entity reference as the spec decodes it (``raw`` like ``b"&amp;"``);
+    ``table_agrees(lines, header_cells, followed)`` tells whether markdown-it reads a table
+    of these source lines (header, delimiter, rows, then the line after when ``followed``)
+    with the rows md4c found.
     """
     _types()
     if len(source) >= 1 << 31:
         return None
-    cdef _Walk walk = _Walk(source, html_blocks, entity)
+    cdef _Walk walk = _Walk(source, html_blocks, entity, table_agrees)
+    if walk.stop:
+        return None
     cdef MD_PARSER parser
     parser.abi_version, parser.flags = 0, MD_FLAG_TABLES
     parser.enter_block, parser.leave_block = _enter_block, _leave_block
