@@ -88,11 +88,12 @@ cdef class _Walk:
     cdef int table_start, row, header_cells
     cdef list cells, rows
     cdef list items
-    cdef object html_blocks, entity, table_agrees
+    cdef object html_blocks, entity, table_agrees, inline_html
     cdef object error
     cdef int stop  # HAND_BACK or FAILED once a callback answered it
 
-    def __cinit__(self, bytes source, object html_blocks, object entity, object table_agrees):
+    def __cinit__(self, bytes source, object html_blocks, object entity, object table_agrees,
+                  object inline_html):
         cdef const char* data = source
         cdef Py_ssize_t i, count = 0
         self.data, self.size = data, len(source)
@@ -112,6 +113,7 @@ cdef class _Walk:
         self.n_newlines = count
         self.items, self.cells, self.rows, self.lines = [], [], [], []
         self.html_blocks, self.entity, self.table_agrees = html_blocks, entity, table_agrees
+        self.inline_html = inline_html
         for i in range(1, count + 2):
             if _underline_tab(data, self.begin_of(i), self.end_of(i)):
                 self.stop = HAND_BACK
@@ -256,6 +258,8 @@ cdef class _Walk:
             self.marks |= _runs(self.data, self.size, self.last - self.data, text - self.data)
             if kind == MD_TEXT_NORMAL:
                 self.marks |= _runs(self.data, self.size, text - self.data, text - self.data + n)
+                if self.missed_html(text, n):
+                    return HAND_BACK
             self.last = text + n
         if kind == MD_TEXT_HTML:
             if self.image == 0:
@@ -278,6 +282,29 @@ cdef class _Walk:
                 return HAND_BACK  # md4c 0.4.8 drops a code span's leading line break
         self.append(text, n)
         return 0
+
+    cdef bint missed_html(self, const char* text, Py_ssize_t n) except -1:
+        """Whether markdown-it reads inline HTML at a ``<`` md4c gave as text (md4c 0.4.8
+        does not take a comment over several lines): ``inline_html`` over the source from an
+        unescaped ``<`` to the next blank line."""
+        cdef const char* p = text
+        cdef const char* end = text + n
+        cdef const char* stop
+        cdef const char* q
+        cdef char c
+        while True:
+            p = <const char*>memchr(p, 60, end - p)
+            if p == NULL or p + 1 >= self.data + self.size:
+                return False
+            c = p[1]
+            q = p
+            while q > self.data and q[-1] == 92:
+                q -= 1
+            if (p - q) % 2 == 0 and (c == 33 or c == 47 or c == 63 or 97 <= (c | 32) <= 122):
+                stop = _blank_after(p, self.data + self.size)
+                if self.inline_html(PyUnicode_DecodeUTF8(p, stop - p, "replace")):
+                    return True
+            p += 1
 
     cdef int to_line(self) except -1:
         """Text goes to markdown-it's current line: a new line of a paragraph, a space in a
@@ -478,7 +505,8 @@ cdef int _text(MD_TEXTTYPE kind, const MD_CHAR* text, MD_SIZE size, void* user) 
     return walk.stop
 
 
-def walk_md4c(bytes source, object html_blocks, object entity, object table_agrees):
+def walk_md4c(bytes source, object html_blocks, object entity, object table_agrees,
+              object inline_html):
     """Headings and blocks of the Markdown ``source`` (UTF-8, newlines normalised, front
     matter blanked), or ``None`` when the document must go to the pyromark path.
 
@@ -486,12 +514,13 @@ def walk_md4c(bytes source, object html_blocks, object entity, object table_agre
     of an entity reference as the spec decodes it (``raw`` like ``b"&amp;"``);
     ``table_agrees(lines, header_cells, followed)`` tells whether markdown-it reads a table
     of these source lines (header, delimiter, rows, then the line after when ``followed``)
-    with the rows md4c found.
+    with the rows md4c found; ``inline_html(text)`` whether markdown-it reads inline HTML
+    at the start of ``text``.
     """
     _types()
     if len(source) >= 1 << 31:
         return None
-    cdef _Walk walk = _Walk(source, html_blocks, entity, table_agrees)
+    cdef _Walk walk = _Walk(source, html_blocks, entity, table_agrees, inline_html)
     if walk.stop:
         return None
     cdef MD_PARSER parser

@@ -160,3 +160,18 @@ cdef bint _delimiter_like(const char* data, Py_ssize_t i, Py_ssize_t end):
             return False
         i += 1
     return pipe and dash
+
+
+cdef const char* _blank_after(const char* p, const char* end):
+    """The newline that starts the first blank line after ``p`` (or ``end``)."""
+    cdef const char* q
+    while True:
+        p = <const char*>memchr(p, 10, end - p)
+        if p == NULL:
+            return end
+        q = p + 1
+        while q < end and (q[0] == 32 or q[0] == 9):
+            q += 1
+        if q == end or q[0] == 10:
+            return p
+        p = q

@@ -113,6 +113,13 @@ def html_block(content: str, first_line: int) -> list[Heading | Block] | None:
     return html_fragment_blocks(content, first_line=first_line)
 
 
+def inline_html(text: str) -> bool:
+    """Whether markdown-it reads inline HTML (a tag, a comment, ...) at ``text``'s start."""
+    from markdown_it.common.html_re import HTML_TAG_RE
+
+    return HTML_TAG_RE.match(text) is not None
+
+
 def _native() -> Any:
     """``docqa._md4c.walk_md4c``, or ``None`` when the package was built without md4c."""
     try:
@@ -128,5 +135,7 @@ def walk_md4c(text: str) -> list[Heading | Block] | None:
     if walk is None:
         return None
     source = text.encode("utf-8")
-    found: list[Heading | Block] | None = walk(source, html_block, _entity, table_agrees)
+    found: list[Heading | Block] | None = walk(
+        source, html_block, _entity, table_agrees, inline_html
+    )
     return found
