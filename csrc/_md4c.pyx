@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
 """Markdown headings and blocks from md4c's callbacks (``docqa._md4c``, built only where the
-md4c library is found; the wrapper is ``docqa.text.markdown_fast``).
+md4c library is found; the wrapper is ``docqa.text.markdown_md4c``).
 
 md4c (CommonMark, GFM tables) calls C functions here with pointers into the UTF-8 source, so
 the walk makes no Python object per event: text goes into a byte buffer, one ``str`` and one
@@ -10,8 +10,10 @@ markdown-it-py) as ``markdown_fast``'s docstring lists them. md4c gives no block
 block's first line is found from its first text that points into the source, less the line
 breaks before it (markdown-it's count). Where that count is not known to be exact (an empty
 link or a code span's newline before the first text, a heading or a table with no text at
-all, a newline inside a table cell) the walk stops and ``walk_md4c`` returns ``None``: the
-caller then parses the document with the pyromark path, so the result is always the spec's.
+all, a newline inside a table cell), and where md4c 0.4.8 reads the source otherwise than
+markdown-it (each case is named where it is checked, here and in ``_md4c_scan.pxi``), the walk
+stops and ``walk_md4c`` returns ``None``: the caller then parses the document with the
+pyromark path, so the result is always the spec's.
 """
 
 from libc.stdlib cimport malloc, realloc, free

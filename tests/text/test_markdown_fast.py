@@ -19,7 +19,7 @@ from docqa.text import markdown_fast
 from docqa.text.documents import Block, Heading
 from docqa.text.markdown import parse_markdown
 from docqa.text.markdown_fast import parse_markdown_fast, split_front_matter, walk_pyromark
-from docqa.text.markdown_md4c import walk_md4c
+from docqa.text.markdown_md4c import available, walk_md4c
 
 Parsed = tuple[dict[str, Any], list[Heading | Block]]
 
@@ -99,7 +99,7 @@ def md4c_first(text: str) -> Parsed:
 
 PATHS = pytest.mark.parametrize("fast", [md4c_first, pyromark_only], ids=["md4c", "pyromark"])
 FastPath = Callable[[str], Parsed]
-HAS_MD4C = markdown_fast._walk is not walk_pyromark and walk_md4c("# a") is not None
+HAS_MD4C = available()
 
 
 def body(text: str) -> str:
@@ -155,6 +155,12 @@ def test_front_matter_rule(text: str, matter: str | None) -> None:
 def test_bad_front_matter_is_an_input_error() -> None:
     with pytest.raises(InputError, match="front matter must be a YAML mapping"):
         parse_markdown_fast("---\n- a\n- b\n---\n# T\n")
+
+
+@pytest.mark.skipif(not Path("/usr/include/md4c.h").exists(), reason="md4c is not installed")
+def test_the_md4c_walk_is_built_where_md4c_is_installed() -> None:
+    assert HAS_MD4C  # else every document would silently take the slower pyromark path
+    assert walk_md4c("# Title\n\ntext\n") == parse_markdown("# Title\n\ntext\n")[1]
 
 
 # What md4c 0.4.8 reads otherwise than markdown-it, or where a line is not sure from md4c's

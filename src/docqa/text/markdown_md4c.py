@@ -129,6 +129,11 @@ def _native() -> Any:
     return walk_md4c
 
 
+def available() -> bool:
+    """Whether the package was built with md4c (``docqa._md4c`` imports)."""
+    return _native() is not None
+
+
 def walk_md4c(text: str) -> list[Heading | Block] | None:
     """The same via md4c; ``None`` when md4c is absent or hands the document back."""
     walk = _native()
