@@ -154,20 +154,6 @@ cdef class _Walker:
             self.flush()
 
 
-cdef list _code_lines(int first, list texts):
-    content = "".join(texts)
-    lines = []
-    cdef int i = 0
-    for text in content.split("\n"):
-        lines.append(_line(first + i, text.rstrip()))
-        i += 1
-    while lines and not lines[len(lines) - 1].text.strip():
-        lines.pop()
-    while lines and not lines[0].text.strip():
-        lines.pop(0)
-    return lines
-
-
 def walk_markdown(object events, bytes source, object html_blocks):
     """Headings and blocks of pyromark's ``events_with_range`` list over ``source`` (the
     parsed text as UTF-8); ``html_blocks(text, first_line=...)`` parses an HTML block."""

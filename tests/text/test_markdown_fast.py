@@ -1,17 +1,27 @@
-"""The fast Markdown parser (pyromark) gives exactly the headings and blocks of the reference
-parser (markdown-it-py), on fixtures, on the sample library and on generated documents."""
+"""The fast Markdown paths give exactly the headings and blocks of the reference parser
+(markdown-it-py), on fixtures, the sample library, generated documents and the real Markdown
+found on this machine: md4c's walk (``docqa._md4c``, handing back what it cannot be sure of)
+and pyromark's walk (the path without md4c, and where md4c hands a document back)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa.errors import InputError
+from docqa.text import markdown_fast
+from docqa.text.documents import Block, Heading
 from docqa.text.markdown import parse_markdown
-from docqa.text.markdown_fast import parse_markdown_fast, split_front_matter
+from docqa.text.markdown_fast import parse_markdown_fast, split_front_matter, walk_pyromark
+from docqa.text.markdown_md4c import available, walk_md4c
+
+Parsed = tuple[dict[str, Any], list[Heading | Block]]
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted((ROOT / "examples" / "library").glob("*.md")) + [
@@ -76,27 +86,53 @@ def documents(draw: st.DrawFn) -> str:
     return (matter + gap.join(blocks) + refs).replace("\n", newline)
 
 
+def pyromark_only(text: str) -> Parsed:
+    """``parse_markdown_fast`` as where the package was built without md4c."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(markdown_fast, "_walk", walk_pyromark)
+        return parse_markdown_fast(text)
+
+
+def md4c_first(text: str) -> Parsed:
+    return parse_markdown_fast(text)
+
+
+PATHS = pytest.mark.parametrize("fast", [md4c_first, pyromark_only], ids=["md4c", "pyromark"])
+FastPath = Callable[[str], Parsed]
+HAS_MD4C = available()
+
+
+def body(text: str) -> str:
+    """The text the walks see: newlines normalised, front matter blanked."""
+    return split_front_matter(text.replace("\r\n", "\n").replace("\r", "\n"))[1]
+
+
+@PATHS
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
-def test_fixtures_parse_the_same(path: Path) -> None:
+def test_fixtures_parse_the_same(
+    path: Path, fast: FastPath, monkeypatch: pytest.MonkeyPatch
+) -> None:
     text = path.read_text(encoding="utf-8")
-    assert parse_markdown_fast(text) == parse_markdown(text)
+    assert fast(text) == parse_markdown(text)
 
 
-@given(documents())
-def test_generated_documents_parse_the_same(text: str) -> None:
-    assert parse_markdown_fast(text) == parse_markdown(text)
+@PATHS
+@given(text=documents())
+def test_generated_documents_parse_the_same(text: str, fast: FastPath) -> None:
+    assert fast(text) == parse_markdown(text)
 
 
-@given(st.text(alphabet="#*_`[]()<>!-=~ \n\tab1é>", max_size=120))
-def test_any_markup_soup_parses_the_same(text: str) -> None:
+@PATHS
+@given(text=st.text(alphabet="#*_`[]()<>!-=~ \n\tab1é>", max_size=120))
+def test_any_markup_soup_parses_the_same(text: str, fast: FastPath) -> None:
     try:
         expected = parse_markdown(text)
     except InputError as exc:
         with pytest.raises(InputError, match="front matter"):
-            parse_markdown_fast(text)
+            fast(text)
         assert "front matter" in str(exc)
         return
-    assert parse_markdown_fast(text) == expected
+    assert fast(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -119,3 +155,119 @@ def test_front_matter_rule(text: str, matter: str | None) -> None:
 def test_bad_front_matter_is_an_input_error() -> None:
     with pytest.raises(InputError, match="front matter must be a YAML mapping"):
         parse_markdown_fast("---\n- a\n- b\n---\n# T\n")
+
+
+@pytest.mark.skipif(not Path("/usr/include/md4c.h").exists(), reason="md4c is not installed")
+def test_the_md4c_walk_is_built_where_md4c_is_installed() -> None:
+    assert HAS_MD4C  # else every document would silently take the slower pyromark path
+    assert walk_md4c("# Title\n\ntext\n") == parse_markdown("# Title\n\ntext\n")[1]
+
+
+# What md4c 0.4.8 reads otherwise than markdown-it, or where a line is not sure from md4c's
+# callbacks: each is handed back, and the result is still the reference's.
+HANDED_BACK = [
+    "# \n\ntext",  # an empty ATX heading: no text, so no line
+    "| a | b |\n|---|---|\n| | |\n\n| | |\n|---|---|\n| | |",  # a table with no text
+    "[](x.test) *a*\n\n[](<x\ny>)\nb",  # an empty link before the first text
+    "The '*' wildcard, not '**'.",  # the rule of three
+    "- \n\n    code after an empty item",  # an empty item going on past a blank line
+    "text\n1.\nmore",  # an empty item interrupting a paragraph
+    "```\n\tindented by a tab\n```",  # md4c's spaces for a tab
+    "<!-- a -->\n<!-- b -->",  # two HTML blocks joined
+    "Title\n===\t",  # a setext underline with a tab
+    "b` x\n`a",  # a code span closed at a line's start
+    "a `\nb` c",  # a code span opened before a line break
+    "| a | b |\n|---|---|\n| 1 | 2 |\n<!-- end -->",  # an HTML line ends the table
+    "a | b\n-- | --\n`x | y` | z",  # a pipe in a code span
+    "text\n    <!-- indented -->",  # an indented line goes on with the paragraph
+    "para\n| a | b |\n|---|---|",  # markdown-it's table interrupts a paragraph
+]
+
+
+@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
+@pytest.mark.parametrize("text", HANDED_BACK)
+def test_what_md4c_reads_otherwise_is_handed_back(text: str) -> None:
+    assert walk_md4c(body(text)) is None
+    assert parse_markdown_fast(text) == parse_markdown(text)
+
+
+@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Title *em*\n\nSome `code` and [a link](x.test) and ![alt &amp; more](i.png).\n",
+        "- a\n- b\n  - c\n\n1. one\n\n   two\n",
+        "> quoted\n> lines\n\n```py\n# not a heading\n    indented\n```\n",
+        "| a | b |\n|:--|--:|\n| 1 | 2 | 3 |\n| 4 |\n\nafter\n",
+        "<div>\n<p>html <b>block</b></p>\n</div>\n\n    indented code\n\n    more\n",
+        "&amp; &foo; &amp &#0; &#x110000; &#65; &AMP; &nbsp;x &#xD800; &#128; &#11;",
+        "a<span\nclass=x>b and a\u00a0b\u2003c\u3000d\x1ce  \nhard\\\nbreak",
+        "**(CVE-1)**: fixed\n\n\\*.js and snake_case_name and 2*3*4\n",
+    ],
+)
+def test_md4c_walks_common_markdown_itself(text: str) -> None:
+    found = walk_md4c(body(text))
+    assert found is not None
+    assert found == parse_markdown(text)[1]
+
+
+# Wider documents for md4c's walk alone: where it answers, the answer is the reference's.
+ODD_INLINE = st.one_of(
+    INLINE,
+    st.sampled_from(["'*'", "'**'", "\\*", "a*b", "&#65;", "&foo;", "&AMP;", "x\u00a0y", "\u3000"]),
+    st.sampled_from(["`a\n`", "`\na`", "<!--\nx -->", "**(x)**:", "_'a'_", "__x__"]),
+)
+ODD_BLOCK = st.one_of(
+    BLOCK,
+    st.lists(ODD_INLINE, min_size=1, max_size=6).map(" ".join),
+    st.sampled_from(
+        ["<!-- a -->", "<?x ?>", "<pre>\nx\n</pre>", "\tcode\n\t\tmore", "-", "1.", "***\t"]
+    ),
+    st.tuples(CELL, CELL).map(lambda t: f"> | {t[0]} | b |\n> |:-|-:|\n> | {t[1]} |"),
+    st.tuples(CELL, CELL).map(lambda t: f"- item\n\n  | {t[0]} | b |\n  |---|---|\n  | {t[1]} |"),
+    st.tuples(line(), line()).map(lambda t: f"- a\n\n    - {t[0]}\n\n      {t[1]}"),
+    st.tuples(line(), st.sampled_from(["=", "-", "==\t", "- -"])).map(lambda t: f"{t[0]}\n{t[1]}"),
+)
+
+
+@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
+@settings(max_examples=300)
+@given(st.lists(ODD_BLOCK, max_size=8), st.sampled_from(["\n\n", "\n"]))
+def test_md4c_answers_only_what_the_reference_says(blocks: list[str], gap: str) -> None:
+    text = gap.join(blocks)
+    found = walk_md4c(text)
+    if found is not None:
+        assert found == parse_markdown(text)[1]
+
+
+def machine_markdown() -> list[Path]:
+    """The benchmark seed's Markdown (``benchmarks/index_corpus._markdown_files``): every
+    ``.md`` over 2 kB under /usr and /root."""
+    found = []
+    for root in (Path("/usr"), Path("/root")):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if name.endswith(".md") and path.is_file() and path.stat().st_size > 2048:
+                    found.append(path)
+    return found
+
+
+def test_real_markdown_on_this_machine_parses_the_same() -> None:
+    files = machine_markdown()
+    if not files:
+        pytest.skip("no Markdown files over 2 kB under /usr or /root")
+    differ, back = [], 0
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            expected = parse_markdown(text)
+        except InputError:
+            continue
+        if parse_markdown_fast(text) != expected:
+            differ.append(path)
+        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+        back += HAS_MD4C and walk_md4c(split_front_matter(text)[1]) is None
+    assert differ == []
+    assert back <= len(files) // 10  # md4c parses nearly all real documentation itself

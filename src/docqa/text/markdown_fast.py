@@ -1,9 +1,10 @@
-"""Markdown to headings and blocks with pyromark (pulldown-cmark): the fast path.
+"""Markdown to headings and blocks with md4c, or pyromark (pulldown-cmark): the fast path.
 
 The spec is :mod:`docqa.text.markdown` (markdown-it-py); this module gives the same headings
 and blocks, tested equal on the golden files, the sample library, generated documents and
-real documentation. Chosen by measurement (``benchmarks/bench_parsers.py``): pyromark's
-event stream with source ranges parses tens of MB/s against markdown-it-py's ~1-3 MB/s.
+real documentation. Chosen by measurement (``benchmarks/bench_parsers.py``): md4c's callbacks
+walked natively parse ~35 CPU MB/s, pyromark's event stream with source ranges ~15,
+markdown-it-py ~1.
 
 How the two are made to agree:
 
@@ -17,8 +18,15 @@ How the two are made to agree:
 - text directly inside a list item (a tight list has no paragraph events) is a paragraph,
   ended by the next block-level event.
 
-The walk over the events is native (``docqa._parse.walk_markdown``): one Python step per
-event cost more than pyromark's parse itself.
+Two native walks give these rules. Where the md4c library was found at build time,
+``docqa._md4c`` (wrapped by ``docqa.text.markdown_md4c``) walks md4c's C callbacks (pointers
+into the UTF-8 text, no Python object per event; md4c gives no block offsets, so a block's
+first line comes from its first text in the source, less the breaks before it). It hands a
+document back where those lines are not sure (an empty ATX heading, a table of empty cells,
+an empty link before a paragraph's first text, ...) or where md4c 0.4.8 reads the text
+otherwise than markdown-it; the second walk, ``docqa._parse.walk_markdown`` over pyromark's
+events, parses those, and every document when md4c is absent. Both are tested equal to the
+spec.
 """
 
 from __future__ import annotations
@@ -54,13 +62,21 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     return "\n".join(lines[1:j]), "\n" * (j + 1) + "\n".join(lines[j + 1 :])
 
 
-def _walk(text: str) -> list[Heading | Block]:
+def walk_pyromark(text: str) -> list[Heading | Block]:
+    """Headings and blocks of ``text`` (normalised, front matter blanked) via pyromark."""
     import pyromark
 
     from docqa._parse import walk_markdown
 
     events = pyromark.events_with_range(text, options=pyromark.Options.ENABLE_TABLES)
     return walk_markdown(events, text.encode("utf-8"), html_fragment_blocks)
+
+
+def _walk(text: str) -> list[Heading | Block]:
+    from docqa.text.markdown_md4c import walk_md4c
+
+    found = walk_md4c(text)
+    return walk_pyromark(text) if found is None else found
 
 
 def parse_markdown_fast(text: str) -> tuple[dict[str, Any], list[Heading | Block]]:
