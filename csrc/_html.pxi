@@ -2,6 +2,7 @@
 # text's code units, for the common well-formed subset, driving _Page (_html_page.pxi).
 
 include "_html_page.pxi"
+include "_html_marks.pxi"
 
 _COMMENT_CLOSE = re.compile(r"--\s*>")
 _CDATA_END = {

@@ -10,6 +10,7 @@ from libc.string cimport memchr, memcmp, memcpy
 cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
 
 cdef extern from *:
     """
