@@ -265,7 +265,7 @@ def _marks_content(text: str, *, fast: bool) -> bool:
     if fast:
         from docqa._parse import marks_content
 
-        return bool(marks_content(text))
+        return marks_content(text)
     return bool(_MARKS_CONTENT.search(text))
 
 
