@@ -3,25 +3,13 @@
 
 include "_html_page.pxi"
 include "_html_marks.pxi"
+include "_html_text.pxi"
 
 _COMMENT_CLOSE = re.compile(r"--\s*>")
 _CDATA_END = {
     T_SCRIPT: re.compile(r"</\s*script\s*>", re.I),
     T_STYLE: re.compile(r"</\s*style\s*>", re.I),
 }
-# the named character references decoded natively (``&name;`` only; any other goes to
-# ``html.unescape``), their code points taken from ``html.entities.html5`` at first use
-_ENTITIES = (
-    "amp", "lt", "gt", "quot", "apos", "nbsp", "copy", "reg", "mdash", "ndash", "hellip",
-    "laquo", "raquo", "para", "sect", "middot", "trade", "lsquo", "rsquo", "ldquo", "rdquo",
-    "bull", "times", "shy", "deg", "rarr", "larr",
-)  # fmt: skip
-DEF N_ENTITIES = 27
-cdef char _ent_name[N_ENTITIES][8]
-cdef int _ent_len[N_ENTITIES]
-cdef uint32_t _ent_cp[N_ENTITIES]
-cdef bint _ent_ready = False
-
 cdef extern from *:
     """
     static const DocqaTag DOCQA_TAGS[] = {
@@ -51,17 +39,6 @@ cdef extern from *:
     }
     """
     int _tag_value "docqa_html_tag"(const char* s, Py_ssize_t n) noexcept nogil
-
-
-cdef void _entities():
-    global _ent_ready
-    from html.entities import html5
-    for k, name in enumerate(_ENTITIES):
-        _ent_len[k] = len(name)
-        raw = name.encode()
-        memcpy(_ent_name[k], <const char*>raw, len(name))
-        _ent_cp[k] = ord(html5[name + ";"])
-    _ent_ready = True
 
 
 cdef inline bint _ws(uint32_t c) noexcept nogil:
@@ -156,71 +133,90 @@ cdef int _headerlink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) excep
     return False
 
 
-cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i, _Page page, int* cdata) except -2:
-    """Handle the start tag at ``i`` (``<`` + letter); its end, or -1 to fall back."""
-    cdef Py_ssize_t j = i + 1, a, b, v0, v1, k0 = -1, k1 = -1
+cdef struct Attr:
+    Py_ssize_t a, b    # the name
+    Py_ssize_t v0, v1  # the value, or -1: none
+
+
+cdef Py_ssize_t _attribute(const hch_t* s, Py_ssize_t n, Py_ssize_t j, Attr* at) noexcept nogil:
+    """Read the attribute at ``j`` into ``at``; its end, or -1 to fall back."""
     cdef uint32_t c, q
-    cdef bint nav = False, main = False, closing = False
-    cdef char name[NAME_MAX]
-    cdef int nlen = 0, tag
-    while _name_char(_at(s, n, j)):
+    at.a = j
+    while _attr_char(_at(s, n, j)):
+        j += 1
+    if j == at.a:
+        return -1
+    at.b = j
+    at.v0 = at.v1 = -1
+    while _ws(_at(s, n, j)):
+        j += 1
+    if _at(s, n, j) == 61:
+        j += 1
+        while _ws(_at(s, n, j)):
+            j += 1
+        q = _at(s, n, j)
+        if q == 61:  # "==": the reference reads every "=" as the indicator
+            return -1
+        if q == 34 or q == 39:
+            at.v0 = j + 1
+            j = _find(s, at.v0, n, q)
+            if j < 0:
+                return -1
+            at.v1, j = j, j + 1
+        else:
+            at.v0 = j
+            while _bare_char(_at(s, n, j)):
+                j += 1
+            at.v1 = j
+        c = _at(s, n, j)
+        if not (_ws(c) or c == 62 or (c == 47 and _at(s, n, j + 1) == 62)):
+            return -1
+    elif _at(s, n, j) != 62 and _at(s, n, j) != 47 and j == at.b:
+        return -1
+    return j
+
+
+cdef int _tag_name(const hch_t* s, Py_ssize_t n, Py_ssize_t* j, char* name) noexcept nogil:
+    """Lower-case the tag name at ``j[0]`` into ``name`` (moving ``j[0]`` past it); its
+    length, or -1 when it is longer than NAME_MAX."""
+    cdef int nlen = 0
+    while _name_char(_at(s, n, j[0])):
         if nlen == NAME_MAX:
             return -1
-        name[nlen] = <char>(s[j] | 32) if 65 <= s[j] <= 90 else <char>s[j]
+        name[nlen] = <char>(s[j[0]] | 32) if 65 <= s[j[0]] <= 90 else <char>s[j[0]]
         nlen += 1
-        j += 1
+        j[0] += 1
+    return nlen
+
+
+cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i, _Page page, int* cdata) except -2:
+    """Handle the start tag at ``i`` (``<`` + letter); its end, or -1 to fall back."""
+    cdef Py_ssize_t j = i + 1, k0 = -1, k1 = -1
+    cdef uint32_t c
+    cdef bint nav = False, main = False, closing = False
+    cdef char name[NAME_MAX]
+    cdef int nlen = _tag_name(s, n, &j, name), tag
+    cdef Attr at
     c = _at(s, n, j)
-    if not (c == 32 or c == 9 or c == 10 or c == 13 or c == 12 or c == 47 or c == 62):
+    if nlen < 0 or not (c == 32 or c == 9 or c == 10 or c == 13 or c == 12 or c == 47 or c == 62):
         return -1
     while True:
         while _ws(_at(s, n, j)):
             j += 1
         c = _at(s, n, j)
-        if c == 62:
-            j += 1
+        if c == 62 or c == 47:
+            if c == 47 and _at(s, n, j + 1) != 62:
+                return -1
+            closing, j = c == 47, j + (2 if c == 47 else 1)
             break
-        if c == 47:
-            if _at(s, n, j + 1) != 62:
-                return -1
-            closing, j = True, j + 2
-            break
-        a = j
-        while _attr_char(_at(s, n, j)):
-            j += 1
-        if j == a:
+        j = _attribute(s, n, j, &at)
+        if j < 0:
             return -1
-        b = j
-        v0 = v1 = -1
-        while _ws(_at(s, n, j)):
-            j += 1
-        if _at(s, n, j) == 61:
-            j += 1
-            while _ws(_at(s, n, j)):
-                j += 1
-            q = _at(s, n, j)
-            if q == 61:  # "==": the reference reads every "=" as the indicator
-                return -1
-            if q == 34 or q == 39:
-                v0 = j + 1
-                j = _find(s, v0, n, q)
-                if j < 0:
-                    return -1
-                v1, j = j, j + 1
-            else:
-                v0 = j
-                while _bare_char(_at(s, n, j)):
-                    j += 1
-                v1 = j
-            c = _at(s, n, j)
-            if not (_ws(c) or c == 62 or (c == 47 and _at(s, n, j + 1) == 62)):
-                return -1
-        elif _at(s, n, j) != 62 and _at(s, n, j) != 47 and j == b:
-            return -1
-        if b - a == 4 and v0 >= 0 and _same_ci(s, a, b, b"role"):
-            nav = nav or _value_is(text, s, v0, v1, b"navigation")
-            main = main or _value_is(text, s, v0, v1, b"main")
-        elif b - a == 5 and _same_ci(s, a, b, b"class"):
-            k0, k1 = v0, v1
+        if at.b - at.a == 4 and at.v0 >= 0 and _same_ci(s, at.a, at.b, b"role"):
+            nav = nav or _value_is(text, s, at.v0, at.v1, b"navigation")
+            main = main or _value_is(text, s, at.v0, at.v1, b"main")
+        elif at.b - at.a == 5 and _same_ci(s, at.a, at.b, b"class"):
+            k0, k1 = at.v0, at.v1
     tag = _tag_value(name, nlen)
     page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _headerlink(text, s, k0, k1))
     if closing:
@@ -234,20 +230,15 @@ cdef Py_ssize_t _end_tag(const hch_t* s, Py_ssize_t n, Py_ssize_t i, _Page page)
     """Handle the end tag ``</name>`` at ``i``; its end, or -1 to fall back."""
     cdef Py_ssize_t j = i + 2
     cdef char name[NAME_MAX]
-    cdef int nlen = 0
+    cdef int nlen
     while _ws(_at(s, n, j)):
         j += 1
     if not _alpha(_at(s, n, j)):
         return -1
-    while _name_char(_at(s, n, j)):
-        if nlen == NAME_MAX:
-            return -1
-        name[nlen] = <char>(s[j] | 32) if 65 <= s[j] <= 90 else <char>s[j]
-        nlen += 1
-        j += 1
+    nlen = _tag_name(s, n, &j, name)
     while _ws(_at(s, n, j)):
         j += 1
-    if _at(s, n, j) != 62:
+    if nlen < 0 or _at(s, n, j) != 62:
         return -1
     page.endtag(_tag_value(name, nlen), name, nlen)
     return j + 1
@@ -272,84 +263,6 @@ cdef Py_ssize_t _markup(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i) ex
     return -1 if k < 0 else k + 1
 
 
-cdef inline Py_ssize_t _entity(const hch_t* s, Py_ssize_t i, Py_ssize_t n, uint32_t* cp) noexcept nogil:
-    """The end of the character reference ``&...;`` at ``i`` decoded natively (into ``cp``),
-    ``i + 1`` for an ``&`` that is kept as it is, or -1: let ``html.unescape`` decode it."""
-    cdef Py_ssize_t j = i + 1, k
-    cdef uint32_t c = _at(s, n, j), v = 0
-    if c == 9 or c == 10 or c == 12 or c == 32 or c == 60 or c == 38 or c == 59 or c == 0:
-        cp[0] = 38
-        return i + 1
-    if c == 35:  # &#digits; and &#xhex; in the ranges unescape maps to themselves
-        j += 1
-        if _at(s, n, j) | 32 == 120:
-            j += 1
-            while j < n and j - i < 10 and (48 <= s[j] <= 57 or 97 <= (s[j] | 32) <= 102):
-                v = v * 16 + (s[j] - 48 if s[j] <= 57 else (s[j] | 32) - 87)
-                j += 1
-        else:
-            while j < n and j - i < 10 and 48 <= s[j] <= 57:
-                v = v * 10 + s[j] - 48
-                j += 1
-        if _at(s, n, j) != 59 or not (v == 9 or 32 <= v <= 126 or 160 <= v <= 0xD7FF or 0xE000 <= v <= 0xFDCF):
-            return -1
-        if s[j - 1] == 35 or s[j - 1] | 32 == 120:
-            return -1
-        cp[0] = v
-        return j + 1
-    while j < n and j - i <= 8 and _alpha(s[j]):
-        j += 1
-    if _at(s, n, j) != 59:
-        return -1
-    for k in range(N_ENTITIES):
-        if _ent_len[k] == j - i - 1 and _same(s, i + 1, j, _ent_name[k]):
-            cp[0] = _ent_cp[k]
-            return j + 1
-    return -1
-
-
-cdef int _feed_str(_Page page, str u, int line, int sink) except -1:
-    cdef int kind = PyUnicode_KIND(u)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(u)
-    if kind == 1:
-        return _hfeed(page, <const uint8_t*>PyUnicode_DATA(u), 0, n, line, sink)
-    if kind == 2:
-        return _hfeed(page, <const uint16_t*>PyUnicode_DATA(u), 0, n, line, sink)
-    return _hfeed(page, <const uint32_t*>PyUnicode_DATA(u), 0, n, line, sink)
-
-
-cdef int _data(str text, const hch_t* s, Py_ssize_t i, Py_ssize_t j, _Page page, int line, int sink) except -1:
-    """``handle_data(unescape(text[i:j]))``; 1 to hand the page back."""
-    cdef Py_ssize_t p, k, amp = _find(s, i, j, 38)
-    cdef HBuf* tmp = &page.tmp_b
-    cdef uint32_t cp
-    if amp < 0:
-        return _hfeed(page, s, i, j, line, sink)
-    _hreserve(tmp, j - i)
-    tmp.n = 0
-    for p in range(i, amp):
-        tmp.d[tmp.n] = s[p]
-        tmp.n += 1
-    p = amp
-    while p < j:
-        if s[p] != 38:
-            tmp.d[tmp.n] = s[p]
-            tmp.n += 1
-            p += 1
-            continue
-        k = _entity(s, p, j, &cp)
-        if k < 0:  # a reference decoded by unescape, whose newlines must be the source's
-            raw = text[i:j]
-            decoded = unescape(raw)
-            if decoded.count("\n") != raw.count("\n"):
-                return 1
-            return _feed_str(page, decoded, line, sink)
-        tmp.d[tmp.n] = cp
-        tmp.n += 1
-        p = k
-    return _hfeed(page, <const uint32_t*>tmp.d, 0, tmp.n, line, sink)
-
-
 cdef object _scan(str text, const hch_t* s, Py_ssize_t n, _Page page, int first_line):
     """HTMLParser.goahead's loop over ``s``; the result, or None to hand the text back."""
     cdef Py_ssize_t i = 0, j, k
@@ -363,8 +276,10 @@ cdef object _scan(str text, const hch_t* s, Py_ssize_t n, _Page page, int first_
             if m is None:
                 break  # the rest is the element's raw text
             page.line = _line_at(s, &pos, <Py_ssize_t>m.start())
-            page.endtag(_tag_value(b"script" if cdata == T_SCRIPT else b"style", 6 if cdata == T_SCRIPT else 5),
-                        b"script" if cdata == T_SCRIPT else b"style", 6 if cdata == T_SCRIPT else 5)
+            if cdata == T_SCRIPT:
+                page.endtag(_tag_value(b"script", 6), b"script", 6)
+            else:
+                page.endtag(_tag_value(b"style", 5), b"style", 5)
             i, cdata = m.end(), 0
             continue
         j = _find(s, i, n, 60)
