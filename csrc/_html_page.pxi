@@ -7,7 +7,10 @@
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memchr, memcmp, memcpy
 
+from cpython.ref cimport PyObject
+
 cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
@@ -98,6 +101,15 @@ cdef inline str _hstr(HBuf* b, Py_ssize_t start, Py_ssize_t end):
     return PyUnicode_FromKindAndData(4, b.d + start, end - start)
 
 
+cdef inline object _atomic(object obj):
+    """``obj`` (a ``Line``, ``Heading`` or ``Block`` made here, or the tuple of a block's
+    lines) untracked by the cycle collector: it holds only str, int and such objects, so it
+    can be in no cycle (CPython untracks its tuples and dicts of atomic values the same way),
+    and the collector no longer walks a page's thousands of lines at each collection."""
+    PyObject_GC_UnTrack(<PyObject*>obj)
+    return obj
+
+
 cdef class _Page:
     """``_PageParser``'s state and handlers. ``line`` is the source line of the event."""
 
@@ -150,7 +162,7 @@ cdef class _Page:
 
     cdef int end_text_line(self) except -1:
         if self.text_b.n:
-            self.text_lines.append(_line(self.text_line, _hstr(&self.text_b, 0, self.text_b.n)))
+            self.text_lines.append(_atomic(_line(self.text_line, _hstr(&self.text_b, 0, self.text_b.n))))
         _hclear(&self.text_b)
         return 0
 
@@ -158,7 +170,7 @@ cdef class _Page:
         cdef Py_ssize_t n = self.code_b.n
         while n and _hspace(self.code_b.d[n - 1]):
             n -= 1
-        self.code_lines.append(_line(self.code_line, _hstr(&self.code_b, 0, n)))
+        self.code_lines.append(_atomic(_line(self.code_line, _hstr(&self.code_b, 0, n))))
         self.code_b.n = 0
         return 0
 
@@ -201,10 +213,10 @@ cdef class _Page:
             self.end_text_line()
             self.text_line = -1
         if self.text_lines:
-            self.items.append(_block("text", tuple(self.text_lines)))
+            self.items.append(_atomic(_block("text", _atomic(tuple(self.text_lines)))))
             self.text_lines = []
         if self.rows and not self.in_row:
-            self.items.append(_block("table", tuple(self.rows)))
+            self.items.append(_atomic(_block("table", _atomic(tuple(self.rows)))))
             self.rows = []
         return 0
 
@@ -298,7 +310,7 @@ cdef class _Page:
         self.in_heading = False
         if self.heading_b.n:
             text = _hstr(&self.heading_b, 0, self.heading_b.n)
-            self.items.append(_heading(text, self.heading_level, self.heading_line))
+            self.items.append(_atomic(_heading(text, self.heading_level, self.heading_line)))
             if self.heading_level == 1 and not self.first_h1:
                 self.first_h1 = text
         return 0
@@ -315,7 +327,7 @@ cdef class _Page:
         while a < b and not (<str>raw[a].text):
             a += 1
         if a < b:
-            self.items.append(_block("code", tuple(raw[a:b])))
+            self.items.append(_atomic(_block("code", _atomic(tuple(raw[a:b])))))
         self.in_code, self.code_lines, self.code_line = False, [], -1
         return 0
 
@@ -339,7 +351,7 @@ cdef class _Page:
         if self.in_row:
             if self.row_any:
                 text = "| " + _hstr(&self.row_b, 0, self.row_b.n) + " |"
-                self.rows.append(_line(self.row_line, text))
+                self.rows.append(_atomic(_line(self.row_line, text)))
             self.in_row = False
         return 0
 

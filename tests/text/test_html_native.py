@@ -5,6 +5,7 @@ generated pages and on markup soup."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa._parse import marks_content, scan_html
+from docqa.text.documents import Block
 from docqa.text.html import _MARKS_CONTENT, _reference, html_fragment_blocks, parse_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,3 +186,21 @@ def test_marks_content_is_the_pattern_on_soup(text: str) -> None:
 def test_marks_content_on_the_pydocs_pages() -> None:
     texts = [path.read_text(encoding="utf-8-sig") for path in PAGES]
     assert [marks_content(t) for t in texts] == [bool(_MARKS_CONTENT.search(t)) for t in texts]
+
+
+def test_scanned_objects_are_left_out_of_the_cycle_collector() -> None:
+    page = "<h1>T</h1><p>a\nb</p><pre>x\ny</pre><table><tr><td>1</td></tr></table>"
+    found = scan_html(page, 1, False)
+    assert found is not None and found == _reference(page, 1, False)
+    items = found[2]
+    assert {type(i).__name__ for i in items} == {"Heading", "Block"}
+    lines = [line for i in items if isinstance(i, Block) for line in i.lines]
+    assert len(lines) == 5
+    # they hold only str and int (and a block a tuple of lines): no cycle can pass through
+    # them, so the collector need not walk them (the reference's stay tracked)
+    assert not any(
+        gc.is_tracked(o)
+        for o in [*items, *lines, *(i.lines for i in items if isinstance(i, Block))]
+    )
+    gc.collect()
+    assert found == _reference(page, 1, False)
