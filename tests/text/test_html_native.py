@@ -5,13 +5,15 @@ generated pages and on markup soup."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docqa._parse import scan_html
+from docqa._parse import marks_content, scan_html
+from docqa.text.documents import Block
 from docqa.text.html import _MARKS_CONTENT, _reference, html_fragment_blocks, parse_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,6 +72,23 @@ def test_public_functions_agree_with_their_reference_forms() -> None:
         "text &lt;&#62;&amp &nbsp;end",
         "<nav><nav>x</nav>still nav</nav><p>out</p>",
         "<header>banner</header><article><header>own</header><p>body</p></article>",
+        # character references: decoded natively, by unescape, or kept as text
+        "<p>&#65;&#x42;&#X63; &lt;&gt;&quot;&apos; &mdash;&hellip;&para; &sup2; &frac12;x</p>",
+        "<p>&#128; &#0; &#xD800; &#1114112; &#9;tab &#13;cr &#99999999999; &#x; &#;</p>",
+        "<p>a & b &&amp; &; &#abc; &amp &ampx; &notit; &\rx &Amp; &AMP;</p>",
+        "<pre>\n  if a &lt; b:\n\n      pass &amp;&amp; done\n\n\n</pre>",
+        "<td>cell outside a row</td><tr><td>  </td><th> </th></tr><tr><td>a\nb</td></tr>",
+        "<table><tr><td>1</td><td></td><td>3</td></tr></table><p>after</p>",
+        "<title>one</title><title>two &amp; three</title><h1>two</h1>",
+        "<h1>a</h1><h1>b<pre>code</pre></h1><h3>\n  spaced \n  out  </h3>",
+        "<pre>a</pre><pre>\n</pre><pre>x<pre>nested</pre>y</pre>",
+        "<section role=main><section><p>in</p></section></section><p>out</p>",
+        "<div role='navigation'><div>n</div></div><div role='&#110;avigation'>e</div><p>k</p>",
+        "<a class='a&#32;headerlink'>¶</a><a class='x\u00a0headerlink'>¶</a><a class>k</a>",
+        "<a class=headerlinks>kept</a><a class='headerlink' class='x'>kept</a>",
+        "<p>wide — “quotes”, emoji 😀, nbsp\u00a0and\u2003em\x1cx</p>",
+        "<my-custom-element data-a=1>custom</my-custom-element><x:y>ns</x:y>",
+        "<p>a\r\nb</p><pre>c\r\nd \r</pre>",
     ],
 )
 def test_edge_markup_is_the_same(text: str) -> None:
@@ -87,6 +106,8 @@ def test_edge_markup_is_the_same(text: str) -> None:
         "<a \u00a0b>",
         "</p x>",
         "<!-- open",
+        "<" + "x" * 70 + ">a tag name longer than the scanner keeps</" + "x" * 70 + ">",
+        "<p>a&#10;b</p>",  # a reference that makes a newline would move the lines after it
     ],
 )
 def test_markup_outside_the_subset_goes_to_the_reference(text: str) -> None:
@@ -100,9 +121,13 @@ TAG = st.sampled_from(
 )  # fmt: skip
 ATTR = st.sampled_from(
     ["", " class=headerlink", " class='x headerlink'", ' role="main"', " role=navigation",
-     " id=a", ' title="a > b"', " hidden", " data-v='1\n2'", " class=&quot;x"]
+     " id=a", ' title="a > b"', " hidden", " data-v='1\n2'", " class=&quot;x",
+     " class='headerlink x'", " ROLE=Main", " role='main' role=navigation", " class='é headerlink'"]
 )  # fmt: skip
-TEXT = st.sampled_from(["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&"])
+TEXT = st.sampled_from(
+    ["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&", "&#10;", "&lt",
+     "&#x41;", "&sup2;", "&nbsp;", "\u00a0", "\u2003", "😀", "—", "\x1c", "\r", "&#128;"]
+)  # fmt: skip
 
 
 @st.composite
@@ -137,3 +162,45 @@ def test_any_markup_soup_is_the_same_or_handed_back(text: str) -> None:
     for only in (False, True):
         found = scan_html(text, 1, only)
         assert found is None or found == _reference(text, 1, only)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<main>", "<MAIN\t", "<main", "<mainx>", "<article\u2003x", "<artıcle>", "<maİn>",
+        "role=main", "ROLE = 'Main'", 'role="main"x', "role=main_", "role=mainé", "role=main-",
+        "role\u00a0=\x1c\"main", "role=''main", "rolemain", "xrole=main", "role=ma", "",
+    ],
+)  # fmt: skip
+def test_marks_content_is_the_pattern(text: str) -> None:
+    assert marks_content(text) == bool(_MARKS_CONTENT.search(text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="<>mainMAINartcleRrolOLE=\"' _\t\u00a0\u0130\u0131xé1", max_size=40))
+def test_marks_content_is_the_pattern_on_soup(text: str) -> None:
+    assert marks_content(text) == bool(_MARKS_CONTENT.search(text))
+
+
+@pytest.mark.skipif(not PAGES, reason="the pydocs evaluation set is not beside the repository")
+def test_marks_content_on_the_pydocs_pages() -> None:
+    texts = [path.read_text(encoding="utf-8-sig") for path in PAGES]
+    assert [marks_content(t) for t in texts] == [bool(_MARKS_CONTENT.search(t)) for t in texts]
+
+
+def test_scanned_objects_are_left_out_of_the_cycle_collector() -> None:
+    page = "<h1>T</h1><p>a\nb</p><pre>x\ny</pre><table><tr><td>1</td></tr></table>"
+    found = scan_html(page, 1, False)
+    assert found is not None and found == _reference(page, 1, False)
+    items = found[2]
+    assert {type(i).__name__ for i in items} == {"Heading", "Block"}
+    lines = [line for i in items if isinstance(i, Block) for line in i.lines]
+    assert len(lines) == 5
+    # they hold only str and int (and a block a tuple of lines): no cycle can pass through
+    # them, so the collector need not walk them (the reference's stay tracked)
+    assert not any(
+        gc.is_tracked(o)
+        for o in [*items, *lines, *(i.lines for i in items if isinstance(i, Block))]
+    )
+    gc.collect()
+    assert found == _reference(page, 1, False)

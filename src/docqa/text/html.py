@@ -259,6 +259,16 @@ def _scan(
     return _reference(text, first_line, content_only)
 
 
+def _marks_content(text: str, *, fast: bool) -> bool:
+    """Whether the page marks its content (``<main>``, ``<article>``, ``role="main"``):
+    ``docqa._parse.marks_content``, or its reference ``_MARKS_CONTENT``."""
+    if fast:
+        from docqa._parse import marks_content
+
+        return marks_content(text)
+    return bool(_MARKS_CONTENT.search(text))
+
+
 def parse_html(text: str, *, fast: bool = True) -> tuple[str, list[Heading | Block]]:
     """Parse an HTML page into ``(title, headings and blocks in order)``.
 
@@ -266,7 +276,7 @@ def parse_html(text: str, *, fast: bool = True) -> tuple[str, list[Heading | Blo
     markup: unclosed elements are closed at the end of the text. ``fast=False`` uses only
     the reference parser (``HTMLParser``; the native scanner is tested equal to it).
     """
-    title, h1, items = _scan(text, 1, bool(_MARKS_CONTENT.search(text)), fast=fast)
+    title, h1, items = _scan(text, 1, _marks_content(text, fast=fast), fast=fast)
     return (h1 if h1 and title.startswith(h1) else title) or h1, items
 
 

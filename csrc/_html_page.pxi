@@ -1,0 +1,398 @@
+# The HTML scanner's page state (included by _html.pxi): a port of docqa.text.html._PageParser's
+# handlers over C state. Text goes into code-point buffers, whitespace collapsed as it is
+# appended (``" ".join(s.split())`` of a line, a heading, a cell or the title, done on the fly),
+# and becomes a Python str once per output line, heading, cell row or title; tags are codes
+# and flags (HT_*), names compared as bytes; no Python object is made per tag or text run.
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.string cimport memchr, memcmp, memcpy
+
+from cpython.ref cimport PyObject
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
+
+cdef extern from *:
+    """
+    enum { HT_D = 1 << 8, HT_C = 1 << 9, HT_M = 1 << 10, HT_B = 1 << 11, HT_K = 1 << 12 };
+    typedef struct { const char* name; int n; int v; } DocqaTag;
+    """
+    enum:
+        HT_D, HT_C, HT_M, HT_B, HT_K
+
+# tag codes (the low byte of a tag's value; the flags above are its high bits)
+DEF T_A = 1
+DEF T_TITLE = 2
+DEF T_PRE = 3
+DEF T_TR = 4
+DEF T_TD = 5
+DEF T_TH = 6
+DEF T_BR = 7
+DEF T_TABLE = 8
+DEF T_SCRIPT = 9
+DEF T_STYLE = 10
+DEF T_H1 = 11
+DEF T_H6 = 16
+DEF NAME_MAX = 64  # longer tag names are handed back
+
+# where a text run goes (_PageParser.handle_data's branches, in its order)
+DEF SINK_NONE = 0
+DEF SINK_TITLE = 1
+DEF SINK_HEADING = 2
+DEF SINK_CELL = 3
+DEF SINK_CODE = 4
+DEF SINK_TEXT = 5
+
+
+ctypedef fused hch_t:  # a code unit of the text (PEP 393 kinds), or of a decoded run
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef struct HBuf:
+    uint32_t* d
+    Py_ssize_t n, cap
+    bint pend  # collapsing: a space is due before the next non-space
+
+
+cdef bint _hreserve(HBuf* b, Py_ssize_t more) except False:
+    cdef Py_ssize_t cap
+    cdef void* p
+    if b.n + more <= b.cap:
+        return True
+    cap = max(64, 2 * b.cap, b.n + more)
+    p = realloc(b.d, cap * sizeof(uint32_t))
+    if p == NULL:
+        raise MemoryError("cannot grow the HTML text buffer")
+    b.d, b.cap = <uint32_t*>p, cap
+    return True
+
+
+cdef inline bint _hspace(uint32_t c) noexcept nogil:
+    """A character ``str.split()`` splits on."""
+    if c < 128:
+        return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+    return Py_UNICODE_ISSPACE(c)
+
+
+cdef inline void _hput(HBuf* b, uint32_t c) noexcept nogil:
+    """Append ``c`` collapsing whitespace (room reserved: a character and a space)."""
+    if _hspace(c):
+        b.pend = b.n > 0
+        return
+    if b.pend:
+        b.d[b.n] = 32
+        b.n += 1
+        b.pend = False
+    b.d[b.n] = c
+    b.n += 1
+
+
+cdef inline void _hclear(HBuf* b) noexcept nogil:
+    b.n = 0
+    b.pend = False
+
+
+cdef inline str _hstr(HBuf* b, Py_ssize_t start, Py_ssize_t end):
+    return PyUnicode_FromKindAndData(4, b.d + start, end - start)
+
+
+cdef inline object _atomic(object obj):
+    """``obj`` (a ``Line``, ``Heading`` or ``Block`` made here, or the tuple of a block's
+    lines) untracked by the cycle collector: it holds only str, int and such objects, so it
+    can be in no cycle (CPython untracks its tuples and dicts of atomic values the same way),
+    and the collector no longer walks a page's thousands of lines at each collection."""
+    PyObject_GC_UnTrack(<PyObject*>obj)
+    return obj
+
+
+cdef class _Page:
+    """``_PageParser``'s state and handlers. ``line`` is the source line of the event."""
+
+    cdef int line
+    cdef bint content_only
+    cdef list items
+    cdef str title
+    cdef str first_h1
+    cdef char drop_name[NAME_MAX]
+    cdef int drop_len, drop_depth  # drop_len -1: no element is being dropped
+    cdef char main_name[NAME_MAX]
+    cdef int main_len, main_depth  # main_len -1: not inside a role="main" element
+    cdef int content_depth
+    cdef bint in_title, in_heading, in_code, in_cell, in_row
+    cdef int heading_level, heading_line, row_line, row_cells
+    cdef bint row_any
+    cdef HBuf title_b, heading_b, cell_b, row_b, code_b, text_b, tmp_b
+    cdef int code_line, text_line  # the line being appended to; -1: none
+    cdef list code_lines, text_lines, rows
+
+    def __cinit__(self):
+        self.drop_len = self.main_len = -1
+        self.code_line = self.text_line = -1
+        self.items, self.code_lines, self.text_lines, self.rows = [], [], [], []
+        self.title = self.first_h1 = ""
+
+    def __dealloc__(self):
+        free(self.title_b.d)
+        free(self.heading_b.d)
+        free(self.cell_b.d)
+        free(self.row_b.d)
+        free(self.code_b.d)
+        free(self.text_b.d)
+        free(self.tmp_b.d)
+
+    cdef inline int sink(self):
+        if self.drop_len >= 0:
+            return SINK_NONE
+        if self.in_title:
+            return SINK_TITLE
+        if self.content_only and self.content_depth == 0:
+            return SINK_NONE
+        if self.in_heading:
+            return SINK_HEADING
+        if self.in_cell:
+            return SINK_CELL
+        if self.in_code:
+            return SINK_CODE
+        return SINK_NONE if self.in_row else SINK_TEXT
+
+    cdef int end_text_line(self) except -1:
+        if self.text_b.n:
+            self.text_lines.append(_atomic(_line(self.text_line, _hstr(&self.text_b, 0, self.text_b.n))))
+        _hclear(&self.text_b)
+        return 0
+
+    cdef int end_code_line(self) except -1:
+        cdef Py_ssize_t n = self.code_b.n
+        while n and _hspace(self.code_b.d[n - 1]):
+            n -= 1
+        self.code_lines.append(_atomic(_line(self.code_line, _hstr(&self.code_b, 0, n))))
+        self.code_b.n = 0
+        return 0
+
+    cdef int at_line(self, int sink, int line) except -1:
+        """Start appending a run at ``line``: 1 when that would go back (hand back)."""
+        if sink == SINK_TEXT and line != self.text_line:
+            if line < self.text_line:
+                return 1
+            if self.text_line >= 0:
+                self.end_text_line()
+            self.text_line = line
+        elif sink == SINK_CODE and line != self.code_line:
+            if line < self.code_line:
+                return 1
+            if self.code_line >= 0:
+                self.end_code_line()
+            self.code_line = line
+        return 0
+
+    cdef int newline(self, int sink) except -1:
+        if sink == SINK_TEXT:
+            self.end_text_line()
+            self.text_line += 1
+        else:
+            self.end_code_line()
+            self.code_line += 1
+        return 0
+
+    cdef inline HBuf* buf(self, int sink):
+        if sink == SINK_TITLE:
+            return &self.title_b
+        if sink == SINK_HEADING:
+            return &self.heading_b
+        if sink == SINK_CELL:
+            return &self.cell_b
+        return &self.code_b if sink == SINK_CODE else &self.text_b
+
+    cdef int flush(self) except -1:
+        if self.text_line >= 0:
+            self.end_text_line()
+            self.text_line = -1
+        if self.text_lines:
+            self.items.append(_atomic(_block("text", _atomic(tuple(self.text_lines)))))
+            self.text_lines = []
+        if self.rows and not self.in_row:
+            self.items.append(_atomic(_block("table", _atomic(tuple(self.rows)))))
+            self.rows = []
+        return 0
+
+    cdef void track_main(self, const char* name, int n, bint role_main, bint opening):
+        if self.main_len < 0:
+            if opening and role_main:
+                memcpy(self.main_name, name, n)
+                self.main_len, self.main_depth = n, 1
+                self.content_depth += 1
+            return
+        if n != self.main_len or memcmp(name, self.main_name, n) != 0:
+            return
+        self.main_depth += 1 if opening else -1
+        if not self.main_depth:
+            self.main_len = -1
+            self.content_depth = max(0, self.content_depth - 1)
+
+    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink) except -1:
+        cdef int code = tag & 255
+        if self.drop_len >= 0:
+            if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
+                self.drop_depth += 1
+            return 0
+        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0) or nav or (code == T_A and permalink):
+            memcpy(self.drop_name, name, n)
+            self.drop_len, self.drop_depth = n, 1
+            return 0
+        self.track_main(name, n, main, True)
+        if tag & HT_M:
+            self.content_depth += 1
+        if self.in_heading and (tag & (HT_B | HT_K)):
+            self.close_heading()
+        if code == T_TITLE:
+            self.in_title = True
+            _hclear(&self.title_b)
+        elif T_H1 <= code <= T_H6:
+            self.flush()
+            self.in_heading, self.heading_level, self.heading_line = True, code - T_H1 + 1, self.line
+            _hclear(&self.heading_b)
+        elif code == T_PRE:
+            self.flush()
+            self.in_code, self.code_lines, self.code_line = True, [], -1
+            self.code_b.n = 0
+        elif code == T_TR:
+            self.close_row()
+            self.in_row, self.row_line, self.row_cells, self.row_any = True, self.line, 0, False
+            self.row_b.n = 0
+        elif code == T_TD or code == T_TH:
+            self.close_cell()
+            self.in_cell = True
+            _hclear(&self.cell_b)
+        elif code == T_BR:
+            self.space()
+        elif (tag & HT_B) and not self.in_row:
+            self.flush()
+        return 0
+
+    cdef int space(self) except -1:
+        """``handle_data(" ")`` (a ``<br>``)."""
+        cdef uint32_t c = 32
+        return _hfeed(self, &c, 0, 1, self.line, self.sink())
+
+    cdef int endtag(self, int tag, const char* name, int n) except -1:
+        cdef int code = tag & 255
+        if self.drop_len >= 0:
+            if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
+                self.drop_depth -= 1
+                if not self.drop_depth:
+                    self.drop_len = -1
+            return 0
+        self.track_main(name, n, False, False)
+        if tag & HT_M:
+            self.content_depth = max(0, self.content_depth - 1)
+        if code == T_TITLE and self.in_title:
+            self.title = _hstr(&self.title_b, 0, self.title_b.n)
+            self.in_title = False
+        elif T_H1 <= code <= T_H6 and self.in_heading:
+            self.close_heading()
+        elif code == T_PRE and self.in_code:
+            self.close_code()
+        elif code == T_TD or code == T_TH:
+            self.close_cell()
+        elif code == T_TR:
+            self.close_row()
+        elif code == T_TABLE or ((tag & HT_B) and not self.in_row):
+            self.close_row()
+            self.flush()
+        return 0
+
+    cdef int close_heading(self) except -1:
+        self.in_heading = False
+        if self.heading_b.n:
+            text = _hstr(&self.heading_b, 0, self.heading_b.n)
+            self.items.append(_atomic(_heading(text, self.heading_level, self.heading_line)))
+            if self.heading_level == 1 and not self.first_h1:
+                self.first_h1 = text
+        return 0
+
+    cdef int close_code(self) except -1:
+        cdef list raw
+        cdef Py_ssize_t a = 0, b
+        if self.code_line >= 0:
+            self.end_code_line()
+        raw = self.code_lines
+        b = len(raw)
+        while b > a and not (<str>raw[b - 1].text):
+            b -= 1
+        while a < b and not (<str>raw[a].text):
+            a += 1
+        if a < b:
+            self.items.append(_atomic(_block("code", _atomic(tuple(raw[a:b])))))
+        self.in_code, self.code_lines, self.code_line = False, [], -1
+        return 0
+
+    cdef int close_cell(self) except -1:
+        if self.in_cell and self.in_row:
+            _hreserve(&self.row_b, self.cell_b.n + 5)
+            if self.row_cells:
+                self.row_b.d[self.row_b.n] = 32
+                self.row_b.d[self.row_b.n + 1] = 124
+                self.row_b.d[self.row_b.n + 2] = 32
+                self.row_b.n += 3
+            memcpy(self.row_b.d + self.row_b.n, self.cell_b.d, self.cell_b.n * sizeof(uint32_t))
+            self.row_b.n += self.cell_b.n
+            self.row_cells += 1
+            self.row_any = self.row_any or self.cell_b.n > 0
+        self.in_cell = False
+        return 0
+
+    cdef int close_row(self) except -1:
+        self.close_cell()
+        if self.in_row:
+            if self.row_any:
+                text = "| " + _hstr(&self.row_b, 0, self.row_b.n) + " |"
+                self.rows.append(_atomic(_line(self.row_line, text)))
+            self.in_row = False
+        return 0
+
+    cdef int finish(self) except -1:
+        if self.in_heading:
+            self.close_heading()
+        if self.in_code:
+            self.close_code()
+        self.close_row()
+        self.flush()
+        return 0
+
+
+cdef int _hfeed(_Page page, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int line, int sink) except -1:
+    """Append the decoded run ``s[a:b]`` (no ``&`` left in it) to ``sink`` at ``line``; 1 to
+    hand the page back."""
+    cdef HBuf* buf
+    cdef uint32_t c
+    cdef Py_ssize_t k
+    if sink == SINK_NONE:
+        return 0
+    if page.at_line(sink, line):
+        return 1
+    buf = page.buf(sink)
+    _hreserve(buf, b - a + 1)
+    if sink == SINK_CODE:
+        for k in range(a, b):
+            c = s[k]
+            if c == 10:
+                page.newline(sink)
+            else:
+                buf.d[buf.n] = c
+                buf.n += 1
+    elif sink == SINK_TEXT:
+        for k in range(a, b):
+            c = s[k]
+            if c == 10:
+                page.newline(sink)
+            else:
+                _hput(buf, c)
+    else:
+        for k in range(a, b):
+            _hput(buf, s[k])
+    return 0
