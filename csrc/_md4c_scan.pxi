@@ -110,6 +110,121 @@ cdef Py_ssize_t _skip_prefix(const char* data, Py_ssize_t i, Py_ssize_t end):
     return i
 
 
+cdef bint _tab_before_quote(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Whether a tab comes before a ``>`` among the spaces, tabs and ``>`` that start the
+    line ``data[i:end]`` (md4c 0.4.8 and markdown-it expand such a tab differently: ``>``
+    then a tab-indented ``>`` is code to md4c, nothing to markdown-it)."""
+    cdef bint tab = False
+    while i < end and (data[i] == 32 or data[i] == 9 or data[i] == 62):
+        if data[i] == 62 and tab:
+            return True
+        tab |= data[i] == 9
+        i += 1
+    return False
+
+
+cdef bint _scheme_char(char c):
+    return 65 <= c <= 90 or 97 <= c <= 122 or 48 <= c <= 57 or c == 43 or c == 46 or c == 45
+
+
+cdef bint _bad_scheme(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Whether ``data[i:end]``, just after a ``<``, reaches a ``:`` before any ``>`` and then a
+    ``>``, with what lies before the ``:`` not a URI scheme (a letter, then 1 to 31 letters,
+    digits, ``+``, ``.`` or ``-``): md4c 0.4.8 takes some of these for autolinks."""
+    cdef Py_ssize_t j = i, colon = -1
+    cdef bint space = False
+    if i < end and (data[i] == 33 or data[i] == 47 or data[i] == 63):
+        return False  # ``<!``, ``</``, ``<?``: HTML, read as markdown-it does elsewhere
+    while j < end and data[j] != 62:
+        if data[j] == 58 and colon < 0:
+            colon = j
+        space |= colon < 0 and (data[j] == 32 or data[j] == 9)
+        j += 1
+    if colon < 0 or j >= end:
+        return False
+    if not (65 <= data[i] <= 90 or 97 <= data[i] <= 122):
+        return True
+    if space:
+        return False  # a tag with attributes (``<a href="https:...">``), not a would-be scheme
+    if not 2 <= colon - i <= 32:
+        return True
+    for j in range(i, colon):
+        if not _scheme_char(data[j]):
+            return True
+    return False
+
+
+cdef bint _emphasis_in_destination(
+    const char* data, Py_ssize_t line, Py_ssize_t i, Py_ssize_t end
+):
+    """Whether the link destination from ``data[i]`` (after ``](``, up to the next ``)``)
+    starts or ends with a ``*`` or ``_`` that the rest of the line ``data[line:end]`` holds
+    too: md4c 0.4.8 may pair it with the one outside (``*[a](b*)``, ``[a](_)_``)."""
+    cdef Py_ssize_t j = i, close
+    cdef bint star = False, under = False
+    while j < end and data[j] != 41:
+        j += 1
+    close = j
+    if close == i:
+        return False
+    # a delimiter that starts or ends the destination (inside, as in ``a_b``, it cannot flank)
+    star = data[i] == 42 or data[close - 1] == 42
+    under = data[i] == 95 or data[close - 1] == 95
+    if not (star or under):
+        return False
+    for j in range(line, end):
+        if i <= j < close:
+            continue
+        if (star and data[j] == 42) or (under and data[j] == 95):
+            return True
+    return False
+
+
+cdef bint _reads_otherwise(const char* data, Py_ssize_t i, Py_ssize_t end):
+    """Whether the line ``data[i:end]`` holds what md4c 0.4.8 reads otherwise than
+    markdown-it (found by fuzzing both): an ATX heading's marks then a tab (``#\t#``), a
+    ``:`` then ``>`` or a ``<`` before what is not a URI scheme then ``:`` (md4c takes
+    ``<11:>`` or ``<-b:a>`` for autolinks), ``<!`` then a letter (an HTML declaration, which
+    they end differently), an empty link text."""
+    cdef Py_ssize_t j = i, marks, ticks = 0, last = end - 1
+    cdef bint quoted = False
+    while j < end and (data[j] == 32 or data[j] == 62):
+        quoted |= data[j] == 62
+        j += 1
+    marks = j
+    if j < end and data[j] == 91 and memchr(data + j, 9, end - j) != NULL:
+        return True  # a link reference definition and a tab: md4c 0.4.8 keeps the tab
+    while last >= i and (data[last] == 32 or data[last] == 9):
+        last -= 1
+    if last >= i and data[last] == 60:
+        return True  # a ``<`` ending the line: md4c 0.4.8 may take an autolink across it
+    if quoted:
+        for k in range(j, end):
+            ticks += data[k] == 96
+        if ticks % 2:
+            return True  # a code span across quoted lines: md4c 0.4.8 reads it otherwise
+    while j < end and data[j] == 35:
+        j += 1
+    if 0 < j - marks <= 6 and j < end and data[j] == 9:
+        return True
+    for j in range(i, end - 1):
+        if data[j] == 58 and data[j + 1] == 62:
+            return True
+        if data[j] == 60 and _bad_scheme(data, j + 1, end):
+            return True
+        if data[j] == 91 and data[j + 1] == 93 and j + 2 < end and data[j + 2] == 40:
+            return True  # an empty link text, ``[](``: md4c pairs the emphasis around it otherwise
+        if data[j] == 60 and data[j + 1] == 62 and memchr(data + j, 58, end - j) != NULL:
+            return True  # ``<>`` then a ``:``: md4c reads ``<>b:c>`` as an autolink
+        if data[j] == 93 and data[j + 1] == 40 and _emphasis_in_destination(data, i, j + 2, end):
+            return True
+        if data[j] == 60 and data[j + 1] == 33 and j + 2 < end and (
+            65 <= data[j + 2] <= 90 or 97 <= data[j + 2] <= 122
+        ):
+            return True
+    return False
+
+
 cdef bint _bare_marker(const char* data, Py_ssize_t i, Py_ssize_t end):
     """Whether ``data[i:end]`` (a line) is only a list marker: ``-``, ``+``, ``*``, ``1.``."""
     cdef Py_ssize_t digits

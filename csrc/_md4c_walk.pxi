@@ -36,7 +36,7 @@ cdef class _Walk:
     def __cinit__(self, bytes source, object html_blocks, object entity, object table_agrees,
                   object inline_html):
         cdef const char* data = source
-        cdef Py_ssize_t i, count = 0
+        cdef Py_ssize_t i, count = 0, begin, end
         self.data, self.size = data, len(source)
         for i in range(self.size):
             count += data[i] == 10
@@ -56,7 +56,12 @@ cdef class _Walk:
         self.html_blocks, self.entity, self.table_agrees = html_blocks, entity, table_agrees
         self.inline_html = inline_html
         for i in range(1, count + 2):
-            if _underline_tab(data, self.begin_of(i), self.end_of(i)):
+            begin, end = self.begin_of(i), self.end_of(i)
+            if (
+                _underline_tab(data, begin, end)
+                or _tab_before_quote(data, begin, end)
+                or _reads_otherwise(data, begin, end)
+            ):
                 self.stop = HAND_BACK
                 break
             # md4c 0.4.8 lets an empty list item go on past a blank line and interrupt a

@@ -181,6 +181,20 @@ HANDED_BACK = [
     "a | b\n-- | --\n`x | y` | z",  # a pipe in a code span
     "text\n    <!-- indented -->",  # an indented line goes on with the paragraph
     "para\n| a | b |\n|---|---|",  # markdown-it's table interrupts a paragraph
+    # found by a longer fuzz of the soup alphabet (minimal forms)
+    ">\n\t>",  # a tab before a quote mark
+    "#\t#",  # an ATX heading's marks then a tab
+    "<11:>",  # a colon then ">", a would-be autolink
+    "<1b:a>",  # a would-be scheme that starts with a digit
+    "< b:`>",  # ... or with a space
+    "x <>b:c>",  # "<>" then a colon
+    "]\n<!a",  # an HTML declaration
+    "[](_)_",  # an empty link text
+    "[a](*)*",  # a delimiter ending a destination and outside it
+    "*[a](b*)",
+    "<\n1:*>",  # a "<" ending a line
+    "> a`\n> b`",  # a code span across quoted lines
+    "[a]: b\t",  # a link reference definition and a tab
 ]
 
 
@@ -196,6 +210,10 @@ def test_what_md4c_reads_otherwise_is_handed_back(text: str) -> None:
     "text",
     [
         "# Title *em*\n\nSome `code` and [a link](x.test) and ![alt &amp; more](i.png).\n",
+        (
+            "See [the docs](https://e.test/a_b_c) and _this_, <https://e.test/x> and\n"
+            '<a href="https://e.test">a tag</a>; `a_b` and > not a quote.\n'
+        ),
         "- a\n- b\n  - c\n\n1. one\n\n   two\n",
         "> quoted\n> lines\n\n```py\n# not a heading\n    indented\n```\n",
         "| a | b |\n|:--|--:|\n| 1 | 2 | 3 |\n| 4 |\n\nafter\n",
