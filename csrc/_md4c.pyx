@@ -69,44 +69,35 @@ include "_md4c_walk.pxi"
 # md4c's callbacks: the walk's methods. md4c 0.4.8 does not stop on every non-zero answer
 # (leave_block's is dropped), so the walk keeps its answer and gives it again to every later
 # callback; an exception is kept for walk_md4c to raise.
-cdef int _enter_block(MD_BLOCKTYPE kind, void* detail, void* user) noexcept:
-    walk = <_Walk>user
+cdef int _answer(_Walk walk, int what, int kind, void* detail, bint enter) noexcept:
+    """The walk's answer to one callback (``what``: 0 a block, 1 a span)."""
     if not walk.stop:
         try:
-            walk.stop = walk.enter(kind, detail)
+            if what == 1:
+                walk.stop = walk.span(<MD_SPANTYPE>kind, enter)
+            elif enter:
+                walk.stop = walk.enter(<MD_BLOCKTYPE>kind, detail)
+            else:
+                walk.stop = walk.leave(<MD_BLOCKTYPE>kind)
         except BaseException as exc:
             walk.error, walk.stop = exc, FAILED
     return walk.stop
+
+
+cdef int _enter_block(MD_BLOCKTYPE kind, void* detail, void* user) noexcept:
+    return _answer(<_Walk>user, 0, kind, detail, True)
 
 
 cdef int _leave_block(MD_BLOCKTYPE kind, void* detail, void* user) noexcept:
-    walk = <_Walk>user
-    if not walk.stop:
-        try:
-            walk.stop = walk.leave(kind)
-        except BaseException as exc:
-            walk.error, walk.stop = exc, FAILED
-    return walk.stop
+    return _answer(<_Walk>user, 0, kind, detail, False)
 
 
 cdef int _enter_span(MD_SPANTYPE kind, void* detail, void* user) noexcept:
-    walk = <_Walk>user
-    if not walk.stop:
-        try:
-            walk.stop = walk.span(kind, True)
-        except BaseException as exc:
-            walk.error, walk.stop = exc, FAILED
-    return walk.stop
+    return _answer(<_Walk>user, 1, kind, detail, True)
 
 
 cdef int _leave_span(MD_SPANTYPE kind, void* detail, void* user) noexcept:
-    walk = <_Walk>user
-    if not walk.stop:
-        try:
-            walk.stop = walk.span(kind, False)
-        except BaseException as exc:
-            walk.error, walk.stop = exc, FAILED
-    return walk.stop
+    return _answer(<_Walk>user, 1, kind, detail, False)
 
 
 cdef int _text(MD_TEXTTYPE kind, const MD_CHAR* text, MD_SIZE size, void* user) noexcept:
