@@ -290,6 +290,68 @@ def test_a_lone_search_runs_in_the_loop_and_concurrent_ones_on_the_search_thread
         service.close()
 
 
+def test_an_in_process_model_answers_where_the_search_ran_and_others_in_their_own_thread(
+    live: LiveIndex,
+) -> None:
+    """``Service.ask``: the extractive model (``in_process``) answers in the thread that
+    searched (the event loop's for a lone request, a search thread under concurrency), in one
+    hand-over; a model without the mark streams in a relay thread of its own. Every answer is
+    the library's."""
+    from docqa.answering import answer
+    from docqa.service.keys import OPEN
+    from docqa.service.schemas import AskRequest
+
+    class Recording(ExtractiveModel):
+        def __init__(self) -> None:
+            super().__init__()
+            self.threads: list[str] = []
+
+        def stream(self, prompt: Any) -> Any:
+            self.threads.append(threading.current_thread().name)
+            return super().stream(prompt)
+
+    class Remote(Recording):
+        in_process = False
+
+    def place(thread: str) -> str:
+        if thread == threading.main_thread().name:
+            return "loop"
+        return "search" if thread.startswith("docqa-search") else "own"
+
+    question = QUESTIONS[0]
+    for model, together, where in (
+        (Recording(), 1, {"loop"}),
+        (Recording(), 3, {"search"}),
+        (Remote(), 1, {"own"}),
+        (Remote(), 3, {"own"}),
+    ):
+        service = Service(live, model, ServeSettings(search_threads=2))
+        body = AskRequest(question=question, k=3, mode="dense")
+        expected = answer(question, live.current().retriever("dense", None), ExtractiveModel(), 3)
+        model.threads.clear()
+
+        async def one(service: Service = service, body: AskRequest = body) -> Any:
+            service.slots.take()
+            try:
+                await asyncio.sleep(0)  # every request takes its slot before any searches
+                return await service.ask(question, body, OPEN)
+            finally:
+                service.slots.give()
+
+        async def run(together: int = together) -> list[Any]:
+            return list(await asyncio.gather(*(one() for _ in range(together))))
+
+        try:
+            got = asyncio.run(run())
+        finally:
+            service.close()
+        assert [(a.text, a.cited_ids, a.not_retrieved) for a in got] == [
+            (expected.text, expected.cited_ids, expected.not_retrieved)
+        ] * together
+        named = {place(name) for name in model.threads}
+        assert len(model.threads) == together and named == where, (model, model.threads)
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text()
     | st.floats(allow_nan=False, allow_infinity=False),

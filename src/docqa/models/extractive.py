@@ -76,6 +76,9 @@ class ExtractiveModel:
     """A :class:`~docqa.types.ModelClient` that quotes one sentence of the passages."""
 
     name = "extractive"
+    in_process = True
+    """Its reply is worked out here from the prompt, in bounded CPU time, with no I/O: the
+    service runs it where it searched instead of in a thread of its own."""
 
     def __init__(self, *, piece_size: int = 16) -> None:
         if piece_size < 1:

@@ -189,6 +189,10 @@ class Service:
             )
         return self.live.current()
 
+    def in_loop(self, body: SearchRequest) -> bool:
+        """Whether a request's search runs in the event loop's thread (see :meth:`retrieve`)."""
+        return body.mode in IN_LOOP or self.slots.busy <= 1
+
     async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
         """The key's hits. Dense and hybrid search run on the search threads: their kernel
         releases the GIL and uses every core, so the event loop goes on parsing and answering
@@ -201,10 +205,30 @@ class Service:
         would cost its latency ~0.5 ms (measured, docs/service.md); one arriving meanwhile is
         read when the search ends, as it would wait for the cores anyway."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
-        if body.mode in IN_LOOP or self.slots.busy <= 1:
+        if self.in_loop(body):
             return retriever.search(question, body.k)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.searchers(), retriever.search, question, body.k)
+
+    async def ask(self, question: str, body: SearchRequest, grant: Grant) -> Answer:
+        """The key's hits answered by the model (``POST /ask``). A model that answers in
+        this process in bounded CPU time (``in_process = True``: the extractive one) answers
+        where the search ran, in the same hand-over: its work holds the GIL like a keyword
+        search's, so a thread of its own buys no overlap and costs a thread start and two
+        wake-ups per answer (1.2 ms of p50, measured, docs/service.md). Any other model (a
+        backend over the network, or the scripted fake) streams in a thread of its own
+        through :func:`relay`, under the model timeout, and is closed when the wait ends."""
+        if getattr(self.model, "in_process", False) is not True:
+            return await self.answer(question, await self.retrieve(question, body, grant), body.k)
+        retriever = self.snapshot().retriever(body.mode, grant.tenants)
+        prices, model = self.settings.prices, self.model
+
+        def work() -> Answer:
+            return answer(question, retriever, model, body.k, prices=prices)
+
+        if self.in_loop(body):
+            return work()
+        return await asyncio.get_running_loop().run_in_executor(self.searchers(), work)
 
     async def answer(self, question: str, hits: list[Hit], k: int) -> Answer:
         if not hits:
@@ -322,8 +346,7 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
         question = service.question(body, request.scope.setdefault("state", {}))
         service.slots.take()
         try:
-            hits = await service.retrieve(question, body, grant)
-            final = await service.answer(question, hits, body.k)
+            final = await service.ask(question, body, grant)
         finally:
             service.slots.give()
         return BodyResponse(answer_body(final))

@@ -116,10 +116,9 @@ class FastLane:
         service = self.service
         service.slots.take()
         try:
-            hits = await service.retrieve(question, body, grant)
             if path == "/search":
-                return BodyResponse(search_body(hits))
-            return BodyResponse(answer_body(await service.answer(question, hits, body.k)))
+                return BodyResponse(search_body(await service.retrieve(question, body, grant)))
+            return BodyResponse(answer_body(await service.ask(question, body, grant)))
         except Exception as exc:
             known = errors.known_error(exc)
             if known is None:
