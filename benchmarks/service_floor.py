@@ -10,6 +10,8 @@ request that takes a while (docs/service.md, fifth pass). Not a test.
    spinning in the client's process, for T = 0, 2 and 12 ms, through three stacks: a raw TCP
    echo with a raw client, bare uvicorn with a raw blocking HTTP/1.1 client, and bare uvicorn
    with aiohttp. What each adds over the in-process work is printed (median ms).
+3. **docqa serve through the least a client can do**: the raw HTTP/1.1 client against a real
+   ``docqa serve`` (one worker), paired with the library call, per mode and for ``/ask``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -148,22 +151,33 @@ def start(code: str) -> tuple[subprocess.Popen[str], int]:
     return proc, int(line.strip().rstrip("/").rsplit(":", 1)[1])
 
 
-def raw_http(port: int) -> Callable[[float], None]:
-    """A blocking HTTP/1.1 client over one socket: the least a client can do."""
-    conn = socket.create_connection(("127.0.0.1", port))
-    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+class RawClient:
+    """A blocking HTTP/1.1 client over one keep-alive socket: the least a client can do (a
+    prebuilt request, the body read by its ``Content-Length``)."""
 
-    def post(ms: float) -> None:
-        body = json.dumps({"busy_ms": ms}).encode()
-        conn.sendall(
-            b"POST /search HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-            b"content-length: %d\r\n\r\n%s" % (len(body), body)
+    def __init__(self, port: int) -> None:
+        self.conn = socket.create_connection(("127.0.0.1", port))
+        self.conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def post(self, path: str, body: dict[str, Any]) -> bytes:
+        raw = json.dumps(body).encode()
+        self.conn.sendall(
+            b"POST %s HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"content-length: %d\r\n\r\n%s" % (path.encode(), len(raw), raw)
         )
         data = b""
-        while not data.endswith(b'{"hits":[]}'):
-            data += conn.recv(4096)
+        while b"\r\n\r\n" not in data:
+            data += self.conn.recv(65536)
+        head, _, rest = data.partition(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError(f"{path}: {head.splitlines()[0]!r}")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+        while len(rest) < length:
+            rest += self.conn.recv(65536)
+        return rest
 
-    return post
+    def close(self) -> None:
+        self.conn.close()
 
 
 def wake_floor(pairs: int, lengths: tuple[float, ...]) -> list[str]:
@@ -177,9 +191,14 @@ def wake_floor(pairs: int, lengths: tuple[float, ...]) -> list[str]:
         conn.recv(64)
 
     bare, bare_port = start(BARE)
+    client = RawClient(bare_port)
+
+    def bare_post(ms: float) -> None:
+        client.post("/search", {"busy_ms": ms})
+
     try:
         for name, post in (("raw TCP echo, raw client", echo_post),
-                           ("bare uvicorn, raw HTTP/1.1 client", raw_http(bare_port))):  # fmt: skip
+                           ("bare uvicorn, raw HTTP/1.1 client", bare_post)):  # fmt: skip
             cells = []
             for ms in lengths:
                 for _ in range(20):
@@ -191,6 +210,7 @@ def wake_floor(pairs: int, lengths: tuple[float, ...]) -> list[str]:
             f"{c:.2f}" for c in asyncio.run(aiohttp_cells(bare_port, lengths, pairs))) + " |")  # fmt: skip
     finally:
         conn.close()
+        client.close()
         for proc in (echo, bare):
             proc.terminate()
             proc.wait(30)
@@ -218,6 +238,53 @@ async def aiohttp_cells(port: int, lengths: tuple[float, ...], pairs: int) -> li
     return cells
 
 
+# --- 3. docqa serve through the least a client can do -------------------------------------
+
+
+def docqa_raw(pairs: int) -> list[str]:
+    """``docqa serve`` (one worker) through :class:`RawClient`, paired with the library call."""
+    from bench_service import WORK, Process
+
+    from docqa.answering import answer
+    from docqa.collection import Collection
+    from docqa.models import ExtractiveModel
+
+    index = build_index_100k()
+    questions = questions_of(index)
+    collection, model = Collection.open(index), ExtractiveModel()
+    serve = Process(
+        [sys.executable, "-m", "docqa", "serve", "--index", str(index), "--port", "0",
+         "--max-concurrency", "64"],
+        WORK / "serve-floor.log",
+    )  # fmt: skip
+    rows = []
+    try:
+        serve.wait_ready("/ready")
+        client = RawClient(int(serve.url.rsplit(":", 1)[1]))
+        for mode in ("keyword", "dense", "hybrid", "ask"):
+            retriever = collection.retriever("hybrid" if mode == "ask" else mode)
+            path, k = ("/ask", 3) if mode == "ask" else ("/search", 5)
+
+            def http(i: int, path: str = path, k: int = k, mode: str = mode) -> float:
+                body = {"question": questions[i % len(questions)], "k": k,
+                        "mode": "hybrid" if mode == "ask" else mode}  # fmt: skip
+                return timed(lambda: client.post(path, body))
+
+            def lib(i: int, r: Any = retriever, mode: str = mode) -> float:
+                q = questions[i % len(questions)]
+                return timed(lambda: answer(q, r, model, 3) if mode == "ask" else r.search(q, 5))
+
+            for i in range(len(questions)):  # warm-up, outside the timed pairs
+                http(i), lib(i)
+            name = "/ask extractive (hybrid)" if mode == "ask" else f"/search {mode}"
+            rows.append(f"| {name} | {paired(http, lib, pairs):.2f} |")
+        client.close()
+    finally:
+        serve.stop()
+    return ["| docqa serve, raw HTTP/1.1 client: HTTP adds | ms, paired median |", "|---|---|",
+            *rows]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=300)
@@ -226,7 +293,7 @@ def main() -> None:
     lines = [f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", ""]
     if not args.skip_in_process:
         lines += [*in_process(args.pairs), ""]
-    lines += wake_floor(args.pairs, (0.0, 2.0, 12.0))
+    lines += [*wake_floor(args.pairs, (0.0, 2.0, 12.0)), "", *docqa_raw(args.pairs)]
     print("\n".join(lines))
 
 
