@@ -215,9 +215,9 @@ class Service:
         this process in bounded CPU time (``in_process = True``: the extractive one) answers
         where the search ran, in the same hand-over: its work holds the GIL like a keyword
         search's, so a thread of its own buys no overlap and costs a thread start and two
-        wake-ups per answer (1.2 ms of p50, measured, docs/service.md). Any other model (a
-        backend over the network, or the scripted fake) streams in a thread of its own
-        through :func:`relay`, under the model timeout, and is closed when the wait ends."""
+        wake-ups per answer (1.0 ms of p50 in-process, measured, docs/service.md). Any other
+        model (a backend over the network, or the scripted fake) streams in a thread of its
+        own through :func:`relay`, under the model timeout, and is closed when the wait ends."""
         if getattr(self.model, "in_process", False) is not True:
             return await self.answer(question, await self.retrieve(question, body, grant), body.k)
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
