@@ -239,7 +239,9 @@ def test_a_lone_search_runs_in_the_loop_and_concurrent_ones_on_the_search_thread
 ) -> None:
     """Where ``Service.retrieve`` searches: keyword always in the event loop's thread, dense
     and hybrid there too when the request is the only one in work, else on the search
-    threads; the hits are the library's in every case."""
+    threads; the hits are the library's in every case. A burst of requests started together
+    (tasks that run in turn, none yielding before it searches) counts as concurrent: each
+    would otherwise see itself alone and search in the loop, one after another."""
     from docqa.collection import MODES
     from docqa.service.keys import OPEN
     from docqa.service.schemas import SearchRequest
@@ -263,9 +265,8 @@ def test_a_lone_search_runs_in_the_loop_and_concurrent_ones_on_the_search_thread
         body = SearchRequest(question=QUESTIONS[0], k=3, mode=mode)  # type: ignore[arg-type]
 
         async def one() -> list[str]:
-            service.slots.take()
+            service.slots.take()  # as the routes do, then straight on: no turn of the loop
             try:
-                await asyncio.sleep(0)  # every request takes its slot before any searches
                 return [h.id for h in await service.retrieve(body.question, body, OPEN)]
             finally:
                 service.slots.give()
@@ -333,7 +334,6 @@ def test_an_in_process_model_answers_where_the_search_ran_and_others_in_their_ow
         async def one(service: Service = service, body: AskRequest = body) -> Any:
             service.slots.take()
             try:
-                await asyncio.sleep(0)  # every request takes its slot before any searches
                 return await service.ask(question, body, OPEN)
             finally:
                 service.slots.give()

@@ -189,9 +189,17 @@ class Service:
             )
         return self.live.current()
 
-    def in_loop(self, body: SearchRequest) -> bool:
-        """Whether a request's search runs in the event loop's thread (see :meth:`retrieve`)."""
-        return body.mode in IN_LOOP or self.slots.busy <= 1
+    async def in_loop(self, body: SearchRequest) -> bool:
+        """Whether a request's search runs in the event loop's thread (see :meth:`retrieve`).
+
+        Before counting the requests in work, the loop gets one turn: requests it has already
+        read but not yet started (uvicorn makes a task per request, run in order) take their
+        slots first. Without it, each of a burst of requests would count itself alone and
+        search in the loop, one after another, while the search threads stay idle."""
+        if body.mode in IN_LOOP:
+            return True
+        await asyncio.sleep(0)
+        return self.slots.busy <= 1
 
     async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
         """The key's hits. Dense and hybrid search run on the search threads: their kernel
@@ -205,7 +213,7 @@ class Service:
         would cost its latency ~0.5 ms (measured, docs/service.md); one arriving meanwhile is
         read when the search ends, as it would wait for the cores anyway."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
-        if self.in_loop(body):
+        if await self.in_loop(body):
             return retriever.search(question, body.k)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.searchers(), retriever.search, question, body.k)
@@ -226,7 +234,7 @@ class Service:
         def work() -> Answer:
             return answer(question, retriever, model, body.k, prices=prices)
 
-        if self.in_loop(body):
+        if await self.in_loop(body):
             return work()
         return await asyncio.get_running_loop().run_in_executor(self.searchers(), work)
 
