@@ -105,7 +105,9 @@ def _context() -> BaseContext:
     """How the workers start: forked from this process when it runs no other thread (at
     once, with the modules it has imported: a fresh interpreter importing NumPy and the
     parsers cost ~0.3 s before the first group), else from a fork server (forking a process
-    whose other threads may hold a lock, e.g. a progress display's, is unsafe)."""
+    whose other threads may hold a lock, e.g. a progress display's, is unsafe). The threads
+    native libraries start without ``threading`` (OpenBLAS's) handle a fork themselves
+    (``pthread_atfork``); Python 3.12+ may still note them in a DeprecationWarning."""
     import multiprocessing
 
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
