@@ -205,7 +205,7 @@ def _build_locked(
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
         if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
-        builder.start_writeback()  # the disk writes the rows while the postings merge
+        builder.close_rows()  # the disk writes the rows while the postings merge
         vocabulary = _write_bm25(builder, state)
         meta = {
             "settings": asdict(settings),

@@ -16,7 +16,7 @@ from docqa.errors import InputError
 from docqa.index.writer import _chunk_record
 from docqa.text.documents import Block, Document, Line, Section
 from docqa.text.loaders import find_files, load_file, parse_document
-from docqa.text.records import chunk_records
+from docqa.text.records import _json, _strings, chunk_records
 from docqa.text.sections import chunk_document, embed_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,3 +145,8 @@ def test_generated_documents_give_the_same_records(
         assert "used twice" in str(exc)
         return
     assert chunk_records(doc, max_words=max_words, overlap=overlap, headings=headings) == expected
+
+
+@given(st.lists(st.text(), max_size=5).map(tuple))
+def test_a_heading_path_encodes_as_json_does(path: tuple[str, ...]) -> None:
+    assert _strings(path) == _json(list(path))

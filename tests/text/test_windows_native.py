@@ -62,3 +62,31 @@ def test_sample_library_sections_window_the_same() -> None:
 
 def test_no_blocks_give_no_window() -> None:
     assert section_windows((), 10, 0) == []
+
+
+# every kind of whitespace ``str.split()`` splits on (ASCII, the C0 separators, NEL, NBSP,
+# ideographic space, line/paragraph separators), next to 1-, 2- and 4-byte characters
+SPACES = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u3000"
+ODD_TEXT = st.text(alphabet=st.sampled_from([*SPACES, "a", "Z", "é", "ÿ", "ŀ", "中", "😀", "|"]))
+
+
+@st.composite
+def odd_sections(draw: st.DrawFn) -> Section:
+    blocks = []
+    for b in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["text", "table", "code"]))
+        lines = tuple(Line(10 * b + i + 1, draw(ODD_TEXT)) for i in range(draw(st.integers(1, 4))))
+        blocks.append(Block(kind, lines))
+    return Section("Head", 2, 1, 100, tuple(blocks))
+
+
+@settings(max_examples=400, deadline=None)
+@given(odd_sections(), st.integers(1, 8), st.data())
+def test_any_whitespace_and_width_window_the_same(
+    section: Section, max_words: int, data: st.DataObject
+) -> None:
+    overlap = data.draw(st.integers(0, max_words - 1))
+    native = section_windows(section.blocks, max_words, overlap)
+    assert native == windows_reference(section, max_words, overlap)
+    for text, _, _ in native:  # canonical strings: as narrow as their widest character
+        assert text.encode("utf-32-le").decode("utf-32-le") == text

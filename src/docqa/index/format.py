@@ -109,7 +109,7 @@ class Manifest:
         return str(self.embedder.get("name", ""))
 
     def to_json(self) -> str:
-        """The manifest as pretty, key-sorted JSON text."""
+        """The manifest as pretty, key-sorted JSON text (``pretty_json``)."""
         doc = {
             "format": self.format,
             "version": self.version,
@@ -122,7 +122,7 @@ class Manifest:
             "arrays": list(self.arrays),
             "meta": dict(self.meta),
         }
-        return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return pretty_json(doc) + "\n"
 
     @classmethod
     def from_json(cls, text: str, where: str) -> Manifest:
@@ -184,3 +184,21 @@ def _names(manifest: Manifest, where: str) -> tuple[str, ...]:
         if not isinstance(name, str) or not _ARRAY_NAME.match(name) or name.endswith(".npy"):
             raise IndexCorrupt(f"{where} lists a malformed array name {name!r}; {REBUILD}")
     return manifest.arrays
+
+
+def pretty_json(value: Any, depth: int = 0, flat: int = 3) -> str:
+    """``value`` as key-sorted JSON indented by two spaces, with every object or array
+    ``flat`` levels deep or deeper on one line (in a manifest: each file's record in
+    ``meta.files``). ``json.dumps`` with ``indent`` runs the pure-Python encoder, ~0.1 s for
+    the 1,500 files of a 100 MB collection; here each flat part is one call of the C one."""
+    if depth >= flat or not isinstance(value, dict | list) or not value:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    pad = "\n" + "  " * (depth + 1)
+    if isinstance(value, dict):
+        parts = [
+            json.dumps(str(k), ensure_ascii=False) + ": " + pretty_json(v, depth + 1, flat)
+            for k, v in sorted(value.items())
+        ]
+        return "{" + pad + ("," + pad).join(parts) + "\n" + "  " * depth + "}"
+    parts = [pretty_json(v, depth + 1, flat) for v in value]
+    return "[" + pad + ("," + pad).join(parts) + "\n" + "  " * depth + "]"

@@ -9,8 +9,9 @@ memory a build holds does not grow with the collection.
 An appended ``.npy`` starts with a header reserved for an unknown row count; ``close`` writes
 the real header over it (numpy pads every version-1.0 header to 64-byte multiples, 128 bytes
 for any count below 10**15). Every file is checksummed as its bytes are written (the header
-folded in at the end, see :mod:`docqa.index.checksum`) and fsynced once, all together, at
-``commit``.
+folded in at the end, see :mod:`docqa.index.checksum`), handed to the disk every
+``WRITEBACK_BYTES`` as it grows, and fsynced once: the rows' files in a background thread
+from ``close_rows`` on (while the postings merge), the others at ``commit``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -33,7 +34,11 @@ from docqa.index import checksum, writer
 from docqa.index import format as fmt
 from docqa.index.ownership import check_replaceable, clean_debris
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
 _SYNC_THREADS = 8
+WRITEBACK_BYTES = 8 << 20  # a file's new bytes are handed to the disk every 8 MiB
 
 
 def _npy_header(dtype: np.dtype[Any], shape: tuple[int, ...]) -> bytes:
@@ -53,18 +58,23 @@ class _Sink:
         self.raw.write(head)
         self.head = len(head)
         self.size = len(head)
+        self._handed = 0  # bytes before this were handed to the disk (``_write_back``)
         self._digest = checksum.Streaming()
 
     def write(self, data: bytes | memoryview) -> None:
         self._digest.update(data)
         self.size += self.raw.write(data)
+        if self.size - self._handed >= WRITEBACK_BYTES:
+            self._write_back(self._handed)
 
-    def start_writeback(self) -> None:
-        """Hand what was written so far to the disk now, without waiting for it (Linux
-        ``sync_file_range(SYNC_FILE_RANGE_WRITE)``), so the fsync at commit has less left."""
+    def _write_back(self, start: int) -> None:
+        """Hand the bytes from ``start`` on to the disk now, without waiting (Linux
+        ``sync_file_range(SYNC_FILE_RANGE_WRITE)``): the fsync at commit then has little
+        left to write, instead of the whole index at once after the last row."""
         self.raw.flush()
         if (call := _sync_file_range()) is not None:
-            call(self.raw.fileno(), 0, 0, 2)  # 2: SYNC_FILE_RANGE_WRITE
+            call(self.raw.fileno(), start, 0, 2)  # 0: to the end; 2: SYNC_FILE_RANGE_WRITE
+        self._handed = self.size
 
     def finish(self, head: bytes = b"") -> fmt.FileEntry:
         """Write the final ``head`` over the reserved one, close, and give the file's entry
@@ -169,6 +179,9 @@ class IndexBuilder:
         self.offsets.append(np.zeros(1, np.int64))
         self.scratch = self.tmp / "scratch"  # spill files of the build, removed at commit
         self.scratch.mkdir()
+        self._closed: dict[str, fmt.FileEntry] = {}  # files closed by ``close_rows``
+        self._sync_pool: ThreadPoolExecutor | None = None
+        self._synced: Future[None] | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -220,12 +233,34 @@ class IndexBuilder:
         self._blob.write(blob)
         self.offsets.append(start + np.cumsum(lengths, dtype=np.int64))
 
-    def start_writeback(self) -> None:
-        """Start writing every file's bytes so far to the disk (not waiting for it): call it
-        before other work, e.g. the postings merge, to overlap the two."""
-        self._blob.start_writeback()
-        for appender in self._appenders.values():
-            appender._sink.start_writeback()
+    def close_rows(self) -> None:
+        """Close every file written so far (the rows: records, vectors, their arrays) and
+        fsync them in a background thread, so that the disk writes them while other work,
+        e.g. the postings merge, runs; files opened after it are synced at ``commit``."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._closed.update({rel: a.close() for rel, a in self._appenders.items()})
+        self._closed[fmt.BLOB] = self._blob.finish()
+        self._appenders = {}
+        paths = [self.tmp / rel for rel in self._closed]
+        self._sync_pool = ThreadPoolExecutor(1)
+        self._synced = self._sync_pool.submit(sync_files, paths)
+
+    def _close_all(self) -> dict[str, fmt.FileEntry]:
+        """Close what is still open, fsync it and wait for ``close_rows``'s fsyncs."""
+        files = {rel: a.close() for rel, a in self._appenders.items()}
+        if fmt.BLOB not in self._closed:
+            files[fmt.BLOB] = self._blob.finish()
+        sync_files([self.tmp / rel for rel in files])
+        self._wait_synced()
+        return {**self._closed, **files}
+
+    def _wait_synced(self) -> None:
+        if self._sync_pool is not None:
+            self._sync_pool.shutdown(wait=True)
+            self._sync_pool = None
+            if self._synced is not None:
+                self._synced.result()  # raises an fsync's OSError here
 
     def commit(self, embedder: Any, meta: Mapping[str, Any]) -> Path:
         """Close every file, write the manifest, install the directory at ``target``."""
@@ -234,9 +269,7 @@ class IndexBuilder:
             raise InputError(f"{vectors.rows} vectors for {self.count} chunks")
         try:
             shutil.rmtree(self.scratch)
-            files = {rel: a.close() for rel, a in self._appenders.items()}
-            files[fmt.BLOB] = self._blob.finish()
-            sync_files([self.tmp / rel for rel in files])
+            files = self._close_all()
             arrays = sorted(
                 rel[len(fmt.ARRAYS_DIR) + 1 : -4] for rel in files if rel.startswith(fmt.ARRAYS_DIR)
             )
@@ -260,6 +293,9 @@ class IndexBuilder:
 
     def abort(self) -> None:
         """Close and remove the temporary directory."""
+        if self._sync_pool is not None:
+            self._sync_pool.shutdown(wait=True)  # its error, if any, no longer matters
+            self._sync_pool = None
         self._blob.abort()
         for appender in self._appenders.values():
             appender.abort()

@@ -2,7 +2,8 @@
 
 Files are cut into groups by size alone (``GROUP_BYTES`` / ``GROUP_FILES``), so the groups,
 and therefore every byte written, are the same for any worker count. ``workers=1`` runs each
-group in this process; more start that many worker processes (forkserver) and keep at most
+group in this process; more start that many worker processes (forked, or from a fork server, see
+``_context``) and keep at most
 two groups per worker in flight, so memory is bounded by the in-flight groups plus the
 postings budget, not by the collection. Results are consumed in submission order: row ids
 follow the load order.
@@ -23,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +36,9 @@ from docqa.pipeline.sources import Stat
 from docqa.pipeline.work import Result, Task, ignore_interrupts, run
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import SkippedFileWarning, read_bytes
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 GROUP_BYTES = 1 << 20
 GROUP_FILES = 256
@@ -83,11 +87,7 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
     if workers <= 1:
         yield from map(run, tasks)
         return
-    import multiprocessing
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["docqa.pipeline.work"])
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=ignore_interrupts)
+    pool = ProcessPoolExecutor(workers, mp_context=_context(), initializer=ignore_interrupts)
     pending: list[Future[Result]] = []
     try:
         for task in tasks:
@@ -99,6 +99,22 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
             yield pending.pop(0).result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _context() -> BaseContext:
+    """How the workers start: forked from this process when it runs no other thread (at
+    once, with the modules it has imported: a fresh interpreter importing NumPy and the
+    parsers cost ~0.3 s before the first group), else from a fork server (forking a process
+    whose other threads may hold a lock, e.g. a progress display's, is unsafe). The threads
+    native libraries start without ``threading`` (OpenBLAS's) handle a fork themselves
+    (``pthread_atfork``); Python 3.12+ may still note them in a DeprecationWarning."""
+    import multiprocessing
+
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["docqa.pipeline.work"])
+    return context
 
 
 @contextmanager
