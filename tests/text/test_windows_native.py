@@ -5,6 +5,7 @@ equal the Python reference (``windows_reference``: ``_Units`` + ``window_bounds`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,9 +44,15 @@ def sections(draw: st.DrawFn) -> Section:
 def test_generated_sections_window_the_same(
     section: Section, max_words: int, data: st.DataObject
 ) -> None:
+    windows_equal(section, max_words, data)
+
+
+def windows_equal(section: Section, max_words: int, data: st.DataObject) -> list[Any]:
+    """The native windows of ``section`` at a drawn overlap, checked equal to the reference."""
     overlap = data.draw(st.integers(0, max_words - 1))
     native = section_windows(section.blocks, max_words, overlap)
     assert native == windows_reference(section, max_words, overlap)
+    return native
 
 
 def test_sample_library_sections_window_the_same() -> None:
@@ -85,8 +92,7 @@ def odd_sections(draw: st.DrawFn) -> Section:
 def test_any_whitespace_and_width_window_the_same(
     section: Section, max_words: int, data: st.DataObject
 ) -> None:
-    overlap = data.draw(st.integers(0, max_words - 1))
-    native = section_windows(section.blocks, max_words, overlap)
-    assert native == windows_reference(section, max_words, overlap)
-    for text, _, _ in native:  # canonical strings: as narrow as their widest character
+    for text, _, _ in windows_equal(
+        section, max_words, data
+    ):  # canonical strings: as narrow as their widest character
         assert text.encode("utf-32-le").decode("utf-32-le") == text
