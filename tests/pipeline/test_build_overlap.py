@@ -5,6 +5,8 @@ slices computed by two threads, the manifest's faster pretty JSON."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -32,10 +34,26 @@ def pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "POOL_BYTES", 0)
 
 
+FORKED = """
+import sys
+from pathlib import Path
+from docqa.build import IndexSettings, build_index
+from docqa.pipeline import postings, stream
+stream.GROUP_FILES, postings.DEFAULT_BUDGET, stream.POOL_BYTES = 5, 300, 0
+assert stream._context().get_start_method() == "fork", "another thread runs"
+build_index([Path(sys.argv[1])], Path(sys.argv[2]), IndexSettings(dim=32), workers=2)
+"""
+
+
 def test_forked_and_fork_server_workers_give_the_same_bytes(tmp_path: Path, pieces: None) -> None:
+    """Forked in a fresh process (one thread: the suite's own process may run others by now,
+    and then rightly gets the fork server); served here, with a second thread made sure of."""
     docs = make_corpus(tmp_path / "docs", 40)
-    assert stream._context().get_start_method() == "fork"  # only this thread runs
-    build_index([docs], tmp_path / "forked", IndexSettings(dim=32), workers=2)
+    subprocess.run(
+        [sys.executable, "-c", FORKED, str(docs), str(tmp_path / "forked")],
+        check=True,
+        timeout=300,
+    )
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
