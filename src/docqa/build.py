@@ -292,13 +292,14 @@ def _stream(
     workers = workers if to_parse >= stream.POOL_BYTES else 1  # not worth starting a pool
     total_bytes = sum(n for _, _, n in sized)
     done_files = done_bytes = 0
-    for result in stream.results(tasks, min(workers, len(cut))):
-        state.take(result)
-        done_files += len(result.files)
-        done_bytes += sum(f.size for f in result.files)
-        if progress:
-            progress("files", done_files, len(sized))
-            progress("bytes", min(done_bytes, total_bytes), total_bytes)
+    with stream.gc_paused():
+        for result in stream.results(tasks, min(workers, len(cut))):
+            state.take(result)
+            done_files += len(result.files)
+            done_bytes += sum(f.size for f in result.files)
+            if progress:
+                progress("files", done_files, len(sized))
+                progress("bytes", min(done_bytes, total_bytes), total_bytes)
     return state
 
 

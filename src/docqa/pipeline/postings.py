@@ -104,22 +104,32 @@ class PostingRuns:
         self.budget = DEFAULT_BUDGET if budget is None else budget  # read at call time
         self.total = 0
         self._runs: list[tuple[Path, Path, Path]] = []
-        self._held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._held: Postings3 = _NONE  # buffers, reused from run to run (no fresh pages)
         self._held_size = 0
 
     def add(self, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray) -> None:
-        """Postings of rows after every row added before (any order within the call)."""
-        self._held.append((hashes, rows, tf))
-        self._held_size += hashes.size
-        self.total += hashes.size
+        """Postings of rows after every row added before (any order within the call);
+        copied (the caller may reuse its arrays)."""
+        n = hashes.size
+        if self._held_size + n > self._held[0].size:
+            self._spill()
+            if n > self._held[0].size:
+                size = max(n, min(self.budget, 1 << 24))
+                self._held = (np.empty(size, np.uint64), np.empty(size, np.int32),
+                              np.empty(size, np.int32))  # fmt: skip
+        a, b = self._held_size, self._held_size + n
+        for buffer, arr in zip(self._held, (hashes, rows, tf), strict=True):
+            buffer[a:b] = arr
+        self._held_size = b
+        self.total += n
         if self._held_size >= self.budget:
             self._spill()
 
     def _spill(self) -> None:
         if not self._held_size:
             return
-        hashes, rows, tf = (np.concatenate(parts) for parts in zip(*self._held, strict=True))
-        self._held, self._held_size = [], 0
+        hashes, rows, tf = (buffer[: self._held_size] for buffer in self._held)
+        self._held_size = 0
         order = np.argsort(hashes, kind="stable")  # rows arrived ascending: they stay so
         paths = tuple(self.scratch / f"run-{len(self._runs):05d}.{k}" for k in "hrt")
         for path, arr in zip(paths, (hashes, rows, tf), strict=True):

@@ -14,10 +14,12 @@ Rows of files whose bytes did not change since ``previous`` was built are copied
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import signal
 import threading
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -31,9 +33,10 @@ import numpy as np
 from docqa.index import format as fmt
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
+from docqa.pipeline import transport
 from docqa.pipeline.postings import OldPostings, PostingRuns
 from docqa.pipeline.sources import Stat
-from docqa.pipeline.work import Result, Task, ignore_interrupts, run
+from docqa.pipeline.work import Result, Task, run
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import SkippedFileWarning, read_bytes
 
@@ -83,20 +86,30 @@ def unchanged(
 
 
 def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
-    """Each task's result, in order; at most ``2 * workers`` tasks in flight."""
+    """Each task's result, in order; at most ``2 * workers`` tasks in flight.
+
+    Forked workers hand their arrays back in shared slots (``transport``): task ``j`` writes
+    into slot ``j % (2 * workers)``, whose previous task's result the caller has taken by
+    then (it asked for the next result). A result is valid until the next one is asked for.
+    """
     if workers <= 1:
         yield from map(run, tasks)
         return
-    pool = ProcessPoolExecutor(workers, mp_context=_context(), initializer=ignore_interrupts)
-    pending: list[Future[Result]] = []
+    context = _context()
+    in_flight = 2 * workers
+    slots = transport.Slots(in_flight) if context.get_start_method() == "fork" else None
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=transport.init_worker, initargs=(slots,)
+    )
+    pending: deque[Future[Result | transport.Packed]] = deque()
     try:
-        for task in tasks:
+        for j, task in enumerate(tasks):
             with _interrupts_deferred():  # a submit may be starting a worker process
-                pending.append(pool.submit(run, task))
-            if len(pending) >= 2 * workers:
-                yield pending.pop(0).result()
+                pending.append(pool.submit(transport.run_in_slot, task, j % in_flight))
+            if len(pending) >= in_flight:
+                yield transport.unpack(pending.popleft().result(), slots)
         while pending:
-            yield pending.pop(0).result()
+            yield transport.unpack(pending.popleft().result(), slots)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -113,8 +126,22 @@ def _context() -> BaseContext:
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["docqa.pipeline.work"])
+    context.set_forkserver_preload(["docqa.pipeline.transport"])
     return context
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block: the main process makes a few small
+    objects per file and result, none in a cycle that outlives the build, and the
+    collector's passes over everything the interpreter holds cost it ~0.1 s of a build."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextmanager
@@ -183,51 +210,53 @@ class Pass:
 
     def take(self, result: Result) -> None:
         """Append one group's rows in file order: new rows from ``result``, reused rows from
-        the previous index (consecutive reused files copied as one span)."""
-        local = 0
-        new_rows = np.empty(result.record_lengths.size, dtype=np.int32)
+        the previous index; consecutive new files are written as one span, consecutive
+        reused files copied as one."""
         starts = np.zeros(result.record_lengths.size + 1, dtype=np.int64)
         np.cumsum(result.record_lengths, out=starts[1:])
-        span: tuple[int, int] | None = None  # old rows still to copy
+        new_rows = np.empty(result.record_lengths.size, dtype=np.int32)
+        local = 0  # new rows of ``result`` given a row so far
+        span = (False, 0, 0)  # rows given a row, not yet written: (new?, first, end)
         for f in result.files:
             if f.skipped:
                 self.skipped.append(SkippedFile(f.source, f.skipped))
                 warnings.warn(f"skipped {f.source}: {f.skipped}", SkippedFileWarning, stacklevel=2)
                 continue
-            if f.reused:
-                a, b = self.old_rows[f.source]
-                pending = span[1] - span[0] if span is not None else 0
-                if span is None or span[1] != a:
-                    self._copy_old(span)
-                    span, pending = (a, b), 0
-                else:
-                    span = (span[0], b)
-                row, n = self.builder.count + pending, b - a
-            else:
-                self._copy_old(span)
-                span, row, n = None, self.builder.count, f.chunks
-                a, b = local, local + n
-                self.builder.add_records(
-                    memoryview(result.records)[starts[a] : starts[b]], result.record_lengths[a:b]
-                )
-                if result.vectors is not None:
-                    self.builder.append_vectors(result.vectors[a:b])
-                self.lengths.append(result.postings.lengths[a:b])
+            a, b = self.old_rows[f.source] if f.reused else (local, local + f.chunks)
+            if span[0] != (not f.reused) or span[2] != a:
+                self._flush(result, starts, span)
+                span = (not f.reused, a, a)
+            row, n = self.builder.count + span[2] - span[1], b - a
+            span = (span[0], span[1], b)
+            if not f.reused:
                 new_rows[a:b] = np.arange(row, row + n, dtype=np.int32)
                 local, self.embedded = b, self.embedded + n
             self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
             if f.source in self.stats:
                 self.files[f.source]["stat"] = list(self.stats[f.source])
-        self._copy_old(span)
+        self._flush(result, starts, span)
         p = result.postings
         self.runs.add(p.hashes, new_rows[p.rows], p.tf)
         self.texts.extend(result.texts)
 
-    def _copy_old(self, span: tuple[int, int] | None) -> None:
+    def _flush(self, result: Result, starts: np.ndarray, span: tuple[bool, int, int]) -> None:
+        """Write the pending ``span``: new rows ``a:b`` of ``result``, or old rows ``a:b``."""
+        new, a, b = span
+        if a == b:
+            return
+        if not new:
+            self._copy_old((a, b))
+            return
+        self.builder.add_records(
+            memoryview(result.records)[starts[a] : starts[b]], result.record_lengths[a:b]
+        )
+        if result.vectors is not None:
+            self.builder.append_vectors(result.vectors[a:b])
+        self.lengths.append(result.postings.lengths[a:b])
+
+    def _copy_old(self, span: tuple[int, int]) -> None:
         """Copy the previous index's rows ``span`` (records, vectors, BM25 lengths) as the
         next rows, and note where they went."""
-        if span is None:
-            return
         assert self.previous is not None
         old = self.previous
         a, b = span
