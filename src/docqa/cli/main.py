@@ -292,12 +292,18 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 # 21-23 against 12-14 ms beside a test suite and builds. Read when the OpenMP runtime loads,
 # i.e. at the first parallel search, which no command runs before ``main``.
 OPENMP_WAIT = ("OMP_WAIT_POLICY", "PASSIVE")
+# ``docqa index`` makes no BLAS call (its kernels are its own), but NumPy's OpenBLAS starts a
+# thread per core when it loads, and they spin for a while: ~0.06 s of the build's serial
+# start-up (``benchmarks/build_timeline.py``). Read when NumPy loads.
+INDEX_BLAS = ("OPENBLAS_NUM_THREADS", "1")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     os.environ.setdefault(*OPENMP_WAIT)
     args = build_parser().parse_args(argv)  # before any heavy import: --help stays fast
+    if args.command == "index":
+        os.environ.setdefault(*INDEX_BLAS)
     from docqa.text import SkippedFileWarning
 
     if args.command == "index":  # the build needs none of the query side's imports

@@ -40,6 +40,9 @@ def build_progress(console: Console, *, quiet: bool) -> Iterator[Callable[[str, 
         TimeRemainingColumn(),
         console=console,
         transient=True,
+        auto_refresh=False,  # redrawn at each update: no refresh thread, so the build's
+        # workers can be forked (with a thread running they come from a fork server, whose
+        # start costs ~0.3 s, and results cannot come back through shared memory)
     )
     task: TaskID = bars.add_task("index", total=None, files="")
 
@@ -47,7 +50,7 @@ def build_progress(console: Console, *, quiet: bool) -> Iterator[Callable[[str, 
         if stage == "files":
             bars.update(task, files=f"{done}/{total} files")
         elif stage == "bytes":
-            bars.update(task, completed=done, total=total)
+            bars.update(task, completed=done, total=total, refresh=True)
 
     with bars:
         yield update
