@@ -133,7 +133,9 @@ def _open(args: argparse.Namespace) -> AnyCollection:
         with render.progress(_err()) as progress:
             report = ensure_index([args.docs], index_dir, progress=progress)
         if report is not None:
-            _err().print(render.build_summary(report))
+            from docqa.cli.summary import build_summary
+
+            _err().print(build_summary(report))
     return Collection.open(index_dir)
 
 

@@ -7,14 +7,37 @@ clients (``docqa index`` starts about a second sooner and its main process stays
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings, build_index, default_index_dir
-from docqa.cli import batch, render, store
-from docqa.cli.progress import build_progress
+from docqa.cli import batch, store
+from docqa.cli.summary import build_summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK = 0
+
+
+def _console() -> Console:
+    """stderr's console (rich is imported only when something is drawn: a quiet build
+    starts ~0.13 s sooner without it)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    if quiet:
+        yield None
+        return
+    from docqa.cli.progress import build_progress
+
+    with build_progress(_console(), quiet=False) as progress:
+        yield progress
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -27,16 +50,15 @@ def cmd_index(args: argparse.Namespace) -> int:
         storage=args.storage,
         tenant_from_folder=args.tenant_from_folder,
     )
-    err = Console(stderr=True, highlight=False)
     if store.uses_store(args):
-        return store.cmd_index(args, settings, err)
+        return store.cmd_index(args, settings, _console())
     if args.shard_rows is not None or args.ray is not None:
         return batch.cmd_index_sharded(args, settings)
     index_dir = args.index if args.index is not None else default_index_dir()
-    with build_progress(err, quiet=args.quiet) as progress:
+    with _progress(args.quiet) as progress:
         report = build_index(
             args.paths, index_dir, settings, progress=progress, verify=args.verify,
             workers=args.workers,
         )  # fmt: skip
-    print(render.build_summary(report))
+    print(build_summary(report))
     return EXIT_OK

@@ -20,7 +20,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from docqa.build import BuildReport
 from docqa.controls import BIDI, escape_controls
 from docqa.types import Answer, Hit, Prompt
 
@@ -67,28 +66,6 @@ def progress(console: Console) -> Iterator[Callable[[str, int, int], None]]:
 
     with bars:
         yield update
-
-
-def build_summary(r: BuildReport) -> str:
-    skipped = "; ".join(f"{s.path}: {s.reason}" for s in r.skipped) or "none"
-    line = (
-        f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
-        f"{r.reused} reused) into {_shown_path(r.path)}; skipped {len(r.skipped)} ({skipped}); "
-        f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
-    )
-    return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
-
-
-def _shown_path(path: Any) -> str:
-    """``path`` relative to the current folder when it lies inside it (as the user typed it),
-    else as it is."""
-    import os
-
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return str(path)
-    return rel if not rel.startswith("..") else str(path)
 
 
 def _preview(text: str) -> str:

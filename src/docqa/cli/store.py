@@ -10,7 +10,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings
-from docqa.cli import render
 from docqa.errors import InputError
 from docqa.types import Retriever
 
@@ -77,6 +76,7 @@ def summary(report: StoreReport) -> str:
 
 def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_console: Console) -> int:
     """``docqa index PATHS --store URL`` with the command line's ``settings``."""
+    from docqa.cli import render
     from docqa.stores.load import index_to_store
     from docqa.stores.pgvector import PgVectorStore
 
