@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import signal
 import threading
 import warnings
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from docqa.errors import IndexCorrupt
 from docqa.index import format as fmt
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 
 GROUP_BYTES = 1 << 20
 GROUP_FILES = 256
+COPY_ROWS = 8192  # reused rows copied at a time (~8 MB of records, 8 MB of 256-d vectors)
 POOL_BYTES = 4 << 20  # less to parse than this is done in this process: starting workers
 # costs about as much as parsing it
 Progress = Callable[[str, int, int], None]
@@ -174,18 +177,35 @@ class _OldFiles:
             read = np.lib.format.read_array_header_1_0
             (read if major == 1 else np.lib.format.read_array_header_2_0)(f)
             self.header = f.tell()
+        self._bytes = bytearray()
+        self._rows = np.empty((0, self.dim), "<f4")
 
-    def records(self, a: int, b: int) -> tuple[bytes, np.ndarray]:
-        """Rows ``a:b``'s chunk records end to end, and their lengths."""
-        offsets = np.asarray(self.offsets[a : b + 1])
-        with open(self.root / fmt.BLOB, "rb") as f:
-            f.seek(int(offsets[0]))
-            return f.read(int(offsets[-1] - offsets[0])), np.diff(offsets)
+    def copy(self, a: int, b: int, builder: IndexBuilder) -> None:
+        """Append rows ``a:b``'s chunk records and vectors to ``builder``, ``COPY_ROWS`` at a
+        time through two buffers reused from span to span: fresh pages for every span (a
+        read into new memory) cost the update more than the copy itself."""
+        with open(self.root / fmt.BLOB, "rb") as blob, open(self.root / fmt.VECTORS, "rb") as vec:
+            for lo in range(a, b, COPY_ROWS):
+                hi = min(b, lo + COPY_ROWS)
+                offsets = np.asarray(self.offsets[lo : hi + 1])
+                size = int(offsets[-1] - offsets[0])
+                if len(self._bytes) < size:
+                    self._bytes = bytearray(size)
+                blob.seek(int(offsets[0]))
+                builder.add_records(_read(blob, memoryview(self._bytes)[:size]), np.diff(offsets))
+                if len(self._rows) < hi - lo:
+                    self._rows = np.empty((hi - lo, self.dim), "<f4")
+                rows = self._rows[: hi - lo]
+                vec.seek(self.header + lo * self.dim * 4)
+                _read(vec, rows.data.cast("B"))
+                builder.append_vectors(rows)
 
-    def vectors(self, a: int, b: int) -> np.ndarray:
-        count, offset = (b - a) * self.dim, self.header + a * self.dim * 4
-        rows = np.fromfile(self.root / fmt.VECTORS, dtype="<f4", count=count, offset=offset)
-        return rows.reshape(b - a, self.dim)
+
+def _read(f: io.BufferedReader, into: memoryview) -> memoryview:
+    """Fill ``into`` from ``f`` (IndexCorrupt if the file ends first)."""
+    if f.readinto(into) != len(into):
+        raise IndexCorrupt(f"{f.name} of the previous index is truncated; rebuild it")
+    return into
 
 
 @dataclass
@@ -262,8 +282,7 @@ class Pass:
         a, b = span
         if self._old_files is None:
             self._old_files = _OldFiles(old)
-        self.builder.add_records(*self._old_files.records(a, b))
-        self.builder.append_vectors(self._old_files.vectors(a, b))
+        self._old_files.copy(a, b, self.builder)
         if self._old_lengths is None:
             self._old_lengths = old.array("bm25_lengths")  # one memory map for every file
         self.lengths.append(self._old_lengths[a:b])
