@@ -14,4 +14,16 @@ def walk_markdown(
 def section_windows(
     blocks: tuple[Block, ...], max_words: int, overlap: int
 ) -> list[tuple[str, int, int]]: ...
+def section_records(
+    blocks: tuple[Block, ...],
+    max_words: int,
+    overlap: int,
+    id_json: bytes,
+    middle: bytes,
+    tail: bytes,
+    title: str,
+    position: int,
+    records: list[bytes],
+    texts: list[str],
+) -> int: ...
 def marks_content(text: str) -> bool: ...
