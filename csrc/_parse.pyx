@@ -22,7 +22,8 @@ the last ``class``.
 
 ``_windows.pxi`` and ``_records.pxi``: a section's windows, and their chunk records' bytes and
 embed texts (the fast twins of ``docqa.text.sections``' windows and of
-``docqa.text.records._reference``).
+``docqa.text.records.section_records_python``). ``_sections.pxi``: a parser's items grouped
+into sections (the twin of ``docqa.text.documents.build_sections``).
 """
 
 import re
@@ -42,3 +43,4 @@ include "_html.pxi"
 include "_markdown.pxi"
 include "_windows.pxi"
 include "_records.pxi"
+include "_sections.pxi"

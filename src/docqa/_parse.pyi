@@ -1,7 +1,7 @@
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from docqa.text.documents import Block, Heading
+from docqa.text.documents import Block, Heading, Section
 
 def scan_html(
     text: str, first_line: int, content_only: bool
@@ -26,4 +26,5 @@ def section_records(
     records: list[bytes],
     texts: list[str],
 ) -> int: ...
+def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]: ...
 def marks_content(text: str) -> bool: ...
