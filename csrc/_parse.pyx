@@ -19,6 +19,11 @@ the last ``class``.
 
 ``_markdown.pxi``: pyromark's ``(event, range)`` stream to headings and blocks, the rules of
 ``docqa.text.markdown_fast`` (whose spec is markdown-it-py's ``docqa.text.markdown``).
+
+``_windows.pxi`` and ``_records.pxi``: a section's windows, and their chunk records' bytes and
+embed texts (the fast twins of ``docqa.text.sections``' windows and of
+``docqa.text.records.section_records_python``). ``_sections.pxi``: a parser's items grouped
+into sections (the twin of ``docqa.text.documents.build_sections``).
 """
 
 import re
@@ -37,3 +42,5 @@ include "_items.pxi"
 include "_html.pxi"
 include "_markdown.pxi"
 include "_windows.pxi"
+include "_records.pxi"
+include "_sections.pxi"

@@ -41,12 +41,13 @@ cdef extern from "Python.h":
 # The parts, one concept each, compiled with this file as one module: hashing and character
 # tables; the stop-word set; the term table (token -> term id while scanning, and ``Terms``);
 # the scanner and its token sinks; the hashing embedder's rows (``Rows``,
-# ``embed_hashing_rows``). This file keeps the batches and the entry points over them.
+# ``embed_hashing_rows``); BM25 postings of a batch (``count_postings``). This file keeps the batches and the entry points over them.
 include "_hashes.pxi"
 include "_stopset.pxi"
 include "_terms.pxi"
 include "_scanner.pxi"
 include "_rows.pxi"
+include "_postings.pxi"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from docqa.text.documents import Block, Heading
+from docqa.text.documents import Block, Heading, Section
 
 def scan_html(
     text: str, first_line: int, content_only: bool
@@ -14,4 +14,17 @@ def walk_markdown(
 def section_windows(
     blocks: tuple[Block, ...], max_words: int, overlap: int
 ) -> list[tuple[str, int, int]]: ...
+def section_records(
+    blocks: tuple[Block, ...],
+    max_words: int,
+    overlap: int,
+    id_json: bytes,
+    middle: bytes,
+    tail: bytes,
+    title: str,
+    position: int,
+    records: list[bytes],
+    texts: list[str],
+) -> int: ...
+def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]: ...
 def marks_content(text: str) -> bool: ...

@@ -139,7 +139,8 @@ def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]:
     """Group a parser's stream into sections: one per heading, one for text before the first.
 
     Empty blocks are dropped; a leading section exists only when text precedes the first
-    heading. Sections are returned in source order.
+    heading. Sections are returned in source order. The loaders use the native twin,
+    ``docqa._parse.build_sections`` (tested equal).
     """
     sections: list[Section] = []
     heading: Heading | None = None

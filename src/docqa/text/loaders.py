@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from docqa._parse import build_sections  # the twin of documents.build_sections
 from docqa.errors import InputError
 from docqa.text.documents import (
     Block,
@@ -34,7 +35,6 @@ from docqa.text.documents import (
     Line,
     LoadReport,
     SkippedFile,
-    build_sections,
 )
 from docqa.text.html import parse_html
 from docqa.text.markdown_fast import parse_markdown_fast

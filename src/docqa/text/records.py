@@ -5,19 +5,22 @@ build's fast path. Pure.
 and ``[embed_text(c, headings=...) for c in chunks]`` for ``chunks = chunk_document(document,
 ...)`` (the reference, tested equal): the same windows, ids, heading paths, line ranges and
 sha256, the same JSON bytes. What it saves is the per-chunk Python around them: the parts a
-document's chunks share (source, metadata, each section's heading path) are JSON-encoded once,
-each chunk's record is one string concatenation of pre-encoded parts, and no ``Chunk`` or
-metadata mapping is built per chunk.
+document's chunks share (source, metadata, each section's heading path) are JSON-encoded once
+a section, and each section's windows become their records' bytes and embed texts in one
+native call (``docqa._parse.section_records``: the JSON escaping and the sha256 in C) whose
+twin, ``section_records_python``, is tested equal; no ``Chunk`` or metadata mapping is built.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable
 from json.encoder import encode_basestring
 
-from docqa._parse import section_windows
-from docqa.text.documents import Document
+from docqa._parse import section_records, section_windows
+from docqa.text.documents import Block, Document
 from docqa.text.sections import (
     _check_unique,
     chunk_document,
@@ -26,6 +29,11 @@ from docqa.text.sections import (
     section_ids,
 )
 from docqa.text.windows import check_window
+
+SectionRecords = Callable[
+    [tuple[Block, ...], int, int, bytes, bytes, bytes, str, int, list[bytes], list[str]], int
+]
+_WINDOW_ID = re.compile(r"-p[0-9]+\Z")
 
 
 def _json(value: object) -> str:
@@ -47,45 +55,84 @@ def chunk_records(
     Raises ``InputError`` as ``chunk_document`` and ``writer._chunk_record`` do (bad window
     settings, colliding ids, metadata that is not JSON): those cases are handed to them.
     """
+    return _records(document, max_words, overlap, headings, section_records)
+
+
+def _records(
+    document: Document, max_words: int, overlap: int, headings: bool, section: SectionRecords
+) -> tuple[list[bytes], list[str]]:
+    """``chunk_records`` with each section's windows turned into records by ``section``."""
     check_window("max_words", max_words, "overlap", overlap)
     try:
         metadata = {**document.metadata, "title": document.title}
-        meta_json = _json(metadata)
+        tail = ('","metadata":' + _json(metadata) + "}").encode()
         pages = {s.page for s in document.sections if s.page}
-        page_json = {p: _json({**metadata, "page": p}) for p in pages}
+        page_tail = {
+            p: ('","metadata":' + _json({**metadata, "page": p}) + "}").encode() for p in pages
+        }
     except (TypeError, ValueError):
         return _reference(document, max_words, overlap, headings)
-    ids: list[str] = []
     records: list[bytes] = []
     texts: list[str] = []
     head = ',"source":' + encode_basestring(document.source) + ',"position":'
-    sections = zip(document.sections, section_ids(document), heading_paths(document), strict=True)
-    for section, section_id, path in sections:
-        section_json = encode_basestring(section_id)
-        middle = ',"section":' + section_json + ',"heading_path":' + _strings(path) + head
-        tail = '","metadata":' + (page_json[section.page] if section.page else meta_json) + "}"
+    ids = section_ids(document)
+    counts: list[int] = []
+    for sec, section_id, path in zip(document.sections, ids, heading_paths(document), strict=True):
+        id_json = encode_basestring(section_id)
+        middle = ',"section":' + id_json + ',"heading_path":' + _strings(path) + head
         title = " > ".join(path) + "\n\n" if headings and path else ""
-        windows = section_windows(section.blocks, max_words, overlap)
-        for part, (text, start_line, end_line) in enumerate(windows, start=1):
-            chunk_id = section_id if part == 1 else f"{section_id}-p{part}"
-            ids.append(chunk_id)
-            sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            records.append(
-                (
-                    '{"id":'
-                    + (section_json if part == 1 else encode_basestring(chunk_id))
-                    + middle
-                    + f'{len(records)},"start_line":{start_line},"end_line":{end_line},"text":'
-                    + encode_basestring(text)
-                    + ',"content_hash":"'
-                    + sha
-                    + tail
-                ).encode("utf-8")
+        counts.append(
+            section(
+                sec.blocks, max_words, overlap, id_json.encode(), middle.encode(),
+                page_tail[sec.page] if sec.page else tail, title, len(records), records, texts,
             )
-            texts.append(title + text if title else text)
-    if len(set(ids)) != len(ids):
+        )  # fmt: skip
+    if any(map(_WINDOW_ID.search, ids)) and _collide(ids, counts):
         return _reference(document, max_words, overlap, headings)  # raises its InputError
     return records, texts
+
+
+def _collide(ids: list[str], counts: list[int]) -> bool:
+    """Whether two chunk ids are the same: a window id (``<section>-p2``, ...) that is another
+    section's id; only possible when a section id ends like a window id (``_WINDOW_ID``)."""
+    chunk_ids = [
+        i if part == 1 else f"{i}-p{part}"
+        for i, n in zip(ids, counts, strict=True)
+        for part in range(1, n + 1)
+    ]
+    return len(set(chunk_ids)) != len(chunk_ids)
+
+
+def section_records_python(
+    blocks: tuple[Block, ...],
+    max_words: int,
+    overlap: int,
+    id_json: bytes,
+    middle: bytes,
+    tail: bytes,
+    title: str,
+    position: int,
+    records: list[bytes],
+    texts: list[str],
+) -> int:
+    """The twin of the native ``docqa._parse.section_records`` (tested equal): a section's
+    windows appended to ``records`` and ``texts`` as their JSON bytes and embed texts."""
+    windows = section_windows(blocks, max_words, overlap)
+    for part, (text, start_line, end_line) in enumerate(windows, start=1):
+        chunk_id = id_json if part == 1 else id_json[:-1] + f'-p{part}"'.encode()
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        records.append(
+            b'{"id":'
+            + chunk_id
+            + middle
+            + f'{position + part - 1},"start_line":{start_line},"end_line":{end_line},"text":'.encode()
+            + encode_basestring(text).encode("utf-8")
+            + b',"content_hash":"'
+            + sha.encode()
+            + tail
+        )
+        texts.append(title + text if title else text)
+    return len(windows)
 
 
 def _reference(

@@ -19,6 +19,7 @@ Rules:
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -36,6 +37,7 @@ INTRO_SLUG = "intro"
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
+@functools.lru_cache(maxsize=8192)  # headings repeat across pages ("Parameters", "Examples")
 def slugify(heading: str) -> str:
     """``"Loan periods (2024)!"`` -> ``"loan-periods-2024"``; ``"section"`` if nothing is left."""
     # runs of characters that are not ``str.isalnum`` (re's \w is isalnum plus "_")
@@ -45,8 +47,7 @@ def slugify(heading: str) -> str:
 
 def section_ids(document: Document) -> list[str]:
     """One id per section of ``document``, in order, unique within the page."""
-    source = PurePosixPath(document.source)
-    base = (source if source.suffix.lower() == ".pdf" else source.with_suffix("")).as_posix()
+    base = id_base(document.source)
     used: set[str] = set()
     ids: list[str] = []
     for section in document.sections:
@@ -59,6 +60,25 @@ def section_ids(document: Document) -> list[str]:
         used.add(candidate)
         ids.append(f"{base}#{candidate}")
     return ids
+
+
+def id_base(source: str) -> str:
+    """The part of a section id before ``#``: ``source`` without its extension (a PDF's kept),
+    as ``PurePosixPath`` gives it; plain relative paths (the loaders' sources) skip the
+    ``PurePosixPath``, the rest go through ``id_base_reference`` (tested equal)."""
+    if not source or "//" in source or "/." in source or source[0] == "." or source[-1] == "/":
+        return id_base_reference(source)
+    name_at = source.rfind("/") + 1
+    dot = source.rfind(".")
+    if dot <= name_at or dot == len(source) - 1 or source[dot:].lower() == ".pdf":
+        return source  # no suffix (a dot first in the name or last is none), or a PDF
+    return source[:dot]
+
+
+def id_base_reference(source: str) -> str:
+    """``id_base`` through ``PurePosixPath``."""
+    path = PurePosixPath(source)
+    return (path if path.suffix.lower() == ".pdf" else path.with_suffix("")).as_posix()
 
 
 def heading_paths(document: Document) -> list[tuple[str, ...]]:
