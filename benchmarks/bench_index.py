@@ -30,7 +30,7 @@ from index_corpus import MB, replicated, size_of
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _tree(pid: int) -> list[int]:
+def process_tree(pid: int) -> list[int]:
     """``pid`` and its descendants (from /proc/<pid>/task/*/children)."""
     out, todo = [], [pid]
     while todo:
@@ -74,7 +74,7 @@ def run_index(corpus: Path, ix: Path, workers: int) -> dict[str, float]:
     proc = subprocess.Popen([*cmd, "--quiet", "--workers", str(workers)], stdout=subprocess.PIPE)
     peak, cpu = 0, dict[int, float]()
     while proc.poll() is None:
-        tree = _tree(proc.pid)
+        tree = process_tree(proc.pid)
         peak = max(peak, _rss(tree))
         _cpu(tree, cpu)
         time.sleep(0.05)

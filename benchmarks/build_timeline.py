@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_index import process_tree
+
 TICK = os.sysconf("SC_CLK_TCK")
 EVENTS = "DOCQA_TIMELINE_EVENTS"
 
@@ -125,19 +127,6 @@ def child(argv: list[str]) -> int:
 # ---- this process: run the child, sample CPU, print ----------------------------------------
 
 
-def _tree(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                todo.extend(int(c) for c in (task / "children").read_text().split())
-            except OSError:
-                continue
-    return out
-
-
 def _cpu_of(pid: int) -> float | None:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -155,7 +144,7 @@ def sample(
     samples: list[tuple[float, dict[int, float]]] = []
     while proc.poll() is None:
         now = time.time()
-        cpu = {p: c for p in _tree(proc.pid) if (c := _cpu_of(p)) is not None}
+        cpu = {p: c for p in process_tree(proc.pid) if (c := _cpu_of(p)) is not None}
         samples.append((now, cpu))
         time.sleep(0.02)
     ended = time.time()
