@@ -171,6 +171,25 @@ def test_bad_files_are_listed_in_the_summary_not_warned_about(tmp_path: Path) ->
     assert "Warning" not in result.stderr
 
 
+def test_a_latin_1_html_page_is_indexed_and_found(tmp_path: Path) -> None:
+    # a page as older documentation generators wrote them: ISO-8859-1, declared
+    (tmp_path / "docs").mkdir()
+    page = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<html><head><meta http-equiv='
+        '"Content-Type" content="text/html; charset=ISO-8859-1" /><title>News</title></head>'
+        "<body><h1>News</h1><p>Fix typos (Jan Pokorn\xfd) in the caf\xe9 guide.</p></body></html>"
+    )
+    (tmp_path / "docs" / "news.html").write_bytes(page.encode("latin-1"))
+    result = docqa("index", "docs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "indexed 1 documents" in result.stdout and "skipped 0" in result.stdout
+    found = docqa("search", "Pokorn\xfd typos", "--json", cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)["hits"]
+    assert hits[0]["id"] == "news#news"
+    assert "Fix typos (Jan Pokorn\xfd) in the caf\xe9 guide." in hits[0]["text"]
+
+
 def test_docs_flag_indexes_then_reuses(tmp_path: Path) -> None:
     first = docqa("search", "PRN-07", "--docs", str(LIBRARY), "--json", cwd=tmp_path)
     assert first.returncode == 0, first.stderr

@@ -2,6 +2,8 @@
 
 This module is the edge where files are read; parsing is delegated to the pure parsers.
 
+Files are UTF-8; an HTML page that is not is read in the encoding it declares (its ``<meta>``
+charset or XML declaration, else windows-1252, as browsers do: :mod:`docqa.text.encoding`).
 A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
 matter, no text at all) is skipped: the rest still loads, the file and the reason go into the
 ``LoadReport``, and a ``SkippedFileWarning`` is issued naming both. A warning rather than a log
@@ -36,6 +38,7 @@ from docqa.text.documents import (
     LoadReport,
     SkippedFile,
 )
+from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
 from docqa.text.html import parse_html
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
@@ -58,15 +61,22 @@ def _title_from_name(source: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _decode(data: bytes) -> str:
-    """UTF-8 text of a file's bytes (a BOM dropped); raises ``_Skip`` with the reason."""
+def _decode(data: bytes, html: bool = False) -> str:
+    """UTF-8 text of a file's bytes (a BOM dropped), or for an HTML page that is not UTF-8,
+    the encoding it declares (:mod:`docqa.text.encoding`); raises ``_Skip`` with the reason."""
     if not data.strip():
         raise _Skip("empty file")
-    if b"\x00" in data:  # anywhere: a NUL after the first 8 KiB is as binary as one before
+    # anywhere: a NUL after the first 8 KiB is as binary as one before (but UTF-16 HTML)
+    if b"\x00" in data and not (html and utf16_bom(data)):
         raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .txt and .html")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if html:
+            try:
+                return decode_html(data, exc)
+            except EncodingRefused as refused:
+                raise _Skip(str(refused)) from None
         byte = data[exc.start]
         raise _Skip(
             f"not valid UTF-8 (byte 0x{byte:02x} at offset {exc.start}); re-save it as UTF-8"
@@ -191,11 +201,12 @@ def read_bytes(path: Path) -> bytes | SkippedFile:
 def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
     """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
     when they cannot become a document. Pure."""
+    fmt = FORMATS[Path(source).suffix.lower()]
     try:
-        if FORMATS[Path(source).suffix.lower()] == "pdf":
+        if fmt == "pdf":
             document = _pdf_document(source, data)
         else:
-            document = parse_document(source, _decode(data))
+            document = parse_document(source, _decode(data, html=fmt == "html"))
     except (_Skip, PdfSkip, InputError) as exc:
         return SkippedFile(source, str(exc))
     document = replace(document, content_hash=file_hash)
