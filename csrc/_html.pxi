@@ -133,6 +133,60 @@ cdef int _headerlink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) excep
     return False
 
 
+# docqa.text.html._NAV_CLASSES and _NAV_CONTAINERS: class names that mark navigation, on the
+# elements documentation generators put it in (DocBook's div.navheader / table.nav, gtk-doc's
+# table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's
+# div.toc, a page's table of contents)
+_NAV_CLASSES = frozenset({
+    "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
+    "subnav", "breadcrumb", "breadcrumbs", "toc",
+})
+
+
+def _nav_class_slow(value):
+    """The reference's test on a class value with entities or non-ASCII characters (a plain
+    function: a generator expression in the fused-type caller does not compile)."""
+    return any(c.lower() in _NAV_CLASSES for c in unescape(value).split())
+
+
+cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """``s[a:b].lower() in _NAV_CLASSES`` for an ASCII ``s[a:b]``."""
+    return (
+        _same_ci(s, a, b, b"nav") or _same_ci(s, a, b, b"navbar")
+        or _same_ci(s, a, b, b"navigation") or _same_ci(s, a, b, b"navheader")
+        or _same_ci(s, a, b, b"navfooter") or _same_ci(s, a, b, b"navpath")
+        or _same_ci(s, a, b, b"topnav") or _same_ci(s, a, b, b"bottomnav")
+        or _same_ci(s, a, b, b"subnav") or _same_ci(s, a, b, b"breadcrumb")
+        or _same_ci(s, a, b, b"breadcrumbs") or _same_ci(s, a, b, b"toc")
+    )
+
+
+cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
+    """The tag is a div, table, ul, ol or section."""
+    if n == 3:
+        return memcmp(name, b"div", 3) == 0
+    if n == 5:
+        return memcmp(name, b"table", 5) == 0
+    if n == 2:
+        return memcmp(name, b"ul", 2) == 0 or memcmp(name, b"ol", 2) == 0
+    return n == 7 and memcmp(name, b"section", 7) == 0
+
+
+cdef int _nav_class(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``any(c.lower() in _NAV_CLASSES for c in unescape(value).split())`` for the class
+    value ``s[a:b]`` (the reference's test, in the same shape as :func:`_headerlink`)."""
+    cdef Py_ssize_t k, w = a
+    for k in range(a, b):
+        if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
+            return _nav_class_slow(text[a:b])
+    for k in range(a, b + 1):
+        if k == b or _ws(s[k]):
+            if k > w and _nav_word(s, w, k):
+                return True
+            w = k + 1
+    return False
+
+
 cdef struct Attr:
     Py_ssize_t a, b    # the name
     Py_ssize_t v0, v1  # the value, or -1: none
@@ -218,6 +272,7 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
         elif at.b - at.a == 5 and _same_ci(s, at.a, at.b, b"class"):
             k0, k1 = at.v0, at.v1
     tag = _tag_value(name, nlen)
+    nav = nav or (k0 >= 0 and _nav_container(name, nlen) and _nav_class(text, s, k0, k1))
     page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _headerlink(text, s, k0, k1))
     if closing:
         page.endtag(tag, name, nlen)

@@ -117,12 +117,16 @@ def test_markup_outside_the_subset_goes_to_the_reference(text: str) -> None:
 
 TAG = st.sampled_from(
     ["p", "div", "h1", "h2", "pre", "table", "tr", "td", "th", "a", "span", "br", "nav",
-     "main", "article", "header", "footer", "title", "script", "style", "li", "B", "Section"]
+     "main", "article", "header", "footer", "title", "script", "style", "li", "B", "Section",
+     "ul", "ol", "TABLE", "dl"]
 )  # fmt: skip
 ATTR = st.sampled_from(
     ["", " class=headerlink", " class='x headerlink'", ' role="main"', " role=navigation",
      " id=a", ' title="a > b"', " hidden", " data-v='1\n2'", " class=&quot;x",
-     " class='headerlink x'", " ROLE=Main", " role='main' role=navigation", " class='é headerlink'"]
+     " class='headerlink x'", " ROLE=Main", " role='main' role=navigation", " class='é headerlink'",
+     " class=nav", " class='x NavHeader'", " class=\"toc\x0btoc\"", " class='navé'",
+     " class='&#110;av'", " class='nav\x1cx'", " class=navigationx", " class='x nav' class=y",
+     " class", " CLASS='TopNav'", " class='breadcrumbs\u00a0z'"]
 )  # fmt: skip
 TEXT = st.sampled_from(
     ["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&", "&#10;", "&lt",
@@ -204,3 +208,47 @@ def test_scanned_objects_are_left_out_of_the_cycle_collector() -> None:
     )
     gc.collect()
     assert found == _reference(page, 1, False)
+
+
+DOCBOOK = """<html><head><title>2. Using the core</title></head><body>
+<div class="navheader"><table width="100%" summary="Navigation header"><tr>
+<th colspan="3" align="center">2. Using the core</th></tr><tr><td><a accesskey="p" href="a.html">Prev</a></td>
+<th>Valgrind User Manual</th><td><a accesskey="n" href="c.html">Next</a></td></tr></table></div>
+<div class="chapter"><h2 class="title">2. Using the core</h2>
+<div class="toc"><p><b>Table of Contents</b></p><dl class="toc"><dt>2.1. Overview</dt></dl></div>
+<p>Valgrind runs your program on a synthetic CPU.</p></div>
+<div><table class="nav" width="100%" summary="Navigation footer"><tr>
+<td>&lt;&lt; 1. Introduction</td><td><a href="manual.html">Up</a></td><td>3. Memcheck &gt;&gt;</td></tr>
+<tr><td><a href="index.html">Home</a></td></tr></table></div>
+<ul class="Nav"><li>menu</li></ul><span class="nav">a span is not a container: kept</span>
+</body></html>"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_docbook_and_gtk_doc_navigation_and_tables_of_contents_are_dropped(fast: bool) -> None:
+    title, items = parse_html(DOCBOOK, fast=fast)
+    assert title == "2. Using the core"
+    text = " ".join(line.text for item in items if isinstance(item, Block) for line in item.lines)
+    assert text == "Valgrind runs your program on a synthetic CPU. a span is not a container: kept"
+    for gone in ("Prev", "Next", "Up", "Home", "Table of Contents", "Memcheck", "menu"):
+        assert gone not in text
+    assert same(DOCBOOK)  # the scanner takes the page, and agrees with the reference
+
+
+@pytest.mark.parametrize(
+    "classes",
+    ["nav", "NAV", "x navigation", "navheader y", "navFooter", "topNav", "breadcrumbs", "toc"],
+)
+def test_each_navigation_class_drops_its_element(classes: str) -> None:
+    page = f"<div class='{classes}'><p>chrome</p></div><p>content</p>"
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [line.text for item in items for line in item.lines] == ["content"]
+    assert same(page)
+
+
+@pytest.mark.parametrize("classes", ["navigation-item", "tocx", "x-nav", "nav_bar", "mobile-nav"])
+def test_names_that_only_contain_a_navigation_word_are_kept(classes: str) -> None:
+    page = f"<div class='{classes}'><p>kept</p></div>"
+    assert [line.text for item in parse_html(page)[1] for line in item.lines] == ["kept"]
+    assert same(page)

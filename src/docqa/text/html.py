@@ -13,7 +13,11 @@ What becomes what:
 - ``pre`` -> a ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
   ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
-  ``nav``, ``aside``, any element with ``role="navigation"``, permalink anchors
+  ``nav``, ``aside``, any element with ``role="navigation"``, a ``div``, ``table``, ``ul``,
+  ``ol`` or ``section`` whose class names navigation (``nav``, ``navigation``, ``navheader``,
+  ``navfooter``, ``navbar``, ``navpath``, ``topNav``, ``breadcrumbs``, ``toc``...: DocBook's
+  and gtk-doc's Prev / Up / Next tables and tables of contents, Doxygen's and Javadoc's bars),
+  permalink anchors
   (``<a class="headerlink">``, the ``¶`` after Sphinx and MkDocs headings), and ``header`` /
   ``footer`` outside ``main`` / ``article`` (site banners; an article's own header is kept);
 - when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
@@ -35,6 +39,17 @@ from docqa.text.documents import Block, Heading, Line
 
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside"})
 _SITE_CHROME = frozenset({"header", "footer"})
+# class names that mark navigation, on the elements documentation generators put it in
+# (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
+# Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents);
+# compared lower-cased, token by token
+_NAV_CLASSES = frozenset(
+    {
+        *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
+        *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc"),
+    }
+)
+_NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
 _CONTENT = frozenset({"main", "article"})
 _MARKS_CONTENT = re.compile(r"<(?:main|article)[\s>]|role\s*=\s*[\"']?main\b", re.IGNORECASE)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
@@ -96,8 +111,12 @@ class _PageParser(HTMLParser):
 
     def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
         chrome = tag in _SITE_CHROME and self._content_depth == 0
-        permalink = tag == "a" and "headerlink" in (dict(attrs).get("class") or "").split()
-        return tag in _DROP or chrome or permalink or ("role", "navigation") in attrs
+        classes = (dict(attrs).get("class") or "").split()
+        permalink = tag == "a" and "headerlink" in classes
+        nav = ("role", "navigation") in attrs or (
+            tag in _NAV_CONTAINERS and any(c.lower() in _NAV_CLASSES for c in classes)
+        )
+        return tag in _DROP or chrome or permalink or nav
 
     def _track_main(self, tag: str, attrs: list[tuple[str, str | None]], opening: bool) -> None:
         """Follow the element with ``role="main"`` (by its tag's nesting) in and out."""
