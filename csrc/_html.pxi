@@ -133,20 +133,22 @@ cdef int _headerlink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) excep
     return False
 
 
-# docqa.text.html._NAV_CLASSES and _NAV_CONTAINERS: class names that mark navigation, on the
+# docqa.text.html._NAV_CLASSES, _NAV_CONTAINERS and _CHROME_CLASSES (on a div, outside the
+# page's marked content, as the header and footer elements): class names that mark navigation, on the
 # elements documentation generators put it in (DocBook's div.navheader / table.nav, gtk-doc's
 # table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's
 # div.toc, a page's table of contents)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
-    "subnav", "breadcrumb", "breadcrumbs", "toc",
+    "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc",
 })
+_CHROME_CLASSES = frozenset({"header", "footer"})
 
 
-def _nav_class_slow(value):
+def _class_slow(value, names):
     """The reference's test on a class value with entities or non-ASCII characters (a plain
     function: a generator expression in the fused-type caller does not compile)."""
-    return any(c.lower() in _NAV_CLASSES for c in unescape(value).split())
+    return any(c.lower() in names for c in unescape(value).split())
 
 
 cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
@@ -158,7 +160,13 @@ cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept 
         or _same_ci(s, a, b, b"topnav") or _same_ci(s, a, b, b"bottomnav")
         or _same_ci(s, a, b, b"subnav") or _same_ci(s, a, b, b"breadcrumb")
         or _same_ci(s, a, b, b"breadcrumbs") or _same_ci(s, a, b, b"toc")
+        or _same_ci(s, a, b, b"nav-panel") or _same_ci(s, a, b, b"mini-toc")
     )
+
+
+cdef inline bint _chrome_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """``s[a:b].lower() in _CHROME_CLASSES`` for an ASCII ``s[a:b]``."""
+    return _same_ci(s, a, b, b"header") or _same_ci(s, a, b, b"footer")
 
 
 cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
@@ -172,16 +180,17 @@ cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
     return n == 7 and memcmp(name, b"section", 7) == 0
 
 
-cdef int _nav_class(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
-    """``any(c.lower() in _NAV_CLASSES for c in unescape(value).split())`` for the class
-    value ``s[a:b]`` (the reference's test, in the same shape as :func:`_headerlink`)."""
+cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, bint chrome) except -1:
+    """``any(c.lower() in names for c in unescape(value).split())`` for the class value
+    ``s[a:b]``, ``names`` being ``_CHROME_CLASSES`` or ``_NAV_CLASSES`` (the reference's
+    tests, in the same shape as :func:`_headerlink`)."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
-            return _nav_class_slow(text[a:b])
+            return _class_slow(text[a:b], _CHROME_CLASSES if chrome else _NAV_CLASSES)
     for k in range(a, b + 1):
         if k == b or _ws(s[k]):
-            if k > w and _nav_word(s, w, k):
+            if k > w and (_chrome_word(s, w, k) if chrome else _nav_word(s, w, k)):
                 return True
             w = k + 1
     return False
@@ -272,7 +281,10 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
         elif at.b - at.a == 5 and _same_ci(s, at.a, at.b, b"class"):
             k0, k1 = at.v0, at.v1
     tag = _tag_value(name, nlen)
-    nav = nav or (k0 >= 0 and _nav_container(name, nlen) and _nav_class(text, s, k0, k1))
+    if k0 >= 0 and not nav and _nav_container(name, nlen):
+        nav = _class_is(text, s, k0, k1, False) or (
+            nlen == 3 and page.content_depth == 0 and _class_is(text, s, k0, k1, True)
+        )
     page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _headerlink(text, s, k0, k1))
     if closing:
         page.endtag(tag, name, nlen)

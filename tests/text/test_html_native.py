@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa._parse import marks_content, scan_html
-from docqa.text.documents import Block
+from docqa.text.documents import Block, Heading
 from docqa.text.html import _MARKS_CONTENT, _reference, html_fragment_blocks, parse_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,7 +126,8 @@ ATTR = st.sampled_from(
      " class='headerlink x'", " ROLE=Main", " role='main' role=navigation", " class='é headerlink'",
      " class=nav", " class='x NavHeader'", " class=\"toc\x0btoc\"", " class='navé'",
      " class='&#110;av'", " class='nav\x1cx'", " class=navigationx", " class='x nav' class=y",
-     " class", " CLASS='TopNav'", " class='breadcrumbs\u00a0z'"]
+     " class", " CLASS='TopNav'", " class='breadcrumbs\u00a0z'", " class=header",
+     " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'"]
 )  # fmt: skip
 TEXT = st.sampled_from(
     ["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&", "&#10;", "&lt",
@@ -252,3 +253,41 @@ def test_names_that_only_contain_a_navigation_word_are_kept(classes: str) -> Non
     page = f"<div class='{classes}'><p>kept</p></div>"
     assert [line.text for item in parse_html(page)[1] for line in item.lines] == ["kept"]
     assert same(page)
+
+
+TEXINFO = """<html><head><title>Arrays (libffi)</title></head><body>
+<div class="header"><p>Next: <a href="t.html" accesskey="n" rel="next">Type Example</a>,
+Previous: <a href="s.html" accesskey="p" rel="prev">Size</a>, Up: <a href="u.html">Types</a></p></div>
+<hr><h4 class="subsection">2.3.4 Arrays, Unions, and Enumerations</h4>
+<ul class="mini-toc"><li><a href="#Arrays">Arrays</a></li><li><a href="#Unions">Unions</a></li></ul>
+<p>libffi does not have direct support for arrays or unions.</p>
+<div class="nav-panel"><p>Next: <a href="t.html">Type Example</a></p></div>
+</body></html>"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_texinfo_bars_and_mini_tables_of_contents_are_dropped(fast: bool) -> None:
+    _, items = parse_html(TEXINFO, fast=fast)
+    assert [item.text for item in items if isinstance(item, Heading)] == [
+        "2.3.4 Arrays, Unions, and Enumerations"
+    ]
+    text = [line.text for item in items if isinstance(item, Block) for line in item.lines]
+    assert text == ["libffi does not have direct support for arrays or unions."]
+    assert same(TEXINFO)
+
+
+def test_a_header_or_footer_div_inside_the_marked_content_is_kept() -> None:
+    # as the header and footer elements: an article's own header is content
+    page = (
+        "<div class='header'><p>site banner</p></div><main><div class='header'><p>kept</p>"
+        "</div><p>body</p><div class='footer'><p>also kept</p></div></main>"
+        "<div class='footer'><p>site footer</p></div>"
+    )
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [line.text for item in items for line in item.lines] == ["kept", "body", "also kept"]
+    assert same(page)
+    # a span of class header is not a div: kept
+    assert [ln.text for it in parse_html("<span class=header>x</span>")[1] for ln in it.lines] == [
+        "x"
+    ]

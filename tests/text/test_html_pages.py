@@ -60,6 +60,10 @@ def test_table_header_and_body_rows_are_one_block() -> None:
     ]
 
 
-def test_pages_that_mark_no_content_keep_all_their_text() -> None:
-    _, items = parse_html("<div>one</div><div class='footer'>two</div>")
-    assert texts(items).split() == ["one", "two"]
+def test_pages_that_mark_no_content_keep_all_their_text_but_site_chrome() -> None:
+    _, items = parse_html("<div>one</div><div class='note'>two</div><p class=x>three</p>")
+    assert texts(items).split() == ["one", "two", "three"]
+    # chrome by name only: the header and footer elements, and divs of those classes (the
+    # names HTML5 took them from), as Texinfo writes its Next / Previous / Up bars
+    _, items = parse_html("<div>one</div><div class='footer'>two</div><footer>three</footer>")
+    assert texts(items).split() == ["one"]

@@ -15,11 +15,12 @@ What becomes what:
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
   ``nav``, ``aside``, any element with ``role="navigation"``, a ``div``, ``table``, ``ul``,
   ``ol`` or ``section`` whose class names navigation (``nav``, ``navigation``, ``navheader``,
-  ``navfooter``, ``navbar``, ``navpath``, ``topNav``, ``breadcrumbs``, ``toc``...: DocBook's
-  and gtk-doc's Prev / Up / Next tables and tables of contents, Doxygen's and Javadoc's bars),
-  permalink anchors
-  (``<a class="headerlink">``, the ``¶`` after Sphinx and MkDocs headings), and ``header`` /
-  ``footer`` outside ``main`` / ``article`` (site banners; an article's own header is kept);
+  ``navfooter``, ``navbar``, ``navpath``, ``nav-panel``, ``topNav``, ``breadcrumbs``,
+  ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and tables of contents,
+  Texinfo's, Doxygen's and Javadoc's bars), permalink anchors (``<a class="headerlink">``,
+  the ``¶`` after Sphinx and MkDocs headings), and ``header`` / ``footer`` outside ``main`` /
+  ``article`` (site banners; an article's own header is kept), and so a ``div`` of class
+  ``header`` or ``footer`` (older Texinfo's Next / Previous / Up bar);
 - when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
   inside it is kept: footers, "Previous topic" links and the like around it are site chrome
   even when they are plain ``div``s;
@@ -46,10 +47,13 @@ _SITE_CHROME = frozenset({"header", "footer"})
 _NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
-        *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc"),
+        *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
     }
 )
 _NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
+# a div of these classes is site chrome as the header and footer elements are (HTML5 named
+# those elements after these most common class names): Texinfo's Next / Previous / Up bar
+_CHROME_CLASSES = frozenset({"header", "footer"})
 _CONTENT = frozenset({"main", "article"})
 _MARKS_CONTENT = re.compile(r"<(?:main|article)[\s>]|role\s*=\s*[\"']?main\b", re.IGNORECASE)
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
@@ -110,11 +114,13 @@ class _PageParser(HTMLParser):
             self._rows = []
 
     def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-        chrome = tag in _SITE_CHROME and self._content_depth == 0
-        classes = (dict(attrs).get("class") or "").split()
-        permalink = tag == "a" and "headerlink" in classes
+        classes = {c.lower() for c in (dict(attrs).get("class") or "").split()}
+        chrome = self._content_depth == 0 and (
+            tag in _SITE_CHROME or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
+        )
+        permalink = tag == "a" and "headerlink" in (dict(attrs).get("class") or "").split()
         nav = ("role", "navigation") in attrs or (
-            tag in _NAV_CONTAINERS and any(c.lower() in _NAV_CLASSES for c in classes)
+            tag in _NAV_CONTAINERS and not classes.isdisjoint(_NAV_CLASSES)
         )
         return tag in _DROP or chrome or permalink or nav
 
