@@ -133,11 +133,11 @@ cdef int _headerlink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) excep
     return False
 
 
-# docqa.text.html._NAV_CLASSES, _NAV_CONTAINERS and _CHROME_CLASSES (on a div, outside the
-# page's marked content, as the header and footer elements): class names that mark navigation, on the
-# elements documentation generators put it in (DocBook's div.navheader / table.nav, gtk-doc's
-# table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's
-# div.toc, a page's table of contents)
+# docqa.text.html._NAV_CLASSES (on the elements _NAV_CONTAINERS: class names that mark
+# navigation where documentation generators put it, DocBook's div.navheader / table.nav,
+# gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
+# tables of contents) and _CHROME_CLASSES (on a div outside the page's marked content, as the
+# header and footer elements: Texinfo's bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
     "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc",

@@ -114,11 +114,12 @@ class _PageParser(HTMLParser):
             self._rows = []
 
     def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-        classes = {c.lower() for c in (dict(attrs).get("class") or "").split()}
+        value = (dict(attrs).get("class") or "").split()
+        classes = {c.lower() for c in value}
         chrome = self._content_depth == 0 and (
             tag in _SITE_CHROME or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
         )
-        permalink = tag == "a" and "headerlink" in (dict(attrs).get("class") or "").split()
+        permalink = tag == "a" and "headerlink" in value
         nav = ("role", "navigation") in attrs or (
             tag in _NAV_CONTAINERS and not classes.isdisjoint(_NAV_CLASSES)
         )
