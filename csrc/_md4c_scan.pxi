@@ -22,6 +22,36 @@ cdef inline Py_ssize_t _space(const unsigned char* p, const unsigned char* end):
     return 0
 
 
+# Eight bytes at a time: the scans below jump to the first byte of a word that they look for
+# (most words hold none), and look at that byte alone.
+cdef extern from *:
+    """
+    #define DOCQA_ONES 0x0101010101010101ULL
+    #define DOCQA_HIGHS 0x8080808080808080ULL
+    #define DOCQA_FIRST_BYTE(m) ((Py_ssize_t)(__builtin_ctzll(m) >> 3))
+    """
+    const uint64_t ONES "DOCQA_ONES"
+    const uint64_t HIGHS "DOCQA_HIGHS"
+    # the index of the lowest byte whose high bit is set in a non-zero mask (GCC/Clang)
+    Py_ssize_t _first_byte "DOCQA_FIRST_BYTE"(uint64_t m) noexcept nogil
+
+
+cdef inline uint64_t _word(const char* p) noexcept nogil:
+    """The eight bytes at ``p``, little-endian on any host (one load on x86 and ARM)."""
+    cdef const unsigned char* u = <const unsigned char*>p
+    return (<uint64_t>u[0] | (<uint64_t>u[1] << 8) | (<uint64_t>u[2] << 16)
+            | (<uint64_t>u[3] << 24) | (<uint64_t>u[4] << 32) | (<uint64_t>u[5] << 40)
+            | (<uint64_t>u[6] << 48) | (<uint64_t>u[7] << 56))
+
+
+cdef inline uint64_t _equal(uint64_t x, unsigned char c) noexcept nogil:
+    """A mask of the bytes of ``x`` equal to ``c`` (their high bits): zero when none is, and
+    its lowest set bit is always the first such byte (a borrow can only mark bytes above
+    it, so the mask is exact up to there)."""
+    cdef uint64_t v = x ^ (ONES * c)
+    return (v - ONES) & ~v & HIGHS
+
+
 cdef str _normal(char* buf, Py_ssize_t n):
     """``" ".join(text.split())`` of the UTF-8 ``buf[:n]``, squeezed in place."""
     cdef const unsigned char* p = <const unsigned char*>buf
@@ -62,7 +92,15 @@ cdef int _runs(const char* data, Py_ssize_t size, Py_ssize_t a, Py_ssize_t b):
     cdef Py_ssize_t i = a, j, k
     cdef int before, after, mask = 0, shift, mod
     cdef char c
+    cdef uint64_t x, m
     while i < b:
+        if i + 8 <= b:
+            x = _word(data + i)
+            m = _equal(x, 42) | _equal(x, 95)
+            if m == 0:
+                i += 8
+                continue
+            i += _first_byte(m)  # the first ``*`` or ``_`` of these eight bytes
         c = data[i]
         if c != 42 and c != 95:
             i += 1
@@ -232,6 +270,8 @@ cdef bint _reads_otherwise(const char* data, Py_ssize_t i, Py_ssize_t end):
     differently), an empty link text."""
     cdef Py_ssize_t j = i, marks, ticks = 0, last = end - 1
     cdef bint quoted = False
+    cdef char c
+    cdef uint64_t m
     while j < end and (data[j] == 32 or data[j] == 62):
         quoted |= data[j] == 62
         j += 1
@@ -251,20 +291,42 @@ cdef bint _reads_otherwise(const char* data, Py_ssize_t i, Py_ssize_t end):
         j += 1
     if 0 < j - marks <= 6 and j < end and data[j] == 9:
         return True
-    for j in range(i, end - 1):
-        if data[j] == 58 and data[j + 1] == 62:
+    j = i
+    while j < end - 1:
+        if j + 8 <= end:
+            m = _marks8(_word(data + j))
+            if m == 0:
+                j += 8  # no ``:``, ``<``, ``[`` or ``]`` in these eight bytes
+                continue
+            j += _first_byte(m)  # the first of them
+            if j >= end - 1:
+                break
+        c = data[j]
+        if (c == 58 or c == 60 or c == 91 or c == 93) and _mark_otherwise(data, i, j, end):
             return True
-        if data[j] == 60 and _autolink_differs(data, j, end):
-            return True
-        if data[j] == 91 and data[j + 1] == 93 and j + 2 < end and data[j + 2] == 40:
-            return True  # an empty link text, ``[](``: md4c pairs the emphasis around it otherwise
-        if data[j] == 93 and data[j + 1] == 40 and _emphasis_in_destination(data, i, j + 2, end):
-            return True
-        if data[j] == 60 and data[j + 1] == 33 and j + 2 < end and (
-            65 <= data[j + 2] <= 90 or 97 <= data[j + 2] <= 122
-        ):
-            return True
+        j += 1
     return False
+
+
+cdef inline uint64_t _marks8(uint64_t x) noexcept nogil:
+    """``_equal``'s mask of the ``:``, ``<``, ``[`` and ``]`` among the eight bytes ``x``."""
+    return _equal(x, 58) | _equal(x, 60) | _equal(x, 91) | _equal(x, 93)
+
+
+cdef bint _mark_otherwise(const char* data, Py_ssize_t i, Py_ssize_t j, Py_ssize_t end):
+    """``_reads_otherwise`` at the ``:``, ``<``, ``[`` or ``]`` ``data[j]`` of the line
+    ``data[i:end]`` (``j < end - 1``)."""
+    if data[j] == 58 and data[j + 1] == 62:
+        return True
+    if data[j] == 60 and _autolink_differs(data, j, end):
+        return True
+    if data[j] == 91 and data[j + 1] == 93 and j + 2 < end and data[j + 2] == 40:
+        return True  # an empty link text, ``[](``: md4c pairs the emphasis around it otherwise
+    if data[j] == 93 and data[j + 1] == 40 and _emphasis_in_destination(data, i, j + 2, end):
+        return True
+    return data[j] == 60 and data[j + 1] == 33 and j + 2 < end and (
+        65 <= data[j + 2] <= 90 or 97 <= data[j + 2] <= 122
+    )
 
 
 cdef bint _bare_marker(const char* data, Py_ssize_t i, Py_ssize_t end):
