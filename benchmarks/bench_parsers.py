@@ -14,7 +14,8 @@ handlers (the reference) and through the native scanner (``docqa._parse.marks_co
 ``scan_html``), with the files it hands back and those that differ. Chunk
 records: the seed's documents to records and embed texts through ``Chunk`` objects (the
 reference) and through ``docqa.text.records.chunk_records``. Stages: one worker's work on the
-seed by stage (reading, Markdown, HTML, chunk records, BM25 counting, embedding). PDF: pypdfium2 against
+seed by stage (reading, Markdown, HTML, chunk records, embedding with BM25 counting from the
+same scan, and each of those two alone). PDF: pypdfium2 against
 pypdf on a 200-page PDF made with fpdf2. CPU time (``time.process_time``), best of 3, so a
 busy machine distorts it less than wall time.
 """
@@ -196,7 +197,7 @@ def stages(folder: Path) -> None:
     import hashlib
 
     from docqa.embed.hashing import HashingEmbedder
-    from docqa.pipeline.work import postings_of
+    from docqa.pipeline.work import postings_of, vectors_and_postings
     from docqa.text.loaders import _decode, find_files, parse_document, read_bytes
     from docqa.text.records import chunk_records
 
@@ -216,8 +217,9 @@ def stages(folder: Path) -> None:
         ("(the same, pyromark path: not in the total)", lambda: without_md4c(lambda: [parse_document(s, t) for s, t in markdown])),
         (f"HTML parse ({len(html)} pages)", lambda: [parse_document(s, t) for s, t in html]),
         ("sections to chunk records (windows, ids, JSON)", lambda: [chunk_records(d) for d in docs]),
-        ("BM25 counting (postings)", lambda: postings_of(embed_texts)),
-        ("embedding (hashing, 256)", lambda: embedder.embed(embed_texts)),
+        ("embedding (hashing, 256) and BM25 counting, one scan", lambda: vectors_and_postings(embedder, embed_texts)),
+        ("(BM25 counting alone: not in the total)", lambda: postings_of(embed_texts)),
+        ("(embedding alone: not in the total)", lambda: embedder.embed(embed_texts)),
     ]  # fmt: skip
     print(
         f"\n## One worker's stages: {len(data)} files, {sum(len(d) for _, d in data) / MB:.1f} MB\n"

@@ -18,6 +18,7 @@ pyromark path, so the result is always the spec's.
 
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memchr
+from libc.stdint cimport uint64_t
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 cdef extern from "md4c.h":

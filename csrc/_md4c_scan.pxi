@@ -22,6 +22,36 @@ cdef inline Py_ssize_t _space(const unsigned char* p, const unsigned char* end):
     return 0
 
 
+# Eight bytes at a time: the scans below jump to the first byte of a word that they look for
+# (most words hold none), and look at that byte alone.
+cdef extern from *:
+    """
+    #define DOCQA_ONES 0x0101010101010101ULL
+    #define DOCQA_HIGHS 0x8080808080808080ULL
+    #define DOCQA_FIRST_BYTE(m) ((Py_ssize_t)(__builtin_ctzll(m) >> 3))
+    """
+    const uint64_t ONES "DOCQA_ONES"
+    const uint64_t HIGHS "DOCQA_HIGHS"
+    # the index of the lowest byte whose high bit is set in a non-zero mask (GCC/Clang)
+    Py_ssize_t _first_byte "DOCQA_FIRST_BYTE"(uint64_t m) noexcept nogil
+
+
+cdef inline uint64_t _word(const char* p) noexcept nogil:
+    """The eight bytes at ``p``, little-endian on any host (one load on x86 and ARM)."""
+    cdef const unsigned char* u = <const unsigned char*>p
+    return (<uint64_t>u[0] | (<uint64_t>u[1] << 8) | (<uint64_t>u[2] << 16)
+            | (<uint64_t>u[3] << 24) | (<uint64_t>u[4] << 32) | (<uint64_t>u[5] << 40)
+            | (<uint64_t>u[6] << 48) | (<uint64_t>u[7] << 56))
+
+
+cdef inline uint64_t _equal(uint64_t x, unsigned char c) noexcept nogil:
+    """A mask of the bytes of ``x`` equal to ``c`` (their high bits): zero when none is, and
+    its lowest set bit is always the first such byte (a borrow can only mark bytes above
+    it, so the mask is exact up to there)."""
+    cdef uint64_t v = x ^ (ONES * c)
+    return (v - ONES) & ~v & HIGHS
+
+
 cdef str _normal(char* buf, Py_ssize_t n):
     """``" ".join(text.split())`` of the UTF-8 ``buf[:n]``, squeezed in place."""
     cdef const unsigned char* p = <const unsigned char*>buf
@@ -62,7 +92,15 @@ cdef int _runs(const char* data, Py_ssize_t size, Py_ssize_t a, Py_ssize_t b):
     cdef Py_ssize_t i = a, j, k
     cdef int before, after, mask = 0, shift, mod
     cdef char c
+    cdef uint64_t x, m
     while i < b:
+        if i + 8 <= b:
+            x = _word(data + i)
+            m = _equal(x, 42) | _equal(x, 95)
+            if m == 0:
+                i += 8
+                continue
+            i += _first_byte(m)  # the first ``*`` or ``_`` of these eight bytes
         c = data[i]
         if c != 42 and c != 95:
             i += 1
@@ -127,31 +165,75 @@ cdef bint _scheme_char(char c):
     return 65 <= c <= 90 or 97 <= c <= 122 or 48 <= c <= 57 or c == 43 or c == 46 or c == 45
 
 
-cdef bint _bad_scheme(const char* data, Py_ssize_t i, Py_ssize_t end):
-    """Whether ``data[i:end]``, just after a ``<``, reaches a ``:`` before any ``>`` and then a
-    ``>``, with what lies before the ``:`` not a URI scheme (a letter, then 1 to 31 letters,
-    digits, ``+``, ``.`` or ``-``): md4c 0.4.8 takes some of these for autolinks."""
-    cdef Py_ssize_t j = i, colon = -1
-    cdef bint space = False
-    if i < end and (data[i] == 33 or data[i] == 47 or data[i] == 63):
-        return False  # ``<!``, ``</``, ``<?``: HTML, read as markdown-it does elsewhere
-    while j < end and data[j] != 62:
-        if data[j] == 58 and colon < 0:
-            colon = j
-        space |= colon < 0 and (data[j] == 32 or data[j] == 9)
-        j += 1
-    if colon < 0 or j >= end:
+cdef bint _md4c_autolink(const unsigned char* data, Py_ssize_t j, Py_ssize_t end):
+    """Whether md4c 0.4.8 reads a URI autolink at the ``<`` ``data[j]`` of the line
+    ``data[:end]`` (its ``md_is_autolink_uri``): any ASCII character after the ``<``, then
+    letters, digits, ``+``, ``-`` or ``.`` up to a ``:`` 3 to 32 bytes after the ``<``, then
+    no whitespace, control character or ``<`` up to a ``>``."""
+    cdef Py_ssize_t off = j + 1
+    if off >= end or data[off] > 127:
         return False
-    if not (65 <= data[i] <= 90 or 97 <= data[i] <= 122):
-        return True
-    if space:
-        return False  # a tag with attributes (``<a href="https:...">``), not a would-be scheme
-    if not 2 <= colon - i <= 32:
-        return True
-    for j in range(i, colon):
-        if not _scheme_char(data[j]):
+    off += 1
+    while True:
+        if off >= end or off - j > 32:
+            return False
+        if data[off] == 58 and off - j >= 3:
+            break
+        if not _scheme_char(<char>data[off]):
+            return False
+        off += 1
+    while off < end and data[off] != 62:
+        if data[off] <= 32 or data[off] == 127 or data[off] == 60:
+            return False
+        off += 1
+    return off < end
+
+
+cdef int _mdit_autolink(const unsigned char* data, Py_ssize_t j, Py_ssize_t end):
+    """markdown-it's URI autolink at the ``<`` ``data[j]`` (its ``autolink`` rule): 0 none, 1
+    one, 2 a scheme its ``validateLink`` may refuse (``javascript:``, ``vbscript:``,
+    ``file:``, ``data:``). The text up to the first ``<`` or ``>`` must be a letter, 1 to 31
+    letters, digits, ``+``, ``.`` or ``-``, a ``:``, then no byte up to a space."""
+    cdef Py_ssize_t k = j + 1, colon, m
+    while k < end and data[k] != 60 and data[k] != 62:
+        k += 1
+    if k >= end or data[k] == 60 or k == j + 1 or not (97 <= (data[j + 1] | 32) <= 122):
+        return 0
+    colon = j + 2
+    while colon < k and data[colon] != 58:
+        if not _scheme_char(<char>data[colon]):
+            return 0
+        colon += 1
+    if colon >= k or not 3 <= colon - j <= 33:
+        return 0
+    for m in range(colon + 1, k):
+        if data[m] <= 32:
+            return 0
+    return 2 if _refused_scheme(data + j + 1, colon - j - 1) else 1
+
+
+cdef bint _refused_scheme(const unsigned char* s, Py_ssize_t n):
+    """Whether the scheme ``s[:n]`` (ASCII) is one markdown-it's ``validateLink`` may refuse."""
+    cdef const char* names[4]
+    cdef Py_ssize_t i, k
+    names[:] = [b"javascript", b"vbscript", b"file", b"data"]
+    for k in range(4):
+        i = 0
+        while i < n and names[k][i] != 0 and (s[i] | 32) == <unsigned char>names[k][i]:
+            i += 1
+        if i == n and names[k][i] == 0:
             return True
     return False
+
+
+cdef bint _autolink_differs(const char* data, Py_ssize_t j, Py_ssize_t end):
+    """Whether md4c 0.4.8 and markdown-it read the ``<`` at ``data[j]`` differently as the
+    start of a URI autolink (md4c takes ``<11:>``, ``<-b:a>`` or ``<>b:c>`` for autolinks;
+    markdown-it takes a 32-letter scheme, and refuses some schemes)."""
+    cdef const unsigned char* u = <const unsigned char*>data
+    cdef bint md4c = _md4c_autolink(u, j, end)
+    cdef int mdit = _mdit_autolink(u, j, end)
+    return md4c != (mdit == 1) or mdit == 2
 
 
 cdef bint _emphasis_in_destination(
@@ -183,11 +265,13 @@ cdef bint _emphasis_in_destination(
 cdef bint _reads_otherwise(const char* data, Py_ssize_t i, Py_ssize_t end):
     """Whether the line ``data[i:end]`` holds what md4c 0.4.8 reads otherwise than
     markdown-it (found by fuzzing both): an ATX heading's marks then a tab (``#\t#``), a
-    ``:`` then ``>`` or a ``<`` before what is not a URI scheme then ``:`` (md4c takes
-    ``<11:>`` or ``<-b:a>`` for autolinks), ``<!`` then a letter (an HTML declaration, which
-    they end differently), an empty link text."""
+    ``:`` then ``>``, a ``<`` that one of them reads as a URI autolink and the other not
+    (``_autolink_differs``), ``<!`` then a letter (an HTML declaration, which they end
+    differently), an empty link text."""
     cdef Py_ssize_t j = i, marks, ticks = 0, last = end - 1
     cdef bint quoted = False
+    cdef char c
+    cdef uint64_t m
     while j < end and (data[j] == 32 or data[j] == 62):
         quoted |= data[j] == 62
         j += 1
@@ -207,22 +291,42 @@ cdef bint _reads_otherwise(const char* data, Py_ssize_t i, Py_ssize_t end):
         j += 1
     if 0 < j - marks <= 6 and j < end and data[j] == 9:
         return True
-    for j in range(i, end - 1):
-        if data[j] == 58 and data[j + 1] == 62:
+    j = i
+    while j < end - 1:
+        if j + 8 <= end:
+            m = _marks8(_word(data + j))
+            if m == 0:
+                j += 8  # no ``:``, ``<``, ``[`` or ``]`` in these eight bytes
+                continue
+            j += _first_byte(m)  # the first of them
+            if j >= end - 1:
+                break
+        c = data[j]
+        if (c == 58 or c == 60 or c == 91 or c == 93) and _mark_otherwise(data, i, j, end):
             return True
-        if data[j] == 60 and _bad_scheme(data, j + 1, end):
-            return True
-        if data[j] == 91 and data[j + 1] == 93 and j + 2 < end and data[j + 2] == 40:
-            return True  # an empty link text, ``[](``: md4c pairs the emphasis around it otherwise
-        if data[j] == 60 and data[j + 1] == 62 and memchr(data + j, 58, end - j) != NULL:
-            return True  # ``<>`` then a ``:``: md4c reads ``<>b:c>`` as an autolink
-        if data[j] == 93 and data[j + 1] == 40 and _emphasis_in_destination(data, i, j + 2, end):
-            return True
-        if data[j] == 60 and data[j + 1] == 33 and j + 2 < end and (
-            65 <= data[j + 2] <= 90 or 97 <= data[j + 2] <= 122
-        ):
-            return True
+        j += 1
     return False
+
+
+cdef inline uint64_t _marks8(uint64_t x) noexcept nogil:
+    """``_equal``'s mask of the ``:``, ``<``, ``[`` and ``]`` among the eight bytes ``x``."""
+    return _equal(x, 58) | _equal(x, 60) | _equal(x, 91) | _equal(x, 93)
+
+
+cdef bint _mark_otherwise(const char* data, Py_ssize_t i, Py_ssize_t j, Py_ssize_t end):
+    """``_reads_otherwise`` at the ``:``, ``<``, ``[`` or ``]`` ``data[j]`` of the line
+    ``data[i:end]`` (``j < end - 1``)."""
+    if data[j] == 58 and data[j + 1] == 62:
+        return True
+    if data[j] == 60 and _autolink_differs(data, j, end):
+        return True
+    if data[j] == 91 and data[j + 1] == 93 and j + 2 < end and data[j + 2] == 40:
+        return True  # an empty link text, ``[](``: md4c pairs the emphasis around it otherwise
+    if data[j] == 93 and data[j + 1] == 40 and _emphasis_in_destination(data, i, j + 2, end):
+        return True
+    return data[j] == 60 and data[j + 1] == 33 and j + 2 < end and (
+        65 <= data[j + 2] <= 90 or 97 <= data[j + 2] <= 122
+    )
 
 
 cdef bint _bare_marker(const char* data, Py_ssize_t i, Py_ssize_t end):

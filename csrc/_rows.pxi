@@ -61,25 +61,12 @@ def embed_hashing_rows(Batch batch not None, Rows rows not None, Vocab stops, bi
             f"bad row range {rows.start}:{rows.stop} for {batch.n} texts, {out.shape[0]} rows"
         )
     cdef Sink k
-    memset(&k, 0, sizeof(Sink))
-    k.mode = MODE_BUCKET
-    k.stops = _stops_of(stops)
-    k.fold = fold
-    k.dim = dim
-    k.dim_mask = dim - 1 if (dim & (dim - 1)) == 0 else -1
-    k.counts = <int64_t*>malloc(dim * sizeof(int64_t))
-    k.touched = <int64_t*>malloc((dim + 1) * sizeof(int64_t))  # + 1: see _count
-    if k.counts == NULL or k.touched == NULL:
-        _free_sink(&k)
-        raise MemoryError("cannot allocate hashing buckets")
-    memset(k.counts, 0, dim * sizeof(int64_t))
+    _bucket_sink(&k, stops, fold, dim, MODE_BUCKET)
     cdef const uint64_t[::1] ptrs = batch._ptrs
     cdef const int64_t[::1] lens = batch._lens
     cdef const signed char[::1] kinds = batch._kinds
     cdef const int64_t[::1] starts = batch._starts
-    cdef Py_ssize_t i, j, b, first, end
-    cdef int64_t ss
-    cdef double norm
+    cdef Py_ssize_t i, first, end
     try:
         if batch.n:
             with nogil:
@@ -89,16 +76,82 @@ def embed_hashing_rows(Batch batch not None, Rows rows not None, Vocab stops, bi
                         _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
                         if k.failed:
                             break
-                        ss = 0
-                        for j in range(k.n_touched):
-                            ss += k.counts[k.touched[j]] * k.counts[k.touched[j]]
-                        if ss > 0:
-                            norm = sqrt(<double>ss)
-                            for j in range(k.n_touched):
-                                b = k.touched[j]
-                                out[i, b] = <float>(<double>k.counts[b] / norm)
-                                k.counts[b] = 0
+                        _finish_row(&k, &out[i, 0])
         if k.failed:
             raise MemoryError("tokenizer ran out of memory")
     finally:
         _free_sink(&k)
+
+
+cdef int _bucket_sink(Sink* k, Vocab stops, bint fold, Py_ssize_t dim, int mode) except -1:
+    """``k`` zeroed and set up for ``mode`` (MODE_BUCKET or MODE_HASH_BUCKET) with ``dim``
+    zeroed bucket counts; MemoryError (``k`` freed) when they cannot be allocated."""
+    memset(k, 0, sizeof(Sink))
+    k.mode = mode
+    k.stops = _stops_of(stops)
+    k.fold = fold
+    k.dim = dim
+    k.dim_mask = dim - 1 if (dim & (dim - 1)) == 0 else -1
+    k.counts = <int64_t*>malloc(dim * sizeof(int64_t))
+    k.touched = <int64_t*>malloc((dim + 1) * sizeof(int64_t))  # + 1: see _count
+    if k.counts == NULL or k.touched == NULL:
+        _free_sink(k)
+        raise MemoryError("cannot allocate hashing buckets")
+    memset(k.counts, 0, dim * sizeof(int64_t))
+    return 0
+
+
+cdef inline void _finish_row(Sink* k, float* row) noexcept nogil:
+    """The row of the text just scanned into ``k``'s buckets: counts scaled to unit length
+    in double precision, cast to float32 (a row with no token stays zero); the buckets are
+    zeroed again for the next text."""
+    cdef int64_t ss = 0
+    cdef Py_ssize_t j, b
+    cdef double norm
+    for j in range(k.n_touched):
+        ss += k.counts[k.touched[j]] * k.counts[k.touched[j]]
+    if ss > 0:
+        norm = sqrt(<double>ss)
+        for j in range(k.n_touched):
+            b = k.touched[j]
+            row[b] = <float>(<double>k.counts[b] / norm)
+            k.counts[b] = 0
+
+
+def hash_and_embed_batch(Batch batch not None, Vocab stops, bint fold, float[:, ::1] out):
+    """``hash_batch(batch, stops, fold)`` and, from the same scan, ``embed_hashing_rows`` of
+    every text into ``out`` (``(batch.n, dim)``, zeroed): each kept token is hashed both ways
+    (hash64 appended, CRC-32 counted into its row's bucket). Returns ``(hashes, offsets)`` as
+    ``hash_batch`` does; serial, the GIL released while scanning."""
+    import array
+    cdef Py_ssize_t dim = out.shape[1], i
+    if dim < 1:
+        raise ValueError(f"dim must be >= 1, got {dim}")
+    if out.shape[0] != batch.n:
+        raise ValueError(f"{out.shape[0]} rows for {batch.n} texts")
+    cdef Sink k
+    _bucket_sink(&k, stops, fold, dim, MODE_HASH_BUCKET)
+    offsets = array.array("q", bytes(8 * (batch.n + 1)))
+    cdef int64_t[::1] off = offsets
+    cdef const uint64_t[::1] ptrs = batch._ptrs
+    cdef const int64_t[::1] lens = batch._lens
+    cdef const signed char[::1] kinds = batch._kinds
+    cdef const int64_t[::1] starts = batch._starts
+    try:
+        if batch.n:
+            with nogil:
+                for i in range(batch.n):
+                    k.n_touched = 0
+                    _scan_one(i, &k, &ptrs[0], &lens[0], &kinds[0], &starts[0])
+                    if k.failed:
+                        break
+                    off[i + 1] = k.count
+                    _finish_row(&k, &out[i, 0])
+        if k.failed:
+            raise MemoryError("tokenizer ran out of memory")
+        hashes = array.array("Q", bytes(8 * k.count))
+        if k.count:
+            _copy_u64(hashes, k.hashes, k.count)
+    finally:
+        _free_sink(&k)
+    return hashes, offsets

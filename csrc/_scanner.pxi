@@ -8,6 +8,7 @@ cdef enum Mode:
     MODE_HASH = 1      # append the token's hash64
     MODE_BUCKET = 2    # count CRC-32 % dim into a row
     MODE_TERMS = 3     # append the token's term id (a TermTable, see _terms.pxi)
+    MODE_HASH_BUCKET = 4  # both MODE_HASH and MODE_BUCKET, from one scan
 
 
 cdef struct Sink:
@@ -28,7 +29,7 @@ cdef struct Sink:
     TermTable* terms
     int64_t* ids
     Py_ssize_t count, cap
-    # MODE_BUCKET
+    # MODE_BUCKET (and MODE_HASH_BUCKET)
     int64_t* counts
     int64_t* touched
     Py_ssize_t n_touched
@@ -91,8 +92,9 @@ cdef inline void _count(Sink* k, uint32_t crc) noexcept nogil:
 
 
 cdef inline void _put_hashed(Sink* k, const uint8_t* t, Py_ssize_t n, uint64_t h) noexcept nogil:
-    """MODE_HASH / MODE_TERMS: append a kept token's hash64 ``h``, or its term id."""
-    if k.mode == MODE_HASH:
+    """MODE_HASH / MODE_HASH_BUCKET / MODE_TERMS: append a kept token's hash64 ``h``, or its
+    term id."""
+    if k.mode != MODE_TERMS:
         if not _grow(<void**>&k.hashes, &k.cap, k.count + 1, sizeof(uint64_t)):
             k.failed = True
             return
@@ -111,7 +113,7 @@ cdef inline void _put_hashed(Sink* k, const uint8_t* t, Py_ssize_t n, uint64_t h
 cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars) noexcept nogil:
     """The one step after a token is scanned, for every scanner: drop it if it is a stop
     word, fold a plural, then hash it once (in the mode's function: CRC-32 for MODE_BUCKET,
-    hash64 otherwise) and hand it to the mode's sink. ``t`` is the token buffer (8 bytes from
+    both for MODE_HASH_BUCKET, hash64 otherwise) and hand it to the mode's sink. ``t`` is the token buffer (8 bytes from
     its start readable, see _room); stop words are found without hashing (_is_stop), so a
     dropped token is never hashed and a folded one is hashed once."""
     cdef Py_ssize_t i
@@ -122,6 +124,9 @@ cdef inline void _keep(Sink* k, uint8_t* t, Py_ssize_t n, Py_ssize_t nchars) noe
     if k.mode == MODE_BUCKET:
         _count(k, _crc32_padded(t, n))
     elif k.mode == MODE_HASH or k.mode == MODE_TERMS:
+        _put_hashed(k, t, n, _hash64(t, n))
+    elif k.mode == MODE_HASH_BUCKET:
+        _count(k, _crc32_padded(t, n))
         _put_hashed(k, t, n, _hash64(t, n))
     else:
         if not _grow(<void**>&k.blob, &k.blob_cap, k.blob_len + n, 1) or \

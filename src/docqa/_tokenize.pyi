@@ -29,6 +29,9 @@ class Rows:
 def embed_hashing_rows(
     batch: Batch, rows: Rows, stops: Vocab | None, fold: bool, out: np.ndarray
 ) -> None: ...
+def hash_and_embed_batch(
+    batch: Batch, stops: Vocab | None, fold: bool, out: np.ndarray
+) -> tuple[array[int], array[int]]: ...
 
 class Terms:
     n_docs: int

@@ -19,7 +19,13 @@ import numpy as np
 
 from docqa._checks import positive
 from docqa.embed.protocol import check_version, register, token_settings_of
-from docqa.text.tokenize import RowCursor, TokenSettings, native_batch
+from docqa.text.tokenize import (
+    RowCursor,
+    TokenHashes,
+    TokenSettings,
+    hash_tokens_and_embed,
+    native_batch,
+)
 
 # Below this many texts per thread, starting threads costs more than it saves.
 MIN_ROWS_PER_THREAD = 64
@@ -102,6 +108,19 @@ class HashingEmbedder:
             for job in jobs:
                 job.result()
         return out
+
+    @property
+    def token_settings(self) -> TokenSettings:
+        """How this embedder tokenizes (stop words, plural folding)."""
+        return self._tokens
+
+    def embed_and_hash(self, texts: Sequence[str]) -> tuple[np.ndarray, TokenHashes]:
+        """``(embed(texts, n_threads=1), hash_tokens(texts, **token_settings.as_kwargs()))``
+        from one scan of the texts (the index build counts BM25 terms from the same tokens
+        it embeds); the same arrays as the two calls, tested equal to them."""
+        batch = native_batch(texts)
+        out = np.zeros((batch.n, self._dim), dtype=np.float32)
+        return out, hash_tokens_and_embed(batch, self._tokens, out)
 
     def __repr__(self) -> str:
         return f"HashingEmbedder({self.name!r}, n_threads={self.n_threads})"

@@ -16,11 +16,15 @@ from pathlib import Path
 import numpy as np
 
 from docqa import _tokenize
+from docqa.embed.hashing import HashingEmbedder
 from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import document_from_bytes, read_bytes
 from docqa.text.records import chunk_records
-from docqa.text.tokenize import hash_tokens
+from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens
+
+# how BM25 tokenizes (``docqa.keyword.BM25Index.from_texts``'s settings)
+BM25_TOKENS = TokenSettings(stop_words=True, fold_plurals=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +85,13 @@ class Result:
 
 def postings_of(texts: Sequence[str]) -> Postings:
     """Each text's distinct BM25 terms and their counts (stop words dropped, plurals folded:
-    the settings of ``docqa.keyword.BM25Index.from_texts``), counted natively
-    (``docqa._tokenize.count_postings``; ``postings_reference`` is its tested twin)."""
-    th = hash_tokens(texts, stop_words=True, fold_plurals=True)
+    ``BM25_TOKENS``), counted natively (``docqa._tokenize.count_postings``;
+    ``postings_reference`` is its tested twin)."""
+    return postings_of_hashes(hash_tokens(texts, **BM25_TOKENS.as_kwargs()))
+
+
+def postings_of_hashes(th: TokenHashes) -> Postings:
+    """``postings_of`` from the texts' token hashes (tokenized with ``BM25_TOKENS``)."""
     hashes, rows, tf = _tokenize.count_postings(th.hashes, th.offsets)
     return Postings(
         np.frombuffer(hashes, np.uint64),
@@ -150,15 +158,33 @@ def _run(task: Task) -> Result:
         records.extend(found)
         texts.extend(embed_texts)
         outcomes.append(FileResult(source, len(data), sha, len(found)))
-    embed = getattr(task.embedder, "embed", None)
+    vectors, postings = vectors_and_postings(task.embedder, texts)
     return Result(
         files=tuple(outcomes),
         records=b"".join(records),
         record_lengths=np.fromiter(map(len, records), np.int64, len(records)),
-        vectors=embed(texts) if embed is not None and texts else None,
-        postings=postings_of(texts),
+        vectors=vectors,
+        postings=postings,
         texts=tuple(texts) if task.keep_texts else (),
     )
+
+
+def vectors_and_postings(embedder: object, texts: list[str]) -> tuple[np.ndarray | None, Postings]:
+    """The texts' vectors (``None`` without an embedder or a text) and BM25 postings. A
+    hashing embedder that tokenizes as BM25 does gives both from one scan of the texts
+    (``HashingEmbedder.embed_and_hash``); the twin is ``vectors_and_postings_reference``."""
+    if isinstance(embedder, HashingEmbedder) and embedder.token_settings == BM25_TOKENS and texts:
+        vectors, th = embedder.embed_and_hash(texts)
+        return vectors, postings_of_hashes(th)
+    return vectors_and_postings_reference(embedder, texts)
+
+
+def vectors_and_postings_reference(
+    embedder: object, texts: list[str]
+) -> tuple[np.ndarray | None, Postings]:
+    """``vectors_and_postings`` with the texts tokenized twice: ``embed``, then ``postings_of``."""
+    embed = getattr(embedder, "embed", None)
+    return (embed(texts) if embed is not None and texts else None), postings_of(texts)
 
 
 def ignore_interrupts() -> None:

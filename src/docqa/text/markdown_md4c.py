@@ -67,11 +67,21 @@ def _delimiter_columns(line: str) -> int:
     return sum(1 for cell in cells if cell)
 
 
-def _cells(line: str) -> list[str] | None:
-    """markdown-it's cells of a table row; ``None`` when a code span may hold a pipe."""
+def split_cells(text: str) -> list[str]:
+    """markdown-it's ``escapedSplit`` (the cells of a table row, split at each ``|`` not
+    after a backslash, the backslash of ``\\|`` dropped): ``str.split`` where no pipe is
+    escaped (the same cells, without a Python step per character), else the spec itself."""
+    if "\\|" not in text:
+        return text.split("|")
     from markdown_it.rules_block.table import escapedSplit
 
-    found = escapedSplit(line.strip(" \t"))
+    found: list[str] = escapedSplit(text)
+    return found
+
+
+def _cells(line: str) -> list[str] | None:
+    """markdown-it's cells of a table row; ``None`` when a code span may hold a pipe."""
+    found = split_cells(line.strip(" \t"))
     if found and not found[0]:
         found.pop(0)
     if found and not found[-1]:

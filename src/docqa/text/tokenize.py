@@ -183,6 +183,21 @@ def hash_tokens(
     )
 
 
+def hash_tokens_and_embed(
+    batch: _tokenize.Batch, settings: TokenSettings, out: np.ndarray
+) -> TokenHashes:
+    """``hash_tokens`` of ``batch``'s texts with ``settings`` and, from the same scan, the
+    hashing embedder's rows of them (``RowCursor.fill_hashing_rows``) into ``out``, a zeroed
+    ``(batch.n, dim)`` float32 array: each kept token is hashed both ways once it is scanned.
+    Serial (one thread); the GIL is released while scanning."""
+    hashes, offsets = _tokenize.hash_and_embed_batch(
+        batch, settings.compiled(), settings.fold_plurals, out
+    )
+    return TokenHashes(
+        hashes=np.frombuffer(hashes, dtype=np.uint64), offsets=np.frombuffer(offsets, np.int64)
+    )
+
+
 @dataclass(frozen=True)
 class TermIds:
     """Tokens of a batch as term ids (int64): text ``i`` owns ``ids[offsets[i]:offsets[i + 1]]``."""
