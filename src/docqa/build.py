@@ -292,7 +292,7 @@ def _stream(
     workers = workers if to_parse >= stream.POOL_BYTES else 1  # not worth starting a pool
     total_bytes = sum(n for _, _, n in sized)
     done_files = done_bytes = 0
-    with stream.gc_paused():
+    with stream.gc_paused(), state:  # the state closes the old files it copied from
         for result in stream.results(tasks, min(workers, len(cut))):
             state.take(result)
             done_files += len(result.files)

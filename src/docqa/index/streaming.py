@@ -148,6 +148,14 @@ class NpyAppender:
         self._sink.write(arr.data.cast("B"))
         self.rows += len(arr)
 
+    def append_verified(self, rows: np.ndarray) -> None:
+        """Append rows of this file's dtype and shape read from an index this build has
+        verified (``Index.verify``: finite vectors), written as they are, not checked again."""
+        if rows.dtype != self.dtype or rows.shape[1:] != self.row_shape:
+            raise InputError(f"{self.path.name}: rows of {rows.dtype} {rows.shape} do not fit")
+        self._sink.write(np.ascontiguousarray(rows).data.cast("B"))
+        self.rows += len(rows)
+
     def close(self) -> fmt.FileEntry:
         """Write the real header and return the file's entry."""
         return self._sink.finish(_npy_header(self.dtype, (self.rows, *self.row_shape)))
@@ -208,6 +216,15 @@ class IndexBuilder:
         bound terms (``docqa.search.compact``: each row is quantised on its own, so block by
         block gives the arrays the whole matrix would)."""
         self.open_vectors(block.shape[1]).append(block)
+        self._append_compact(block)
+
+    def copy_vectors(self, rows: np.ndarray) -> None:
+        """Append float32 rows ``(n, dim)`` of the previous index, which this build verified:
+        written as they are (``NpyAppender.append_verified``), int8 codes made as for new ones."""
+        self.open_vectors(rows.shape[1]).append_verified(rows)
+        self._append_compact(rows)
+
+    def _append_compact(self, block: np.ndarray) -> None:
         if self.storage == "float32" or not len(block):
             return
         from docqa.search.compact import storage_arrays
