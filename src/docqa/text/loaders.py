@@ -146,7 +146,7 @@ def _walk_problem(path: Path, relative: str, symlink: bool) -> str | None:
 def _walk(given: Path, found: list[tuple[Path, str]], unknown: list[SkippedFile]) -> None:
     for parts, entry in tree(given):  # sorted, hidden entries left out
         relative = "/".join(parts)
-        path = given.joinpath(*parts)
+        path = Path(entry.path)  # the same Path as given.joinpath(*parts), parsed once
         problem = _walk_problem(path, relative, entry.is_symlink())
         wanted = path.suffix.lower() in FORMATS
         if problem is not None and (wanted or "folder" in problem):

@@ -17,6 +17,7 @@ from typing import Any
 
 from docqa.text.documents import Block, Heading
 from docqa.text.html import html_fragment_blocks
+from docqa.text.markdown_rules import ENTITIES, HTML_TAG_RE, escaped_split, valid_entity_code
 
 # lines that end a table's body for markdown-it: HTML, a heading, a fence, a list item, a rule
 _ENDS_TABLE = re.compile(
@@ -38,15 +39,12 @@ _RAW_END = re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE)
 def _entity(raw: bytes) -> bytes:
     """The UTF-8 of an entity reference (``b"&amp;"``) as markdown-it decodes it: a known name
     or a valid code point, else U+FFFD for a number and the reference itself for a name."""
-    from markdown_it.common.entities import entities
-    from markdown_it.common.utils import isValidEntityCode
-
     body = raw[1:-1].decode("ascii")
     if not body.startswith("#"):
-        known = entities.get(body) if 2 <= len(body) <= 32 else None
+        known = ENTITIES.get(body) if 2 <= len(body) <= 32 else None
         return raw if known is None else known.encode("utf-8")
     code = int("0" + body[1:], 0) if body[1:2] in ("x", "X") else int(body[1:])
-    return (chr(code) if isValidEntityCode(code) else "\ufffd").encode("utf-8")
+    return (chr(code) if valid_entity_code(code) else "\ufffd").encode("utf-8")
 
 
 def _prefix(line: str) -> str:
@@ -69,9 +67,7 @@ def _delimiter_columns(line: str) -> int:
 
 def _cells(line: str) -> list[str] | None:
     """markdown-it's cells of a table row; ``None`` when a code span may hold a pipe."""
-    from markdown_it.rules_block.table import escapedSplit
-
-    found = escapedSplit(line.strip(" \t"))
+    found = escaped_split(line.strip(" \t"))
     if found and not found[0]:
         found.pop(0)
     if found and not found[-1]:
@@ -115,8 +111,6 @@ def html_block(content: str, first_line: int) -> list[Heading | Block] | None:
 
 def inline_html(text: str) -> bool:
     """Whether markdown-it reads inline HTML (a tag, a comment, ...) at ``text``'s start."""
-    from markdown_it.common.html_re import HTML_TAG_RE
-
     return HTML_TAG_RE.match(text) is not None
 
 
