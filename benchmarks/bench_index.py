@@ -67,9 +67,12 @@ def _rss(pids: list[int]) -> int:
     return total
 
 
-def run_index(corpus: Path, ix: Path, workers: int) -> dict[str, float]:
-    """Wall seconds, CPU seconds and peak summed RSS (MB) of one ``docqa index``."""
-    cmd = [sys.executable, "-m", "docqa", "index", str(corpus), "--index", str(ix)]
+def run_index(
+    corpus: Path, ix: Path, workers: int, python: str = sys.executable
+) -> dict[str, float]:
+    """Wall seconds, CPU seconds and peak summed RSS (MB) of one ``docqa index`` (run by
+    ``python``: another environment's docqa for a paired comparison)."""
+    cmd = [python, "-m", "docqa", "index", str(corpus), "--index", str(ix)]
     started = time.perf_counter()
     proc = subprocess.Popen([*cmd, "--quiet", "--workers", str(workers)], stdout=subprocess.PIPE)
     peak, cpu = 0, dict[int, float]()

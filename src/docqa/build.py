@@ -13,6 +13,7 @@ change refits and re-embeds it all, and its texts are held for the fit.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -161,18 +162,21 @@ def build_index(
     progress: Progress | None = None,
     verify: bool = False,
     workers: int | None = None,
+    detach_cleanup: bool = False,
 ) -> BuildReport:
     """Load ``paths``, chunk, embed and write (or update) the index at ``index_dir``.
 
     ``workers`` (default: the cores available) parse and embed in parallel; the index is the
     same bytes for any number. ``progress`` is called as ``("files", done, total)`` and
     ``("bytes", done, total)``. Ctrl-C or an error leaves the previous index as it was.
+    ``detach_cleanup``: the index replaced is removed by a detached process, not waited for
+    (the command line's choice; see ``docqa.index.writer._discard``).
     """
     settings = settings or IndexSettings()
     n_workers = _check_workers(workers)
     target = resolve_target(index_dir)
     with build_lock(target):  # a second build of the same index raises IndexBusy
-        return _build_locked(paths, target, settings, progress, verify, n_workers)
+        return _build_locked(paths, target, settings, progress, verify, n_workers, detach_cleanup)
 
 
 def _build_locked(
@@ -182,6 +186,7 @@ def _build_locked(
     progress: Progress | None,
     verify: bool,
     n_workers: int,
+    detach: bool = False,
 ) -> BuildReport:
     started = time.perf_counter()
     scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
@@ -226,8 +231,9 @@ def _build_locked(
             seconds=0.0,
             warnings=tuple(warnings),
         )
-        del previous, state  # release the old memory maps before the directory is replaced
-        builder.commit(embedder, meta)
+        del previous, state
+        gc.collect()  # an Index is in a cycle (its ChunkView): its maps close now, not at exit
+        builder.commit(embedder, meta, detach=detach)
     if verify:
         open_index(target).verify()
     return replace(report, seconds=time.perf_counter() - started)
@@ -292,7 +298,7 @@ def _stream(
     workers = workers if to_parse >= stream.POOL_BYTES else 1  # not worth starting a pool
     total_bytes = sum(n for _, _, n in sized)
     done_files = done_bytes = 0
-    with stream.gc_paused():
+    with stream.gc_paused(), state:  # the state closes the old files it copied from
         for result in stream.results(tasks, min(workers, len(cut))):
             state.take(result)
             done_files += len(result.files)

@@ -148,6 +148,14 @@ class NpyAppender:
         self._sink.write(arr.data.cast("B"))
         self.rows += len(arr)
 
+    def append_verified(self, rows: np.ndarray) -> None:
+        """Append rows of this file's dtype and shape read from an index this build has
+        verified (``Index.verify``: finite vectors), written as they are, not checked again."""
+        if rows.dtype != self.dtype or rows.shape[1:] != self.row_shape:
+            raise InputError(f"{self.path.name}: rows of {rows.dtype} {rows.shape} do not fit")
+        self._sink.write(np.ascontiguousarray(rows).data.cast("B"))
+        self.rows += len(rows)
+
     def close(self) -> fmt.FileEntry:
         """Write the real header and return the file's entry."""
         return self._sink.finish(_npy_header(self.dtype, (self.rows, *self.row_shape)))
@@ -208,6 +216,15 @@ class IndexBuilder:
         bound terms (``docqa.search.compact``: each row is quantised on its own, so block by
         block gives the arrays the whole matrix would)."""
         self.open_vectors(block.shape[1]).append(block)
+        self._append_compact(block)
+
+    def copy_vectors(self, rows: np.ndarray) -> None:
+        """Append float32 rows ``(n, dim)`` of the previous index, which this build verified:
+        written as they are (``NpyAppender.append_verified``), int8 codes made as for new ones."""
+        self.open_vectors(rows.shape[1]).append_verified(rows)
+        self._append_compact(rows)
+
+    def _append_compact(self, block: np.ndarray) -> None:
         if self.storage == "float32" or not len(block):
             return
         from docqa.search.compact import storage_arrays
@@ -262,8 +279,10 @@ class IndexBuilder:
             if self._synced is not None:
                 self._synced.result()  # raises an fsync's OSError here
 
-    def commit(self, embedder: Any, meta: Mapping[str, Any]) -> Path:
-        """Close every file, write the manifest, install the directory at ``target``."""
+    def commit(self, embedder: Any, meta: Mapping[str, Any], *, detach: bool = False) -> Path:
+        """Close every file, write the manifest, install the directory at ``target``;
+        ``detach``: the index it replaces is removed by a detached process
+        (``writer._discard``)."""
         vectors = self.open_vectors(int(getattr(embedder, "dim", 0)) or 1)
         if vectors.rows != self.count:
             raise InputError(f"{vectors.rows} vectors for {self.count} chunks")
@@ -285,7 +304,7 @@ class IndexBuilder:
             writer._write_bytes(self.tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
             writer.fsync_path(self.tmp / fmt.ARRAYS_DIR)
             writer.fsync_path(self.tmp)
-            writer._install(self.tmp, self.target)
+            writer._install(self.tmp, self.target, detach=detach)
         except BaseException:
             self.abort()
             raise

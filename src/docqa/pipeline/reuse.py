@@ -7,8 +7,9 @@ files' postings are sorted by (hash, row) too. Merging two sorted sequences need
 each new posting's place among the old ones is found by a binary search (the term by its
 hash in the old vocabulary, then the row among that term's rows, all new postings at once),
 and the arrays are spliced with ``np.insert``; the vocabulary and each term's count come
-from the two CSRs' terms, never from a pass over every posting. Linear in the old postings, ``log`` in the
-new; ``np.lexsort`` over both is the reference (tests/pipeline/test_update_merge.py).
+from the two CSRs' terms (the new terms placed among the old by a binary search, no sort),
+never from a pass over every posting. Linear in the old postings, ``log`` in the new;
+``np.lexsort`` over both is the reference (tests/pipeline/test_update_merge.py).
 """
 
 from __future__ import annotations
@@ -25,20 +26,22 @@ if TYPE_CHECKING:
 
 def kept_slice(old: OldPostings, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Terms ``t0:t1`` of ``old`` with only the kept rows, renumbered: ``(indptr, rows,
-    tf)`` with ``indptr`` (t1 - t0 + 1,) int64 offsets into the kept rows (0-based)."""
+    tf)`` with ``indptr`` (t1 - t0 + 1,) int64 offsets into the kept rows (0-based).
+
+    An update drops few postings (those of the changed files' old rows), so they are found
+    by position and each term's kept count follows from how many of them precede its
+    bounds (a binary search), not from a pass over a mask of every posting."""
     indptr = np.asarray(old.indptr[t0 : t1 + 1])
     p0, p1 = int(indptr[0]), int(indptr[-1])
-    rows = old.remap[np.asarray(old.rows[p0:p1])]
+    rows = old.remap[old.rows[p0:p1]].astype(np.int32, copy=False)
     release_view(old.rows[p0:p1])  # read once: its pages need not stay in this process
-    keep = rows >= 0
-    kept = np.zeros(t1 - t0 + 1, dtype=np.int64)
-    if p1 > p0 and bool((np.diff(indptr) > 0).all()):  # reduceat needs no empty segment
-        np.cumsum(np.add.reduceat(keep, indptr[:-1] - p0, dtype=np.int64), out=kept[1:])
-    elif p1 > p0:
-        kept[:] = np.append(0, np.cumsum(keep, dtype=np.int64))[indptr - p0]
-    tf = np.asarray(old.tf[p0:p1])[keep]
+    dropped = np.flatnonzero(rows < 0)
+    local = indptr - p0
+    tf = np.delete(old.tf[p0:p1], dropped)  # a copy, also when nothing is dropped
     release_view(old.tf[p0:p1])
-    return kept, rows[keep].astype(np.int32, copy=False), tf
+    if not dropped.size:
+        return local, rows, tf
+    return local - np.searchsorted(dropped, local), np.delete(rows, dropped), tf
 
 
 def places(vocab: np.ndarray, indptr: np.ndarray, rows: np.ndarray, new: Postings3) -> np.ndarray:
@@ -70,15 +73,17 @@ def merge_slice(old: OldPostings, t0: int, t1: int, new: Postings3) -> Csr:
     vocab = np.asarray(old.vocab[t0:t1])
     at = places(vocab, indptr, rows, new)
     counts = np.diff(indptr)
-    vocab, counts = vocab[counts > 0], counts[counts > 0]
+    if not (live := counts > 0).all():  # terms whose every posting was dropped
+        vocab, counts = vocab[live], counts[live]
     new_vocab, new_counts = terms_of(new[0])
-    union = np.union1d(vocab, new_vocab)
-    total = np.zeros(union.size, dtype=np.int64)
-    total[np.searchsorted(union, vocab)] += counts
-    total[np.searchsorted(union, new_vocab)] += new_counts  # each index once: no np.add.at
+    pos = np.searchsorted(vocab, new_vocab)  # the new terms' places among the old
+    known = pos < vocab.size
+    known[known] = vocab[pos[known]] == new_vocab[known]
+    counts[pos[known]] += new_counts[known]  # distinct terms: each index once
+    unknown = ~known
     return (
-        union.astype(np.uint64, copy=False),
-        total,
+        np.insert(vocab, pos[unknown], new_vocab[unknown]).astype(np.uint64, copy=False),
+        np.insert(counts, pos[unknown], new_counts[unknown]),
         np.insert(rows, at, new[1].astype(np.int32)),
         np.insert(tf, at, new[2].astype(np.int32)),
     )

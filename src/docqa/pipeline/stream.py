@@ -9,14 +9,14 @@ postings budget, not by the collection. Results are consumed in submission order
 follow the load order.
 
 Rows of files whose bytes did not change since ``previous`` was built are copied from it
-(chunk records, vectors, BM25 lengths and postings) without parsing the file again.
+(chunk records, vectors, BM25 lengths and postings) without parsing the file again; the
+records and vectors by the kernel (:mod:`docqa.pipeline.copying`).
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
-import io
 import signal
 import threading
 import warnings
@@ -27,15 +27,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from docqa.errors import IndexCorrupt
-from docqa.index import format as fmt
 from docqa.index.reader import Index
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import transport
+from docqa.pipeline.copying import OldFiles
 from docqa.pipeline.postings import OldPostings, PostingRuns
 from docqa.pipeline.sources import Stat
 from docqa.pipeline.work import Result, Task, run
@@ -47,7 +46,6 @@ if TYPE_CHECKING:
 
 GROUP_BYTES = 1 << 20
 GROUP_FILES = 256
-COPY_ROWS = 8192  # reused rows copied at a time (~8 MB of records, 8 MB of 256-d vectors)
 POOL_BYTES = 4 << 20  # less to parse than this is done in this process: starting workers
 # costs about as much as parsing it
 Progress = Callable[[str, int, int], None]
@@ -164,50 +162,6 @@ def _interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-class _OldFiles:
-    """The previous index's records and vectors read by file offset, not through its memory
-    maps: pages read through a map stay in the process's memory (a 1 GB update held the
-    whole old index), pages read from a file do not."""
-
-    def __init__(self, old: Index) -> None:
-        self.root, self.dim = old.root, old.manifest.dim
-        self.offsets = np.load(old.root / fmt.OFFSETS, mmap_mode="r")  # 8 bytes a row
-        with open(old.root / fmt.VECTORS, "rb") as f:
-            major, _ = np.lib.format.read_magic(f)
-            read = np.lib.format.read_array_header_1_0
-            (read if major == 1 else np.lib.format.read_array_header_2_0)(f)
-            self.header = f.tell()
-        self._bytes = bytearray()
-        self._rows = np.empty((0, self.dim), "<f4")
-
-    def copy(self, a: int, b: int, builder: IndexBuilder) -> None:
-        """Append rows ``a:b``'s chunk records and vectors to ``builder``, ``COPY_ROWS`` at a
-        time through two buffers reused from span to span: fresh pages for every span (a
-        read into new memory) cost the update more than the copy itself."""
-        with open(self.root / fmt.BLOB, "rb") as blob, open(self.root / fmt.VECTORS, "rb") as vec:
-            for lo in range(a, b, COPY_ROWS):
-                hi = min(b, lo + COPY_ROWS)
-                offsets = np.asarray(self.offsets[lo : hi + 1])
-                size = int(offsets[-1] - offsets[0])
-                if len(self._bytes) < size:
-                    self._bytes = bytearray(size)
-                blob.seek(int(offsets[0]))
-                builder.add_records(_read(blob, memoryview(self._bytes)[:size]), np.diff(offsets))
-                if len(self._rows) < hi - lo:
-                    self._rows = np.empty((hi - lo, self.dim), "<f4")
-                rows = self._rows[: hi - lo]
-                vec.seek(self.header + lo * self.dim * 4)
-                _read(vec, rows.data.cast("B"))
-                builder.append_vectors(rows)
-
-
-def _read(f: io.BufferedReader, into: memoryview) -> memoryview:
-    """Fill ``into`` from ``f`` (IndexCorrupt if the file ends first)."""
-    if f.readinto(into) != len(into):
-        raise IndexCorrupt(f"{f.name} of the previous index is truncated; rebuild it")
-    return into
-
-
 @dataclass
 class Pass:
     """What the main process keeps while results stream into ``builder``: per-file rows and
@@ -226,7 +180,16 @@ class Pass:
     embedded: int = 0
     reused: int = 0
     _old_lengths: np.ndarray | None = None
-    _old_files: _OldFiles | None = None
+    _old_files: OldFiles | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the previous index's files opened for copying."""
+        if self._old_files is not None:
+            self._old_files.close()
+            self._old_files = None
 
     def take(self, result: Result) -> None:
         """Append one group's rows in file order: new rows from ``result``, reused rows from
@@ -281,7 +244,7 @@ class Pass:
         old = self.previous
         a, b = span
         if self._old_files is None:
-            self._old_files = _OldFiles(old)
+            self._old_files = OldFiles(old)
         self._old_files.copy(a, b, self.builder)
         if self._old_lengths is None:
             self._old_lengths = old.array("bm25_lengths")  # one memory map for every file

@@ -42,6 +42,7 @@ from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
 from docqa.text.html import parse_html
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
+from docqa.text.walk import tree
 
 FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 _MAX_TXT_TITLE = 80
@@ -133,11 +134,11 @@ def printable_name(path: str | Path) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-def _walk_problem(path: Path, relative: Path) -> str | None:
+def _walk_problem(path: Path, relative: str, symlink: bool) -> str | None:
     """Why a path met while walking a folder cannot be loaded, or None when it can."""
-    if printable_name(relative) != str(relative):
+    if printable_name(relative) != relative:
         return "the file name is not valid UTF-8; rename the file"
-    if not path.is_symlink():
+    if not symlink:
         return None
     try:
         target = path.stat()
@@ -153,16 +154,15 @@ def _walk_problem(path: Path, relative: Path) -> str | None:
 
 
 def _walk(given: Path, found: list[tuple[Path, str]], unknown: list[SkippedFile]) -> None:
-    for path in sorted(given.rglob("*")):
-        relative = path.relative_to(given)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        problem = _walk_problem(path, relative)
+    for parts, entry in tree(given):  # sorted, hidden entries left out
+        relative = "/".join(parts)
+        path = Path(entry.path)  # the same Path as given.joinpath(*parts), parsed once
+        problem = _walk_problem(path, relative, entry.is_symlink())
         wanted = path.suffix.lower() in FORMATS
         if problem is not None and (wanted or "folder" in problem):
             unknown.append(SkippedFile(printable_name(relative), problem))
-        elif problem is None and wanted and path.is_file():
-            found.append((path, relative.as_posix()))
+        elif problem is None and wanted and entry.is_file():
+            found.append((path, relative))
 
 
 def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:

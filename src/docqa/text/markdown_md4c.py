@@ -17,6 +17,7 @@ from typing import Any
 
 from docqa.text.documents import Block, Heading
 from docqa.text.html import html_fragment_blocks
+from docqa.text.markdown_rules import ENTITIES, HTML_TAG_RE, escaped_split, valid_entity_code
 
 # lines that end a table's body for markdown-it: HTML, a heading, a fence, a list item, a rule
 _ENDS_TABLE = re.compile(
@@ -38,15 +39,12 @@ _RAW_END = re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE)
 def _entity(raw: bytes) -> bytes:
     """The UTF-8 of an entity reference (``b"&amp;"``) as markdown-it decodes it: a known name
     or a valid code point, else U+FFFD for a number and the reference itself for a name."""
-    from markdown_it.common.entities import entities
-    from markdown_it.common.utils import isValidEntityCode
-
     body = raw[1:-1].decode("ascii")
     if not body.startswith("#"):
-        known = entities.get(body) if 2 <= len(body) <= 32 else None
+        known = ENTITIES.get(body) if 2 <= len(body) <= 32 else None
         return raw if known is None else known.encode("utf-8")
     code = int("0" + body[1:], 0) if body[1:2] in ("x", "X") else int(body[1:])
-    return (chr(code) if isValidEntityCode(code) else "\ufffd").encode("utf-8")
+    return (chr(code) if valid_entity_code(code) else "\ufffd").encode("utf-8")
 
 
 def _prefix(line: str) -> str:
@@ -70,13 +68,11 @@ def _delimiter_columns(line: str) -> int:
 def split_cells(text: str) -> list[str]:
     """markdown-it's ``escapedSplit`` (the cells of a table row, split at each ``|`` not
     after a backslash, the backslash of ``\\|`` dropped): ``str.split`` where no pipe is
-    escaped (the same cells, without a Python step per character), else the spec itself."""
+    escaped (the same cells, without a Python step per character), else the spec's rule
+    (:func:`docqa.text.markdown_rules.escaped_split`, tested equal to markdown-it's)."""
     if "\\|" not in text:
         return text.split("|")
-    from markdown_it.rules_block.table import escapedSplit
-
-    found: list[str] = escapedSplit(text)
-    return found
+    return escaped_split(text)
 
 
 def _cells(line: str) -> list[str] | None:
@@ -125,8 +121,6 @@ def html_block(content: str, first_line: int) -> list[Heading | Block] | None:
 
 def inline_html(text: str) -> bool:
     """Whether markdown-it reads inline HTML (a tag, a comment, ...) at ``text``'s start."""
-    from markdown_it.common.html_re import HTML_TAG_RE
-
     return HTML_TAG_RE.match(text) is not None
 
 

@@ -1,0 +1,140 @@
+"""The folder walk (``docqa.text.walk``, under ``find_files``) against its reference: the
+``sorted(folder.rglob("*"))`` walk it replaced, over generated trees of files, folders,
+hidden entries, symbolic links (to files, to folders, dangling, in loops) and file names that
+are not UTF-8."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docqa.text.documents import SkippedFile
+from docqa.text.loaders import FORMATS, find_files, printable_name
+from docqa.text.walk import tree
+
+
+def reference(given: Path) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
+    """``find_files([given])`` for a folder as it was written over ``rglob``."""
+    found: list[tuple[Path, str]] = []
+    unknown: list[SkippedFile] = []
+    for path in sorted(given.rglob("*")):
+        relative = path.relative_to(given)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        problem = _problem(path, relative)
+        wanted = path.suffix.lower() in FORMATS
+        if problem is not None and (wanted or "folder" in problem):
+            unknown.append(SkippedFile(printable_name(relative), problem))
+        elif problem is None and wanted and path.is_file():
+            found.append((path, relative.as_posix()))
+    return found, unknown
+
+
+def _problem(path: Path, relative: Path) -> str | None:
+    if printable_name(relative) != str(relative):
+        return "the file name is not valid UTF-8; rename the file"
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.stat()
+    except FileNotFoundError:
+        return f"dangling symlink (points to {printable_name(os.readlink(path))!r})"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop"
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISDIR(target.st_mode):
+        return "symlinked folder, not followed; give its path to index it"
+    return None
+
+
+NAMES = st.sampled_from(
+    [
+        "a",
+        "b.md",
+        "B.md",
+        "c.txt",
+        "d.html",
+        "e.HTM",
+        "f.pdf",
+        "g.png",
+        ".h",
+        ".i.md",
+        "j.md.md",
+        "k.",
+        "a.md",
+        "l_m.md",
+        "é.md",
+        "z",
+    ]
+)
+KINDS = st.sampled_from(["file", "folder", "link-file", "link-folder", "dangling", "loop"])
+
+
+def _build(root: Path, items: list[tuple[list[str], str]], raw_name: bool) -> None:
+    for parts, kind in items:
+        parent = root.joinpath(*parts[:-1])
+        if not parent.is_dir() or parent.is_symlink():
+            continue
+        path = parent / parts[-1]
+        if os.path.lexists(path):
+            continue
+        if kind == "file":
+            path.write_text("# T\n\nx\n")
+        elif kind == "folder":
+            path.mkdir()
+        elif kind == "link-file":
+            (root / "target.md").write_text("# T\n\nx\n")
+            path.symlink_to(root / "target.md")
+        elif kind == "link-folder":
+            path.symlink_to(root)
+        elif kind == "dangling":
+            path.symlink_to(root / "nowhere.md")
+        else:
+            path.symlink_to(path)
+    if raw_name:
+        with open(os.path.join(os.fsencode(root), b"caf\xe9.md"), "wb") as out:
+            out.write(b"# T\n\nx\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.lists(NAMES, min_size=1, max_size=3), KINDS), max_size=25),
+    st.booleans(),
+)
+def test_find_files_equals_the_rglob_walk(items: list[tuple[list[str], str]], raw: bool) -> None:
+    root = Path(tempfile.mkdtemp(prefix="walk-"))
+    try:
+        _build(root, items, raw)
+        assert find_files([root]) == reference(root)
+    finally:
+        shutil.rmtree(root)
+
+
+def test_hidden_folders_are_not_entered_and_order_is_by_parts(tmp_path: Path) -> None:
+    for rel in ["b/x.md", "a-b.md", "a/z.md", ".git/objects/q.md", "a/.h/y.md", "A.md"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("# T\n\nx\n")
+    got = [parts for parts, _ in tree(tmp_path)]
+    assert got == [("A.md",), ("a",), ("a", "z.md"), ("a-b.md",), ("b",), ("b", "x.md")]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
+def test_an_unreadable_folder_is_passed_over_as_rglob_does(tmp_path: Path) -> None:
+    (tmp_path / "shut").mkdir()
+    (tmp_path / "shut" / "x.md").write_text("# T\n\nx\n")
+    (tmp_path / "y.md").write_text("# T\n\nx\n")
+    (tmp_path / "shut").chmod(0)
+    try:
+        assert find_files([tmp_path]) == reference(tmp_path)
+        assert [s for _, s in find_files([tmp_path])[0]] == ["y.md"]
+    finally:
+        (tmp_path / "shut").chmod(0o755)
