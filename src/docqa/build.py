@@ -162,21 +162,18 @@ def build_index(
     progress: Progress | None = None,
     verify: bool = False,
     workers: int | None = None,
-    detach_cleanup: bool = False,
 ) -> BuildReport:
     """Load ``paths``, chunk, embed and write (or update) the index at ``index_dir``.
 
     ``workers`` (default: the cores available) parse and embed in parallel; the index is the
     same bytes for any number. ``progress`` is called as ``("files", done, total)`` and
     ``("bytes", done, total)``. Ctrl-C or an error leaves the previous index as it was.
-    ``detach_cleanup``: the index replaced is removed by a detached process, not waited for
-    (the command line's choice; see ``docqa.index.writer._discard``).
     """
     settings = settings or IndexSettings()
     n_workers = _check_workers(workers)
     target = resolve_target(index_dir)
     with build_lock(target):  # a second build of the same index raises IndexBusy
-        return _build_locked(paths, target, settings, progress, verify, n_workers, detach_cleanup)
+        return _build_locked(paths, target, settings, progress, verify, n_workers)
 
 
 def _build_locked(
@@ -186,7 +183,6 @@ def _build_locked(
     progress: Progress | None,
     verify: bool,
     n_workers: int,
-    detach: bool = False,
 ) -> BuildReport:
     started = time.perf_counter()
     scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
@@ -233,7 +229,7 @@ def _build_locked(
         )
         del previous, state
         gc.collect()  # an Index is in a cycle (its ChunkView): its maps close now, not at exit
-        builder.commit(embedder, meta, detach=detach)
+        builder.commit(embedder, meta)
     if verify:
         open_index(target).verify()
     return replace(report, seconds=time.perf_counter() - started)

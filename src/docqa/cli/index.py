@@ -58,7 +58,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     with _progress(args.quiet) as progress:
         report = build_index(
             args.paths, index_dir, settings, progress=progress, verify=args.verify,
-            workers=args.workers, detach_cleanup=True,
+            workers=args.workers,
         )  # fmt: skip
     print(build_summary(report))
     return EXIT_OK

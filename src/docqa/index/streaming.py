@@ -279,10 +279,8 @@ class IndexBuilder:
             if self._synced is not None:
                 self._synced.result()  # raises an fsync's OSError here
 
-    def commit(self, embedder: Any, meta: Mapping[str, Any], *, detach: bool = False) -> Path:
-        """Close every file, write the manifest, install the directory at ``target``;
-        ``detach``: the index it replaces is removed by a detached process
-        (``writer._discard``)."""
+    def commit(self, embedder: Any, meta: Mapping[str, Any]) -> Path:
+        """Close every file, write the manifest, install the directory at ``target``."""
         vectors = self.open_vectors(int(getattr(embedder, "dim", 0)) or 1)
         if vectors.rows != self.count:
             raise InputError(f"{vectors.rows} vectors for {self.count} chunks")
@@ -304,7 +302,7 @@ class IndexBuilder:
             writer._write_bytes(self.tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
             writer.fsync_path(self.tmp / fmt.ARRAYS_DIR)
             writer.fsync_path(self.tmp)
-            writer._install(self.tmp, self.target, detach=detach)
+            writer._install(self.tmp, self.target)
         except BaseException:
             self.abort()
             raise

@@ -232,9 +232,8 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def _install(tmp: Path, target: Path, *, detach: bool = False) -> None:
-    """Move the finished ``tmp`` directory to ``target``, replacing an old index (removed
-    after, see ``_discard``)."""
+def _install(tmp: Path, target: Path) -> None:
+    """Move the finished ``tmp`` directory to ``target``, replacing an old index."""
     if target.exists():
         if not _exchange(tmp, target):
             aside = target.parent / f".{target.name}.old-{secrets.token_hex(4)}"
@@ -242,33 +241,10 @@ def _install(tmp: Path, target: Path, *, detach: bool = False) -> None:
             os.rename(tmp, target)
             tmp = aside
         fsync_path(target.parent)
-        _discard(tmp, detach)
+        shutil.rmtree(tmp, ignore_errors=True)
     else:
         os.rename(tmp, target)
         fsync_path(target.parent)
-
-
-def _discard(old: Path, detach: bool) -> None:
-    """Remove ``old``, the index just replaced (no longer at the index path). ``detach``: by
-    a detached ``rm -rf`` the caller does not wait for (the ``docqa index`` command): the
-    file system takes ~1.3 ms a MB to free a deleted file here (ext4, online discard), 0.25 s
-    of a 100 MB index, a quarter of an update. Where ``rm`` cannot be started it is removed
-    here; a removal that never finishes is finished by the next build (``clean_debris``)."""
-    if detach:
-        import subprocess
-
-        try:
-            subprocess.Popen(
-                ["rm", "-rf", "--", os.fspath(old)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # Ctrl-C at the terminal does not stop it
-            )
-            return
-        except OSError:
-            pass
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _exchange(a: Path, b: Path) -> bool:
