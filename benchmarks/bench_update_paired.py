@@ -1,7 +1,7 @@
 """The update against a reference docqa, paired: the same corpus, rounds alternating which
 environment goes first.
 
-    python benchmarks/bench_update_paired.py --reference /work/main/.venv/bin/python
+    python benchmarks/bench_update_paired.py --reference ../main-checkout/.venv/bin/python
 
 Each round, for each of the two environments (this one's ``python`` and ``--reference``):
 a full build of the 106 MB corpus of ``bench_index.py``, the update after 1% of the files

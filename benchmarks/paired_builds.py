@@ -1,6 +1,6 @@
 """Paired, interleaved full builds by two installs of docqa, and a byte comparison of each pair.
 
-    python benchmarks/paired_builds.py --theirs /work/main/.venv/bin/python \
+    python benchmarks/paired_builds.py --theirs ../main-checkout/.venv/bin/python \
         [--ours PYTHON] [--rounds 3] [--workers 2] [--where DIR]
 
 Each round builds the ~106 MB benchmark corpus (``index_corpus``, as ``bench_index.py``) with
@@ -19,14 +19,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench_index import _cpu, _rss, process_tree
-from index_corpus import MB, replicated
+from bench_index import run_index
+from index_corpus import replicated
 
 VOLATILE = ("created", "scanned_ns")  # the manifest's fields that differ between two builds
 
@@ -34,18 +32,8 @@ VOLATILE = ("created", "scanned_ns")  # the manifest's fields that differ betwee
 def build(python: str, corpus: Path, ix: Path, workers: int) -> tuple[float, float, float]:
     """``(wall s, CPU s of the process tree, peak summed RSS MB)`` of one fresh build."""
     shutil.rmtree(ix, ignore_errors=True)
-    cmd = [python, "-m", "docqa", "index", str(corpus), "--index", str(ix), "--quiet"]
-    started = time.perf_counter()
-    proc = subprocess.Popen([*cmd, "--workers", str(workers)], stdout=subprocess.DEVNULL)
-    peak, cpu = 0, dict[int, float]()
-    while proc.poll() is None:
-        tree = process_tree(proc.pid)
-        peak = max(peak, _rss(tree))
-        _cpu(tree, cpu)
-        time.sleep(0.05)
-    if proc.returncode != 0:
-        raise SystemExit(f"{python}: docqa index failed ({proc.returncode})")
-    return time.perf_counter() - started, sum(cpu.values()), peak / MB
+    got = run_index(corpus, ix, workers, python)
+    return got["wall"], got["cpu"], got["rss_mb"]
 
 
 def _manifest(ix: Path) -> object:

@@ -5,10 +5,8 @@ are not UTF-8."""
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
-import stat
 import tempfile
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import FORMATS, find_files, printable_name
+from docqa.text.loaders import FORMATS, _walk_problem, find_files, printable_name
 from docqa.text.walk import tree
 
 
@@ -39,21 +37,10 @@ def reference(given: Path) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
 
 
 def _problem(path: Path, relative: Path) -> str | None:
-    if printable_name(relative) != str(relative):
-        return "the file name is not valid UTF-8; rename the file"
-    if not path.is_symlink():
-        return None
-    try:
-        target = path.stat()
-    except FileNotFoundError:
-        return f"dangling symlink (points to {printable_name(os.readlink(path))!r})"
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "symlink loop"
-        return f"cannot be read ({exc.strerror or exc})"
-    if stat.S_ISDIR(target.st_mode):
-        return "symlinked folder, not followed; give its path to index it"
-    return None
+    # the classification is the loader's own; what this twin checks is the walk: which paths
+    # it meets, in which order, and how it tells a symlink (``Path.is_symlink``, not a
+    # ``DirEntry``)
+    return _walk_problem(path, str(relative), path.is_symlink())
 
 
 NAMES = st.sampled_from(
