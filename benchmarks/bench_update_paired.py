@@ -18,12 +18,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from bench_index import run_index, touch_one_percent
 from index_corpus import replicated
+from paired import alternating, install_options
 
 RUNS = ("full", "update", "hashed", "nothing")
 
@@ -45,16 +45,14 @@ def one(python: str, corpus: Path, ix: Path, workers: int) -> dict[str, dict[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", required=True, help="the other environment's python")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
+    install_options(parser)
     args = parser.parse_args()
     corpus = replicated(args.where, 100)
     envs = {"reference": args.reference, "this": sys.executable}
     got: dict[str, list[dict[str, dict[str, float]]]] = {name: [] for name in envs}
     loads = []
     for r in range(args.rounds):
-        order = list(envs) if r % 2 == 0 else list(envs)[::-1]
+        order = alternating(list(envs), r)
         for name in order:
             got[name].append(
                 one(envs[name], corpus, args.where / f"ix-paired-{name}", args.workers)

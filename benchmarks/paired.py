@@ -7,9 +7,12 @@ far less between runs than a ratio of two medians taken minutes apart.
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -39,3 +42,17 @@ def paired_line(what: str, ratios: list[float]) -> str:
         f"paired, interleaved: {what}: {statistics.median(ratios):.2f}x "
         f"(median of {len(ratios)} pairs, range {min(ratios):.2f}-{max(ratios):.2f})"
     )
+
+
+def install_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that pairs two installs' ``docqa index`` runs: rounds,
+    workers and the folder of the replicated corpus and its indexes."""
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
+
+
+def alternating(names: list[str], round_: int) -> list[str]:
+    """The order of ``names`` in round ``round_`` (0-based): reversed every other round, as
+    :func:`interleaved_times` runs them."""
+    return names if round_ % 2 == 0 else names[::-1]

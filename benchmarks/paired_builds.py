@@ -20,11 +20,11 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 from bench_index import run_index
 from index_corpus import replicated
+from paired import alternating, install_options
 
 VOLATILE = ("created", "scanned_ns")  # the manifest's fields that differ between two builds
 
@@ -59,16 +59,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--theirs", required=True, help="the reference install's python")
     parser.add_argument("--ours", default=sys.executable)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
+    install_options(parser)
     args = parser.parse_args()
     corpus = replicated(args.where, 100)
     pythons = {"theirs": args.theirs, "ours": args.ours}
     runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in pythons}
     for r in range(args.rounds):
         load = os.getloadavg()[0]
-        order = list(pythons) if r % 2 == 0 else list(pythons)[::-1]
+        order = alternating(list(pythons), r)
         for name in order:
             runs[name].append(build(pythons[name], corpus, args.where / f"ix-{name}", args.workers))
         cells = [f"{n}: {w:.2f} s, {c:.2f} CPU s, {m:.0f} MB" for n, (w, c, m) in
