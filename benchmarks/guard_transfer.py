@@ -10,6 +10,9 @@ Corpora (each with answerable and unanswerable labelled questions):
 - ``valgrind-guard``: 10 pages of the Valgrind HTML manual shipped by Debian's ``valgrind`` package
   (``/usr/share/doc/valgrind/html``, ``benchmarks/data/valgrind-guard/``; 22 + 12), questions
   written before any score was seen, after the guard's rules were designed.
+- ``pipdocs``: the Markdown pages of pip's documentation shipped by Debian's ``python3-pip``
+  package (``/usr/share/doc/python3-pip/html``, some gzipped; ``benchmarks/data/pipdocs/``;
+  22 + 12), questions written before any score was seen, in the eighth pass.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
@@ -27,6 +30,7 @@ reported on the corpus left out. Run:
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import shutil
 import tempfile
@@ -45,6 +49,7 @@ DATA = ROOT / "benchmarks" / "data"
 SHIPPED = {
     "nodejs": (Path("/usr/share/doc/nodejs/api"), ".md"),
     "valgrind-guard": (Path("/usr/share/doc/valgrind/html"), ".html"),
+    "pipdocs": (Path("/usr/share/doc/python3-pip/html"), ""),  # pages.txt names whole paths
 }
 PYDOCS = next(
     (p / "shared/evalsets/pydocs" for p in ROOT.parents if (p / "shared/evalsets").is_dir()),
@@ -55,7 +60,7 @@ UNKNOWN = (None, 2000)
 EVIDENCE = (True, False)
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5
-CORPORA = "library,pydocs,nodejs,valgrind-guard"
+CORPORA = "library,pydocs,nodejs,valgrind-guard,pipdocs"
 
 Setting = tuple[bool, int | None, float]  # (keyword_evidence, unknown_from, min_coverage)
 Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
@@ -71,7 +76,12 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
     folder = scratch / f"{name}-docs"
     folder.mkdir(exist_ok=True)
     for page in (DATA / name / "pages.txt").read_text().split():
-        shutil.copy(source / f"{page}{suffix}", folder / f"{page}{suffix}")
+        target = folder / f"{page}{suffix}".removesuffix(".gz")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if page.endswith(".gz"):  # Debian compresses the larger pages
+            target.write_bytes(gzip.decompress((source / page).read_bytes()))
+        else:
+            shutil.copy(source / f"{page}{suffix}", target)
     return [folder], DATA / name / "questions.jsonl"
 
 

@@ -72,6 +72,9 @@ def test_calibrate_prints_the_curve_and_stores_the_choice(index: Path, tmp_path:
     assert dry.returncode == 0, dry.stderr
     assert "calibrated on 38 questions (32 answerable, 6 unanswerable)" in dry.stdout
     assert "<- chosen" in dry.stdout and "not stored (--dry-run)" in dry.stdout
+    assert (
+        "held out (5 folds, each judged by the setting fitted on the others): keeps" in dry.stdout
+    )
     assert Collection.open(ix).guard == GuardConfig()
     run = docqa("calibrate", str(QUESTIONS), "--index", str(ix), "--mode", "keyword", "--json",
                 cwd=tmp_path)  # fmt: skip
@@ -82,6 +85,9 @@ def test_calibrate_prints_the_curve_and_stores_the_choice(index: Path, tmp_path:
     opened = Collection.open(ix)
     assert opened.guard == GuardConfig.from_dict(data["guard"])
     assert opened.index.manifest.meta["guard_calibration"]["questions"] == 38
+    held = data["held_out"]
+    assert held["folds"] == 5 and 0.0 <= held["kept"] <= 1.0 and 0.0 <= held["refused"] <= 1.0
+    assert opened.index.manifest.meta["guard_calibration"]["held_out"] == held
     # the stored guard is what search now uses
     explain = docqa("search", "RNW-409?", "--index", str(ix), "--explain-guard", cwd=tmp_path)
     assert f"min_coverage {data['guard']['min_coverage']}" in explain.stderr
@@ -94,6 +100,9 @@ def test_calibrate_errors(index: Path, tmp_path: Path) -> None:
     assert_one_line_error(result)
     assert "answerable and unanswerable" in result.stderr
     assert_one_line_error(docqa("calibrate", str(QUESTIONS), "--index", "none", cwd=tmp_path))
+    folds = docqa("calibrate", str(QUESTIONS), "--index", str(index), "--folds", "1", cwd=tmp_path)
+    assert_one_line_error(folds)
+    assert "--folds: must be at least 2" in folds.stderr
 
 
 def test_eval_answers_with_a_scripted_judge(index: Path) -> None:

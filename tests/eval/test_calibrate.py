@@ -11,8 +11,9 @@ from docqa.build import build_index
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import Question, load_questions
-from docqa.eval.calibrate import Point, calibrate, choose
-from docqa.retrieve.guard import GuardConfig
+from docqa.eval.calibrate import Point, calibrate, choose, folds_of, judged, trade_off
+from docqa.retrieve.guard import GuardConfig, judge
+from docqa.types import Hit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,3 +62,59 @@ def test_calibrate_needs_both_kinds(library: Collection) -> None:
     both = [*only, Question("b", "Capital of Mongolia?", ())]
     with pytest.raises(InputError, match="min_kept"):
         calibrate(both, library.retriever("keyword", guard=False), library.bm25, min_kept=2.0)
+
+
+def test_folds_deal_each_kind_round_robin() -> None:
+    kinds = [True, True, False, True, False, True, True, False]
+    fold = folds_of(kinds, 3)
+    assert fold.tolist() == [0, 1, 0, 2, 1, 0, 1, 2]
+    for f in range(3):  # every fold holds both kinds
+        assert {kinds[i] for i in range(len(kinds)) if fold[i] == f} == {True, False}
+
+
+def held_out_by_refitting(
+    questions: list[Question], hits: list[list[Hit]], collection: Collection, folds: int
+) -> tuple[float, float]:
+    """The slow twin of ``held_out``: per fold, fit the curve again on the other folds
+    with ``trade_off`` and ``choose``, then judge the fold's questions one by one."""
+    fold = folds_of([q.answerable for q in questions], folds)
+    passed: dict[int, bool] = {}
+    for f in range(folds):
+        train = [i for i in range(len(questions)) if fold[i] != f]
+        curve = trade_off([questions[i] for i in train], [hits[i] for i in train],
+                          collection.bm25, GuardConfig())  # fmt: skip
+        chosen, _ = choose(curve, 0.9)
+        for i in (i for i in range(len(questions)) if fold[i] == f):
+            passed[i] = judge(questions[i].question, hits[i], chosen.config, collection.bm25).passed
+    kept = [passed[i] for i, q in enumerate(questions) if q.answerable]
+    refused = [not passed[i] for i, q in enumerate(questions) if not q.answerable]
+    return sum(kept) / len(kept), sum(refused) / len(refused)
+
+
+@pytest.mark.parametrize("folds", [2, 5])
+def test_held_out_equals_refitting_each_fold(library: Collection, folds: int) -> None:
+    questions = load_questions(ROOT / "examples" / "questions.jsonl")
+    retriever = library.retriever("hybrid", guard=GuardConfig())
+    fit = calibrate(questions, retriever, library.bm25, folds=folds)
+    assert fit.held_out is not None and fit.held_out.folds == folds
+    hits = [judged(retriever, q.question, 5) for q in questions]
+    kept, refused = held_out_by_refitting(questions, hits, library, folds)
+    assert (fit.held_out.kept, fit.held_out.refused) == pytest.approx((kept, refused))
+    # the in-sample curve is still the one trade_off gives on every question
+    assert list(fit.points) == trade_off(questions, hits, library.bm25, GuardConfig())
+
+
+def test_held_out_needs_two_questions_of_each_kind(library: Collection) -> None:
+    questions = load_questions(ROOT / "examples" / "questions.jsonl")
+    one_unanswerable = [q for q in questions if q.answerable][:10] + [
+        q for q in questions if not q.answerable
+    ][:1]
+    fit = calibrate(one_unanswerable, library.retriever("keyword", guard=False), library.bm25)
+    assert fit.held_out is None
+    three = [q for q in questions if q.answerable][:10] + [
+        q for q in questions if not q.answerable
+    ][:3]
+    fit = calibrate(three, library.retriever("keyword", guard=False), library.bm25, folds=5)
+    assert fit.held_out is not None and fit.held_out.folds == 3  # no more folds than questions
+    with pytest.raises(InputError, match="folds must be an integer >= 2"):
+        calibrate(three, library.retriever("keyword", guard=False), library.bm25, folds=1)

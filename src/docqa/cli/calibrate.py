@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         k=args.k,
         min_kept=args.min_kept,
         base=collection.guard,
+        folds=args.folds,
     )
     stored = not args.dry_run
     if stored:
@@ -80,11 +82,22 @@ def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -
     c = fit.chosen
     goal = "" if fit.reached else f" (no setting keeps {args.min_kept}: kept the most)"
     lines.append(f"chosen: {_describe(c)}: keeps {c.kept:.2f}, refuses {c.refused:.2f}{goal}")
+    lines.append(_held_out_line(fit))
     if stored_in is None:
         lines.append("not stored (--dry-run)")
     else:
         lines.append(f"stored in {stored_in / 'manifest.json'} (meta.guard), used in every mode")
     return "\n".join(lines)
+
+
+def _held_out_line(fit: Calibration) -> str:
+    h = fit.held_out
+    if h is None:
+        return "held out: not estimated (it needs two answerable and two unanswerable questions)"
+    return (
+        f"held out ({h.folds} folds, each judged by the setting fitted on the others): "
+        f"keeps {h.kept:.2f}, refuses {h.refused:.2f}"
+    )
 
 
 def _record(fit: Calibration, args: argparse.Namespace) -> dict[str, Any]:
@@ -96,6 +109,7 @@ def _record(fit: Calibration, args: argparse.Namespace) -> dict[str, Any]:
         "kept": fit.chosen.kept,
         "refused": fit.chosen.refused,
         "reached": fit.reached,
+        "held_out": None if fit.held_out is None else asdict(fit.held_out),
         "guard": fit.chosen.config.to_dict(),
     }
 

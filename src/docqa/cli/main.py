@@ -48,6 +48,10 @@ def _non_negative(text: str) -> int:
     return _whole(text, 0)
 
 
+def _at_least_two(text: str) -> int:
+    return _whole(text, 2)
+
+
 def _index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--index",
@@ -248,6 +252,13 @@ def _calibrate_parser(sub: Any) -> None:
         type=float,
         default=0.9,
         help="share of the answerable questions the guard must keep (default 0.9)",
+    )
+    p.add_argument(
+        "--folds",
+        type=_at_least_two,
+        default=5,
+        help="folds of the held-out estimate: each fold judged by the setting fitted on the "
+        "others (default 5)",
     )
     p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
     p.add_argument("--json", action="store_true")

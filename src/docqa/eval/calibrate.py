@@ -6,12 +6,19 @@ judged on those same hits, so the curve costs one search per question. A setting
 None). The chosen point refuses the most unanswerable questions among those keeping at least
 ``min_kept`` of the answerable ones (ties: more kept, then the lower threshold); when none keeps
 that many, the one keeping the most (ties: more refused).
+
+The curve is in-sample: it is fitted on the questions it reports on. ``held_out`` estimates what
+the fit does on questions it has not seen: the questions are dealt into folds (answerable and
+unanswerable apart, in file order), each fold is judged by the setting chosen on the other
+folds, and the shares are counted over every question so judged (k-fold cross-validation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from docqa.errors import InputError
 from docqa.eval.questions import Question
@@ -32,12 +39,59 @@ class Point:
 
 
 @dataclass(frozen=True, slots=True)
+class HeldOut:
+    """The fit judged on questions it was not fitted on (see the module docstring)."""
+
+    folds: int
+    kept: float
+    refused: float
+
+
+@dataclass(frozen=True, slots=True)
 class Calibration:
     points: tuple[Point, ...]
     chosen: Point
     reached: bool  # whether the chosen point keeps at least min_kept
     answerable: int
     unanswerable: int
+    held_out: HeldOut | None = None  # None: too few questions of a kind for two folds
+
+
+def settings(base: GuardConfig, grid: Sequence[float] = GRID) -> list[GuardConfig]:
+    """The candidate settings: every threshold of ``grid``, unknown words as names or not."""
+    return [
+        replace(base, min_coverage=threshold, unknown_from=unknown)
+        for unknown in (None, 0)
+        for threshold in grid
+    ]
+
+
+def verdicts(
+    questions: Sequence[Question],
+    hits: Sequence[Sequence[Hit]],
+    bm25: BM25Index,
+    configs: Sequence[GuardConfig],
+) -> np.ndarray:
+    """Whether each setting passes each question: bool (len(configs), len(questions))."""
+    return np.array(
+        [
+            [
+                judge(q.question, h, config, bm25).passed
+                for q, h in zip(questions, hits, strict=True)
+            ]
+            for config in configs
+        ],
+        dtype=np.bool_,
+    ).reshape(len(configs), len(questions))
+
+
+def points_of(
+    configs: Sequence[GuardConfig], passed: np.ndarray, answerable: np.ndarray
+) -> list[Point]:
+    """Each setting's kept / refused shares over the questions of ``passed``'s columns."""
+    kept = passed[:, answerable].mean(axis=1)
+    refused = (~passed[:, ~answerable]).mean(axis=1)
+    return [Point(c, float(a), float(r)) for c, a, r in zip(configs, kept, refused, strict=True)]
 
 
 def trade_off(
@@ -48,18 +102,40 @@ def trade_off(
     grid: Sequence[float] = GRID,
 ) -> list[Point]:
     """The kept / refused shares of every candidate setting (``base`` gives the rest)."""
-    out = []
-    for unknown in (None, 0):
-        for threshold in grid:
-            config = replace(base, min_coverage=threshold, unknown_from=unknown)
-            passed = [
-                judge(q.question, h, config, bm25).passed
-                for q, h in zip(questions, hits, strict=True)
-            ]
-            kept = [p for q, p in zip(questions, passed, strict=True) if q.answerable]
-            refused = [not p for q, p in zip(questions, passed, strict=True) if not q.answerable]
-            out.append(Point(config, sum(kept) / len(kept), sum(refused) / len(refused)))
+    configs = settings(base, grid)
+    answerable = np.array([q.answerable for q in questions], dtype=np.bool_)
+    return points_of(configs, verdicts(questions, hits, bm25, configs), answerable)
+
+
+def folds_of(answerable: Sequence[bool], folds: int) -> np.ndarray:
+    """Each question's fold: the answerable and the unanswerable questions are each dealt
+    round-robin in file order, so every fold holds some of both."""
+    out = np.empty(len(answerable), dtype=np.int64)
+    for kind in (True, False):
+        at = np.flatnonzero(np.asarray(answerable, dtype=np.bool_) == kind)
+        out[at] = np.arange(at.size) % folds
     return out
+
+
+def held_out(
+    configs: Sequence[GuardConfig],
+    passed: np.ndarray,
+    answerable: np.ndarray,
+    min_kept: float,
+    folds: int = 5,
+) -> HeldOut | None:
+    """k-fold estimate of the fit (``passed`` from :func:`verdicts`); None when either kind
+    has fewer than two questions (no fold could be fitted on both kinds)."""
+    folds = min(folds, int(answerable.sum()), int((~answerable).sum()))
+    if folds < 2:
+        return None
+    fold = folds_of(answerable.tolist(), folds)
+    judged = np.empty(answerable.size, dtype=np.bool_)
+    for f in range(folds):
+        train, test = fold != f, fold == f
+        chosen, _ = choose(points_of(configs, passed[:, train], answerable[train]), min_kept)
+        judged[test] = passed[configs.index(chosen.config), test]
+    return HeldOut(folds, float(judged[answerable].mean()), float((~judged[~answerable]).mean()))
 
 
 def choose(points: Sequence[Point], min_kept: float) -> tuple[Point, bool]:
@@ -86,13 +162,14 @@ def calibrate(
     k: int = 5,
     min_kept: float = 0.9,
     base: GuardConfig | None = None,
+    folds: int = 5,
 ) -> Calibration:
     """Fit the guard for ``retriever`` on labelled ``questions``: unguarded, or a
     ``GuardedRetriever`` (its settings are ignored; the passages judged are those it gathers,
     the hits and, with ``keyword_evidence``, the keyword side's best).
 
-    Raises ``InputError`` unless there are answerable and unanswerable questions both, and
-    ``min_kept`` is in [0, 1].
+    Raises ``InputError`` unless there are answerable and unanswerable questions both,
+    ``min_kept`` is in [0, 1] and ``folds`` is at least 2.
     """
     answerable = sum(q.answerable for q in questions)
     unanswerable = len(questions) - answerable
@@ -103,7 +180,13 @@ def calibrate(
         )
     if not 0.0 <= min_kept <= 1.0:
         raise InputError(f"min_kept must be in [0, 1], got {min_kept!r}")
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise InputError(f"folds must be an integer >= 2, got {folds!r}")
     hits = [judged(retriever, q.question, k) for q in questions]
-    points = trade_off(questions, hits, bm25, base or GuardConfig())
+    configs = settings(base or GuardConfig())
+    passed = verdicts(questions, hits, bm25, configs)
+    kinds = np.array([q.answerable for q in questions], dtype=np.bool_)
+    points = points_of(configs, passed, kinds)
     chosen, reached = choose(points, min_kept)
-    return Calibration(tuple(points), chosen, reached, answerable, unanswerable)
+    estimate = held_out(configs, passed, kinds, min_kept, folds)
+    return Calibration(tuple(points), chosen, reached, answerable, unanswerable, estimate)
