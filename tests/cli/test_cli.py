@@ -171,6 +171,34 @@ def test_bad_files_are_listed_in_the_summary_not_warned_about(tmp_path: Path) ->
     assert "Warning" not in result.stderr
 
 
+def test_many_skipped_files_are_grouped_by_reason_and_listed_on_stderr(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    for i in range(7):
+        (docs / f"bad{i}.txt").write_bytes("caf\xe9 latin-1".encode("latin-1"))
+    (docs / "empty.md").write_text("")
+    result = docqa("index", "docs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [summary] = result.stdout.splitlines()  # still one line
+    assert "skipped 8 (7 × not valid UTF-8 (byte 0xe9 at offset 3)" in summary
+    assert ": bad0.txt, bad1.txt, bad2.txt and 4 more; 1 × " in summary
+    assert "empty.md and" not in summary and summary.count("empty.md") == 1
+    assert "each is listed on stderr" in summary
+    listed = [line for line in result.stderr.splitlines() if line.startswith("skipped: ")]
+    assert [line.split(":")[1].strip() for line in listed] == [
+        *(f"bad{i}.txt" for i in range(7)),
+        "empty.md",
+    ]
+    few = tmp_path / "few"
+    few.mkdir()
+    (few / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    (few / "bad.txt").write_bytes(b"caf\xe9")
+    result = docqa("index", "few", "--index", "ix2", cwd=tmp_path)
+    assert "skipped 1 (bad.txt: not valid UTF-8" in result.stdout
+    assert "skipped: " not in result.stderr  # named in the summary, not listed again
+
+
 def test_a_latin_1_html_page_is_indexed_and_found(tmp_path: Path) -> None:
     # a page as older documentation generators wrote them: ISO-8859-1, declared
     (tmp_path / "docs").mkdir()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -155,7 +156,7 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
 def cmd_index_sharded(args: argparse.Namespace, settings: IndexSettings) -> int:
     """``docqa index`` with ``--shard-rows`` and/or ``--ray``."""
     from docqa.build import default_index_dir
-    from docqa.cli.summary import build_summary
+    from docqa.cli.summary import build_summary, skipped_lines
     from docqa.shards.build import DEFAULT_SHARD_ROWS, build_sharded
 
     target = args.index if args.index is not None else default_index_dir()
@@ -175,5 +176,7 @@ def cmd_index_sharded(args: argparse.Namespace, settings: IndexSettings) -> int:
         from docqa.index.shards import open_sharded
 
         open_sharded(target).verify()
+    for line in skipped_lines(report.skipped):
+        print(line, file=sys.stderr)
     print(build_summary(report) + f"; {-(-report.chunks // rows)} shards")
     return 0

@@ -133,9 +133,10 @@ def _open(args: argparse.Namespace) -> AnyCollection:
         with render.progress(_err()) as progress:
             report = ensure_index([args.docs], index_dir, progress=progress)
         if report is not None:
-            from docqa.cli.summary import build_summary
+            from docqa.cli.summary import build_summary, skipped_lines
 
-            _err().print(build_summary(report))
+            for line in [*skipped_lines(report.skipped), build_summary(report)]:
+                _err().print(line)
     return Collection.open(index_dir)
 
 

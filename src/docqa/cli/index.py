@@ -7,13 +7,14 @@ clients (``docqa index`` starts about a second sooner and its main process stays
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings, build_index, default_index_dir
 from docqa.cli import batch, store
-from docqa.cli.summary import build_summary
+from docqa.cli.summary import build_summary, skipped_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,5 +61,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             args.paths, index_dir, settings, progress=progress, verify=args.verify,
             workers=args.workers,
         )  # fmt: skip
+    for line in skipped_lines(report.skipped):
+        print(line, file=sys.stderr)
     print(build_summary(report))
     return EXIT_OK

@@ -7,6 +7,7 @@ only ever printed through ``describe`` (the password replaced by ``***``).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings
@@ -65,7 +66,9 @@ def _collection(args: argparse.Namespace) -> str:
 
 def summary(report: StoreReport) -> str:
     """One line: what ``docqa index --store`` did."""
-    skipped = "; ".join(f"{s.path}: {s.reason}" for s in report.skipped) or "none"
+    from docqa.cli.summary import skipped_text
+
+    skipped = skipped_text(report.skipped)
     return (
         f"indexed {report.chunks} chunks into collection {report.collection!r} at "
         f"{report.where} ({report.upserted} written, {report.unchanged} unchanged, "
@@ -85,6 +88,10 @@ def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_consol
         render.progress(progress_console) as progress,
     ):
         report = index_to_store(args.paths, store, settings, progress=progress)
+    from docqa.cli.summary import skipped_lines
+
+    for line in skipped_lines(report.skipped):
+        print(line, file=sys.stderr)
     print(summary(report))
     return EXIT_OK
 

@@ -9,17 +9,49 @@ from typing import TYPE_CHECKING, Any
 from docqa.controls import escape_controls
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from docqa.build import BuildReport
+    from docqa.text import SkippedFile
+
+# Up to this many skipped files are named one by one in the summary; beyond it they are
+# grouped by reason (the first few names of each) and listed one per line by ``skipped_lines``.
+LISTED = 5
+NAMED_PER_REASON = 3
 
 
 def build_summary(r: BuildReport) -> str:
-    skipped = "; ".join(f"{s.path}: {s.reason}" for s in r.skipped) or "none"
+    skipped = skipped_text(r.skipped)
     line = (
         f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
         f"{r.reused} reused) into {_shown_path(r.path)}; skipped {len(r.skipped)} ({skipped}); "
         f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
     )
     return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
+
+
+def skipped_lines(files: Sequence[SkippedFile]) -> list[str]:
+    """One line per skipped file, when there are too many to name in the summary line."""
+    if len(files) <= LISTED:
+        return []
+    return [escape_controls(f"skipped: {s.path}: {s.reason}") for s in files]
+
+
+def skipped_text(files: Sequence[SkippedFile]) -> str:
+    """The skipped files named one by one, or when there are many, grouped by reason."""
+    if not files:
+        return "none"
+    if len(files) <= LISTED:
+        return "; ".join(f"{s.path}: {s.reason}" for s in files)
+    groups: dict[str, list[str]] = {}
+    for s in files:
+        groups.setdefault(s.reason, []).append(s.path)
+    parts = []
+    for reason, paths in groups.items():
+        named = ", ".join(paths[:NAMED_PER_REASON])
+        more = len(paths) - NAMED_PER_REASON
+        parts.append(f"{len(paths)} × {reason}: {named}{f' and {more} more' if more > 0 else ''}")
+    return "; ".join(parts) + "; each is listed on stderr"
 
 
 def _shown_path(path: Any) -> str:
