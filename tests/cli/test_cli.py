@@ -190,6 +190,10 @@ def test_many_skipped_files_are_grouped_by_reason_and_listed_on_stderr(tmp_path:
         *(f"bad{i}.txt" for i in range(7)),
         "empty.md",
     ]
+    sharded = docqa("index", "docs", "--index", "shards", "--shard-rows", "1", cwd=tmp_path)
+    assert sharded.returncode == 0, sharded.stderr
+    assert "each is listed on stderr" in sharded.stdout
+    assert sum(line.startswith("skipped: ") for line in sharded.stderr.splitlines()) == 8
     few = tmp_path / "few"
     few.mkdir()
     (few / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
