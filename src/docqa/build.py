@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -96,6 +97,13 @@ class BuildReport:
     reused: int  # chunks whose vectors came from the previous index
     seconds: float
     warnings: tuple[str, ...] = ()  # e.g. a damaged previous index that was re-embedded
+    # files met in the folders that are of no type docqa reads: (suffix, count), most first
+    passed_over: tuple[tuple[str, int], ...] = ()
+
+
+def passed_over(others: Counter[str]) -> tuple[tuple[str, int], ...]:
+    """``others`` (see ``find_files``) as ``BuildReport.passed_over`` orders them."""
+    return tuple(sorted(others.items(), key=lambda item: (-item[1], item[0])))
 
 
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
@@ -186,7 +194,8 @@ def _build_locked(
 ) -> BuildReport:
     started = time.perf_counter()
     scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
-    found, unknown = discover(paths)
+    others: Counter[str] = Counter()
+    found, unknown = discover(paths, others)
     stats = [stat_of(p.stat()) for p, _ in found]
     stamp = _stamp(found, stats, unknown, settings)
     scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
@@ -197,7 +206,8 @@ def _build_locked(
     embedder = settings.make_embedder()
     if previous is not None and up_to_date(previous, scan, stamp):
         # nothing to copy, so nothing to verify (`--verify` trusts no stat: it never gets here)
-        return _kept(previous, unknown, embedder.name, time.perf_counter() - started)
+        kept = _kept(previous, unknown, embedder.name, time.perf_counter() - started)
+        return replace(kept, passed_over=passed_over(others))
     previous = _verified(previous, warnings)
     with IndexBuilder(target, storage=settings.storage) as builder:
         state = _stream(builder, settings, embedder, previous, scan, n_workers, progress)
@@ -226,6 +236,7 @@ def _build_locked(
             reused=state.reused,
             seconds=0.0,
             warnings=tuple(warnings),
+            passed_over=passed_over(others),
         )
         del previous, state
         gc.collect()  # an Index is in a cycle (its ChunkView): its maps close now, not at exit

@@ -203,6 +203,32 @@ def test_many_skipped_files_are_grouped_by_reason_and_listed_on_stderr(tmp_path:
     assert "skipped: " not in result.stderr  # named in the summary, not listed again
 
 
+def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "api").mkdir(parents=True)
+    (docs / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    (docs / "index.rst").write_text("Parking\n=======\n")
+    (docs / "api" / "usage.rst").write_text("Usage\n=====\n")
+    (docs / "logo.PNG").write_bytes(b"\x89PNG")
+    (docs / "README").write_text("read me")
+    (docs / ".hidden.rst").write_text("hidden files are not counted")
+    result = docqa("index", "docs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [summary] = result.stdout.splitlines()
+    assert "indexed 1 documents" in summary and "skipped 0 (none)" in summary
+    assert ("passed over 4 files of other types (.rst 2, (no suffix) 1, .png 1; docqa reads "
+            ".md, .txt, .html, .pdf); embedder ") in summary, summary  # fmt: skip
+    again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
+    assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout
+    assert "passed over 4 files of other types (.rst 2," in again.stdout
+    sharded = docqa("index", "docs", "--index", "shards", "--shard-rows", "1", cwd=tmp_path)
+    assert "passed over 4 files of other types (.rst 2," in sharded.stdout
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    plain = docqa("index", "plain", "--index", "ix2", cwd=tmp_path)
+    assert "passed over" not in plain.stdout  # no clause when there is nothing to say
+
+
 def test_a_latin_1_html_page_is_indexed_and_found(tmp_path: Path) -> None:
     # a page as older documentation generators wrote them: ISO-8859-1, declared
     (tmp_path / "docs").mkdir()

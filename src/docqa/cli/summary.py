@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 # grouped by reason (the first few names of each) and listed one per line by ``skipped_lines``.
 LISTED = 5
 NAMED_PER_REASON = 3
+SUFFIXES_SHOWN = 4  # of the files of other types, by suffix
 
 
 def build_summary(r: BuildReport) -> str:
@@ -25,6 +26,7 @@ def build_summary(r: BuildReport) -> str:
     line = (
         f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
         f"{r.reused} reused) into {_shown_path(r.path)}; skipped {len(r.skipped)} ({skipped}); "
+        f"{_passed_over(r.passed_over)}"
         f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
     )
     return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
@@ -52,6 +54,20 @@ def skipped_text(files: Sequence[SkippedFile]) -> str:
         more = len(paths) - NAMED_PER_REASON
         parts.append(f"{len(paths)} × {reason}: {named}{f' and {more} more' if more > 0 else ''}")
     return "; ".join(parts) + "; each is listed on stderr"
+
+
+def _passed_over(counts: Sequence[tuple[str, int]]) -> str:
+    """The files of other types met in the folders, by suffix (the most common first), or
+    nothing when there were none."""
+    if not counts:
+        return ""
+    total = sum(n for _, n in counts)
+    shown = ", ".join(f"{suffix} {n}" for suffix, n in counts[:SUFFIXES_SHOWN])
+    more = ", ..." if len(counts) > SUFFIXES_SHOWN else ""
+    return (
+        f"passed over {total} {'file' if total == 1 else 'files'} of other types ({shown}{more}; "
+        "docqa reads .md, .txt, .html, .pdf); "
+    )
 
 
 def _shown_path(path: Any) -> str:

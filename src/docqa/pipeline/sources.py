@@ -39,8 +39,11 @@ def _labels(bases: Sequence[Path]) -> list[str]:
         depth += 1
 
 
-def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[SkippedFile]]:
-    """Files to load as ``(path, source)`` in load order, and named files of unknown types.
+def discover(
+    paths: Iterable[str | Path], others: Counter[str] | None = None
+) -> tuple[list[SourceFile], list[SkippedFile]]:
+    """Files to load as ``(path, source)`` in load order, and named files of unknown types
+    (``others``, when given, counts the folders' files of other types by suffix).
 
     Raises ``InputError`` when a path does not exist or two files still clash after labels.
     """
@@ -48,7 +51,7 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[SourceFile], list[Skippe
     groups: list[list[SourceFile]] = []
     unknown: list[SkippedFile] = []
     for path in given:
-        found, bad = find_files([path])
+        found, bad = find_files([path], others)
         groups.append(found)
         unknown.extend(bad)
     counts = Counter(source for group in groups for _, source in group)

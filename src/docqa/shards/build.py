@@ -27,6 +27,7 @@ import secrets
 import shutil
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from docqa.build import BuildReport, IndexSettings, build_index, fingerprint
+from docqa.build import BuildReport, IndexSettings, build_index, fingerprint, passed_over
 from docqa.errors import InputError
 from docqa.index import open_index, write_index
 from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
@@ -287,7 +288,8 @@ def _report(
     n_terms: int,
     started: float,
 ) -> BuildReport:
-    _, unknown = find_files(paths)
+    others: Counter[str] = Counter()
+    _, unknown = find_files(paths, others)
     rows = sum(g.rows for g in built)
     return BuildReport(
         path=target,
@@ -299,4 +301,5 @@ def _report(
         embedded=rows,
         reused=0,
         seconds=time.perf_counter() - started,
+        passed_over=passed_over(others),
     )

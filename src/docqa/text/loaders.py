@@ -24,6 +24,7 @@ import hashlib
 import os
 import stat
 import warnings
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -153,27 +154,40 @@ def _walk_problem(path: Path, relative: str, symlink: bool) -> str | None:
     return None
 
 
-def _walk(given: Path, found: list[tuple[Path, str]], unknown: list[SkippedFile]) -> None:
+def _walk(
+    given: Path,
+    found: list[tuple[Path, str]],
+    unknown: list[SkippedFile],
+    others: Counter[str] | None,
+) -> None:
     for parts, entry in tree(given):  # sorted, hidden entries left out
         relative = "/".join(parts)
         path = Path(entry.path)  # the same Path as given.joinpath(*parts), parsed once
         problem = _walk_problem(path, relative, entry.is_symlink())
-        wanted = path.suffix.lower() in FORMATS
+        suffix = path.suffix.lower()
+        wanted = suffix in FORMATS
         if problem is not None and (wanted or "folder" in problem):
             unknown.append(SkippedFile(printable_name(relative), problem))
-        elif problem is None and wanted and entry.is_file():
-            found.append((path, relative))
+        elif problem is None and entry.is_file():
+            if wanted:
+                found.append((path, relative))
+            elif others is not None:
+                others[suffix or "(no suffix)"] += 1
 
 
-def find_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
+def find_files(
+    paths: Iterable[str | Path], others: Counter[str] | None = None
+) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
     """Files to load as ``(path, source)``, and the files that cannot be (explicitly named
     files of unknown types; met in a folder: names that are not UTF-8, dangling symlinks,
-    symlink loops and symlinked folders), each with its reason."""
+    symlink loops and symlinked folders), each with its reason. ``others``, when given,
+    counts by suffix the files met in folders that are of no type docqa reads (passed over
+    without a word, as a folder of documentation holds images and the like)."""
     found: list[tuple[Path, str]] = []
     unknown: list[SkippedFile] = []
     for given in map(Path, paths):
         if given.is_dir():
-            _walk(given, found, unknown)
+            _walk(given, found, unknown, others)
         elif given.is_file():
             if printable_name(given.name) != given.name:
                 reason = "the file name is not valid UTF-8; rename the file"
