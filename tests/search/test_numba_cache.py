@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -55,7 +56,13 @@ def test_editing_an_inlined_file_recompiles_only_when_tracked(
     (tmp_path / "kern.py").write_text(KERNEL.format(track=track))
     assert _run(tmp_path) == "1"
     assert list((tmp_path / "__pycache__").glob("kern.kernel-*.nbi"))  # it was cached
-    (tmp_path / "dep.py").write_text(DEP.format(2))
+    dep = tmp_path / "dep.py"
+    dep.write_text(DEP.format(2))
+    # The same size, and on a fast machine the same second as the first run's dep.pyc:
+    # Python would load that stale bytecode (it checks the source's mtime in whole seconds
+    # and its size). Move the mtime on, so what is tested is the Numba cache alone.
+    later = dep.stat().st_mtime + 10
+    os.utime(dep, (later, later))
     # Tracked: the dependency's new bytes change the stamp, so the kernel is recompiled.
     # Untracked (Numba's own rule): the stale cached kernel still answers 1 -- the trap.
     assert _run(tmp_path) == ("2" if tracked else "1")
