@@ -67,6 +67,18 @@ def test_index_then_reindex_reports_what_changed(store_db: Any, tmp_path: Path) 
     assert not (tmp_path / ".docqa").exists()  # nothing written to a folder index
 
 
+def test_a_store_build_counts_the_files_of_other_types(store_db: Any, tmp_path: Path) -> None:
+    url, _ = store_db
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
+    (docs / "index.rst").write_text("Parking\n=======\n")
+    (docs / "usage.rst").write_text("Usage\n=====\n")
+    run = docqa("index", str(docs), "--store", "--collection", "others", url=url, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "skipped 0 (none); passed over 2 files of other types (.rst 2; docqa reads" in run.stdout
+
+
 def test_search_and_ask_through_the_store_per_tenant(store_db: Any, tmp_path: Path) -> None:
     url, docs = store_db
     assert docqa("index", str(docs), "--store", url=url, cwd=tmp_path).returncode == 0

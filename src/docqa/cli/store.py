@@ -66,13 +66,14 @@ def _collection(args: argparse.Namespace) -> str:
 
 def summary(report: StoreReport) -> str:
     """One line: what ``docqa index --store`` did."""
-    from docqa.cli.summary import skipped_text
+    from docqa.cli.summary import passed_over_text, skipped_text
 
     skipped = skipped_text(report.skipped)
     return (
         f"indexed {report.chunks} chunks into collection {report.collection!r} at "
         f"{report.where} ({report.upserted} written, {report.unchanged} unchanged, "
         f"{report.deleted} deleted); skipped {len(report.skipped)} ({skipped}); "
+        f"{passed_over_text(report.passed_over)}"
         f"embedder {report.embedder}; {report.seconds:.2f} s"
     )
 

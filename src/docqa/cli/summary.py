@@ -26,7 +26,7 @@ def build_summary(r: BuildReport) -> str:
     line = (
         f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
         f"{r.reused} reused) into {_shown_path(r.path)}; skipped {len(r.skipped)} ({skipped}); "
-        f"{_passed_over(r.passed_over)}"
+        f"{passed_over_text(r.passed_over)}"
         f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
     )
     return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
@@ -56,7 +56,7 @@ def skipped_text(files: Sequence[SkippedFile]) -> str:
     return "; ".join(parts) + "; each is listed on stderr"
 
 
-def _passed_over(counts: Sequence[tuple[str, int]]) -> str:
+def passed_over_text(counts: Sequence[tuple[str, int]]) -> str:
     """The files of other types met in the folders, by suffix (the most common first), or
     nothing when there were none."""
     if not counts:
