@@ -11,8 +11,9 @@ Corpora (each with answerable and unanswerable labelled questions):
   (``/usr/share/doc/valgrind/html``, ``benchmarks/data/valgrind-guard/``; 22 + 12), questions
   written before any score was seen, after the guard's rules were designed.
 - ``pipdocs``: the Markdown pages of pip's documentation shipped by Debian's ``python3-pip``
-  package (``/usr/share/doc/python3-pip/html``, some gzipped; ``benchmarks/data/pipdocs/``;
-  22 + 12), questions written before any score was seen, in the eighth pass.
+  package (``/usr/share/doc/python3-pip/html``, some gzipped and read as shipped;
+  ``benchmarks/data/pipdocs/``; 22 + 12), questions written before any score was seen, in the
+  eighth pass.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
@@ -30,7 +31,6 @@ reported on the corpus left out. Run:
 from __future__ import annotations
 
 import argparse
-import gzip
 import itertools
 import shutil
 import tempfile
@@ -76,12 +76,9 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
     folder = scratch / f"{name}-docs"
     folder.mkdir(exist_ok=True)
     for page in (DATA / name / "pages.txt").read_text().split():
-        target = folder / f"{page}{suffix}".removesuffix(".gz")
+        target = folder / f"{page}{suffix}"  # pipdocs: gzipped pages stay gzipped, as shipped
         target.parent.mkdir(parents=True, exist_ok=True)
-        if page.endswith(".gz"):  # Debian compresses the larger pages
-            target.write_bytes(gzip.decompress((source / page).read_bytes()))
-        else:
-            shutil.copy(source / f"{page}{suffix}", target)
+        shutil.copy(source / f"{page}{suffix}", target)
     return [folder], DATA / name / "questions.jsonl"
 
 

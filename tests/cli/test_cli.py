@@ -217,7 +217,7 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     [summary] = result.stdout.splitlines()
     assert "indexed 1 documents" in summary and "skipped 0 (none)" in summary
     assert ("passed over 4 files of other types (.rst 2, (no suffix) 1, .png 1; docqa reads "
-            ".md, .txt, .html, .pdf); embedder ") in summary, summary  # fmt: skip
+            ".md, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
     assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout
     assert "passed over 4 files of other types (.rst 2," in again.stdout

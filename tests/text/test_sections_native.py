@@ -61,7 +61,10 @@ def test_an_item_that_is_neither_fails_as_in_the_twin() -> None:
         _parse.build_sections([object()])  # type: ignore[list-item]
 
 
-PART = st.sampled_from(["a", "b.md", ".x", "..", ".", "c.PDF", "d.tar.gz", "e.", "", "日.html"])
+PART = st.sampled_from(
+    ["a", "b.md", ".x", "..", ".", "c.PDF", "d.tar.gz", "e.", "", "日.html", "f.md.gz", ".gz",
+     "..gz", "g.GZ", "h.pdf.gz", "i.gz.gz"]
+)  # fmt: skip
 
 
 @settings(max_examples=500, deadline=None)

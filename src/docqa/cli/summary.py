@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from docqa.controls import escape_controls
+from docqa.text.loaders import READS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -66,7 +67,7 @@ def passed_over_text(counts: Sequence[tuple[str, int]]) -> str:
     more = ", ..." if len(counts) > SUFFIXES_SHOWN else ""
     return (
         f"passed over {total} {'file' if total == 1 else 'files'} of other types ({shown}{more}; "
-        "docqa reads .md, .txt, .html, .pdf); "
+        f"{READS}); "
     )
 
 

@@ -1,4 +1,5 @@
-"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html, .htm and .pdf.
+"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html, .htm and .pdf,
+each also gzipped (``guide.md.gz``, as Debian ships documentation).
 
 This module is the edge where files are read; parsing is delegated to the pure parsers.
 
@@ -24,6 +25,7 @@ import hashlib
 import os
 import stat
 import warnings
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
@@ -46,6 +48,41 @@ from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.walk import tree
 
 FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
+READS = "docqa reads .md, .txt, .html and .pdf files, also gzipped"
+GZIP = ".gz"
+# A gzipped file is read whole into memory, as any other file is; past this size it is skipped
+# (a gzip "bomb" unpacks a few kB into gigabytes).
+MAX_GUNZIPPED = 256 << 20
+
+
+def format_of(name: str) -> str | None:
+    """The format docqa reads a file as, by its name's suffix (``FORMATS``), looking through
+    one ``.gz`` (``guide.md.gz`` is Markdown); None for a file of another type."""
+    if name.lower().endswith(GZIP):
+        name = name[: -len(GZIP)]
+    return FORMATS.get(Path(name).suffix.lower())
+
+
+def _gunzip(data: bytes) -> bytes:
+    """The bytes a gzip file holds (every member, as ``gzip.decompress`` reads them), at most
+    ``MAX_GUNZIPPED``; raises ``_Skip`` with the reason. ``gzip.decompress`` has no bound."""
+    out: list[bytes] = []
+    left = MAX_GUNZIPPED
+    while data:
+        member = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+        try:
+            out.append(member.decompress(data, left + 1))
+        except zlib.error as exc:
+            raise _Skip(f"not a readable gzip file ({exc}); unpack it to index it") from None
+        left -= len(out[-1])
+        if left < 0:
+            raise _Skip(f"unpacks to more than {MAX_GUNZIPPED >> 20} MiB; unpack it to index it")
+        if not member.eof:
+            raise _Skip("a truncated gzip file; unpack it to index it")
+        data = member.unused_data.lstrip(b"\0")  # members may be padded with NULs
+    return b"".join(out)
+
+
 _MAX_TXT_TITLE = 80
 
 
@@ -58,7 +95,9 @@ class _Skip(Exception):
 
 
 def _title_from_name(source: str) -> str:
-    """``"guide/opening-hours.txt"`` -> ``"Opening hours"``."""
+    """``"guide/opening-hours.txt"`` (or ``.txt.gz``) -> ``"Opening hours"``."""
+    if source.lower().endswith(GZIP):
+        source = source[: -len(GZIP)]
     words = Path(source).stem.replace("-", " ").replace("_", " ").strip()
     return words[:1].upper() + words[1:]
 
@@ -106,7 +145,9 @@ def parse_document(source: str, text: str) -> Document:
     that line has at most 80 characters; failing those, the file name (``"Opening hours"``).
     Raises ``InputError`` for broken front matter.
     """
-    kind = FORMATS[Path(source).suffix.lower()]
+    kind = format_of(source)
+    if kind is None:
+        raise InputError(f"{source!r} is not a file docqa reads; {READS}")
     metadata: dict[str, object] = {}
     if kind == "markdown":
         metadata, items = parse_markdown_fast(text)
@@ -165,7 +206,7 @@ def _walk(
         path = Path(entry.path)  # the same Path as given.joinpath(*parts), parsed once
         problem = _walk_problem(path, relative, entry.is_symlink())
         suffix = path.suffix.lower()
-        wanted = suffix in FORMATS
+        wanted = format_of(entry.name) is not None
         if problem is not None and (wanted or "folder" in problem):
             unknown.append(SkippedFile(printable_name(relative), problem))
         elif problem is None and entry.is_file():
@@ -192,10 +233,10 @@ def find_files(
             if printable_name(given.name) != given.name:
                 reason = "the file name is not valid UTF-8; rename the file"
                 unknown.append(SkippedFile(printable_name(given), reason))
-            elif given.suffix.lower() in FORMATS:
+            elif format_of(given.name) is not None:
                 found.append((given, given.name))
             else:
-                reason = f"unsupported file type {given.suffix or '(none)'!r}; use .md, .txt, .html, .pdf"
+                reason = f"unsupported file type {given.suffix or '(none)'!r}; {READS}"
                 unknown.append(SkippedFile(printable_name(given), reason))
         else:
             raise InputError(
@@ -215,8 +256,10 @@ def read_bytes(path: Path) -> bytes | SkippedFile:
 def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
     """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
     when they cannot become a document. Pure."""
-    fmt = FORMATS[Path(source).suffix.lower()]
+    fmt = format_of(source)
     try:
+        if source.lower().endswith(GZIP):
+            data = _gunzip(data)
         if fmt == "pdf":
             document = _pdf_document(source, data)
         else:
@@ -288,7 +331,9 @@ def _raise_nothing_loaded(paths: list[str | Path], report: LoadReport) -> None:
     """Raise the ``InputError`` for a load that produced no document."""
     where = ", ".join(repr(str(p)) for p in paths) or "(no paths given)"
     if not report.skipped:
-        raise InputError(f"no .md, .txt, .html or .htm files found in {where}; add some")
+        raise InputError(
+            f"no .md, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; add some"
+        )
     raise InputError(f"no documents loaded from {where}: {report.summary()}")
 
 
