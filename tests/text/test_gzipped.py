@@ -47,8 +47,12 @@ def test_every_sample_file_gzipped_is_the_same_document(name: str) -> None:
 
 
 def test_members_and_padding_are_read_as_gzip_does() -> None:
+    from docqa.text.loaders import _gunzip
+
     text = b"# Parking\n\nThe car park closes at 9 p.m.\n"
     two = gzip.compress(text[:12]) + gzip.compress(text[12:]) + b"\0\0\0"
+    for packed in (gzip.compress(b""), gzip.compress(text), two, two + gzip.compress(b"x")):
+        assert _gunzip(packed) == gzip.decompress(packed)  # the unbounded reference
     document = parsed("park.md.gz", two)
     assert isinstance(document, Document)
     assert document.sections[0].blocks[0].text == "The car park closes at 9 p.m."

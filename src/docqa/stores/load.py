@@ -31,7 +31,6 @@ from docqa.stores.connection import translated
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
 from docqa.tenants import folder_tenant
 from docqa.text import SkippedFile, chunk_document, embed_text, load_paths
-from docqa.text.loaders import find_files
 from docqa.types import Chunk
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -236,7 +235,8 @@ def index_to_store(
     settings = settings or IndexSettings()
     _check_settings(settings, batch_rows)
     started = time.perf_counter()
-    documents, report = load_paths(paths)
+    others: Counter[str] = Counter()
+    documents, report = load_paths(paths, others)
     if settings.tenant_from_folder:
         documents = [folder_tenant(d) for d in documents]
     chunks = [
@@ -263,16 +263,8 @@ def index_to_store(
         skipped=report.skipped,
         embedder=embedder.name,
         seconds=time.perf_counter() - started,
-        passed_over=_passed_over(paths),
+        passed_over=passed_over(others),
     )
-
-
-def _passed_over(paths: Sequence[str | Path]) -> tuple[tuple[str, int], ...]:
-    """The folders' files of other types, by suffix (one more walk: ~5 ms a thousand files,
-    beside a store write that takes seconds)."""
-    others: Counter[str] = Counter()
-    find_files(paths, others)
-    return passed_over(others)
 
 
 def _stored_hashes(store: PgVectorStore, collection_id: int) -> dict[str, str]:

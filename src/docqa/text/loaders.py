@@ -296,15 +296,18 @@ def _skip(skipped: list[SkippedFile], path: str, reason: str) -> None:
     warnings.warn(f"skipped {path}: {reason}", SkippedFileWarning, stacklevel=3)
 
 
-def load_paths(paths: Iterable[str | Path]) -> tuple[list[Document], LoadReport]:
-    """Load every folder (recursively) and file in ``paths``, in order.
+def load_paths(
+    paths: Iterable[str | Path], others: Counter[str] | None = None
+) -> tuple[list[Document], LoadReport]:
+    """Load every folder (recursively) and file in ``paths``, in order (``others``, when given,
+    counts the folders' files of other types, as ``find_files`` does).
 
     Returns the documents and a ``LoadReport``. Raises ``InputError`` when a path does not
     exist, when two files would get the same ``source``, or when nothing at all was loaded
     (an empty folder, or every file skipped).
     """
     paths = list(paths)
-    found, unknown = find_files(paths)
+    found, unknown = find_files(paths, others)
     documents: list[Document] = []
     skipped: list[SkippedFile] = []
     for item in unknown:
