@@ -101,6 +101,31 @@ def touch_one_percent(corpus: Path) -> int:
     return len(chosen)
 
 
+def verify(ix: Path) -> None:
+    """Checksum the index, whole or delta-updated."""
+    from docqa.index import open_index
+    from docqa.index.shards import is_sharded, open_sharded
+
+    (open_sharded(ix) if is_sharded(ix) else open_index(ix)).verify()
+
+
+def same_answers(ix: Path, fresh: Path, n: int = 60) -> int:
+    """Check that ``ix`` (updated) holds the chunks of ``fresh`` (built anew) and answers
+    ``n`` questions (words of its chunks) with the same hits in every mode; returns ``n``."""
+    from docqa.collection import Collection
+
+    a, b = Collection.open(ix), Collection.open(fresh)
+    assert len(a.chunks) == len(b.chunks)
+    step = max(1, len(b.chunks) // n)
+    questions = [" ".join(b.chunks[i].text.split()[3:9]) or "docs" for i in range(0, len(b.chunks), step)]
+    for mode in ("dense", "keyword", "hybrid"):
+        got, want = a.search_batch(questions, 10, mode=mode), b.search_batch(questions, 10, mode=mode)
+        assert [[(h.chunk.id, h.score) for h in x] for x in got] == [
+            [(h.chunk.id, h.score) for h in x] for x in want
+        ], mode
+    return len(questions)
+
+
 def anchors(ix: Path, megabytes: float, threads: int) -> dict[str, float]:
     """Seconds of the embedder alone, tantivy and bm25s over the index's chunk texts."""
     from docqa.embed import HashingEmbedder
@@ -170,9 +195,7 @@ def main() -> None:
         ix = args.where / f"ix-{size}MB"
         subprocess.run(["rm", "-rf", str(ix)], check=True)
         full = run_index(corpus, ix, args.workers)
-        from docqa.index import open_index
-
-        open_index(ix).verify()
+        verify(ix)
         print(f"\n## {megabytes:.0f} MB, {sum(1 for p in corpus.rglob('*') if p.is_file())} files")
         print(f"full build: {full['summary']}")
         print("| run | seconds | MB/s | CPU s | peak RSS MB (all processes) |")
@@ -181,7 +204,7 @@ def main() -> None:
               f"{megabytes / full['wall']:.1f} | {full['cpu']:.1f} | {full['rss_mb']:.0f} |")  # fmt: skip
         edited = touch_one_percent(corpus)
         inc = run_index(corpus, ix, args.workers)
-        open_index(ix).verify()
+        verify(ix)
         print(f"| incremental, {edited} files edited | {inc['wall']:.1f} | "
               f"{megabytes / inc['wall']:.1f} | {inc['cpu']:.1f} | {inc['rss_mb']:.0f} |")  # fmt: skip
         time.sleep(3.1)  # past sources.RACY_NS since the edits
@@ -196,6 +219,10 @@ def main() -> None:
             f"incremental / full: {inc['wall'] / full['wall']:.1%} wall, "
             f"{inc['cpu'] / full['cpu']:.1%} CPU; load average {_load()}; {inc['summary']}"
         )
+        fresh = args.where / f"ix-{size}MB-fresh"
+        subprocess.run(["rm", "-rf", str(fresh)], check=True)
+        run_index(corpus, fresh, args.workers)
+        print(f"updated index answers as a fresh build: {same_answers(ix, fresh)} questions checked")
         if args.no_anchors:
             continue
         times = anchors(ix, megabytes, args.workers)

@@ -35,8 +35,9 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
 from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
+from docqa.index.shards import open_sharded
 from docqa.index.streaming import IndexBuilder
-from docqa.pipeline import stream
+from docqa.pipeline import delta, stream
 from docqa.pipeline.postings import PostingRuns
 from docqa.pipeline.previous import Scan, old_rows, trusted, up_to_date
 from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
@@ -99,6 +100,7 @@ class BuildReport:
     warnings: tuple[str, ...] = ()  # e.g. a damaged previous index that was re-embedded
     # files met in the folders that are of no type docqa reads: (suffix, count), most first
     passed_over: tuple[tuple[str, int], ...] = ()
+    delta: int | None = None  # rows of the delta when the update was written as one
 
 
 def passed_over(others: Counter[str]) -> tuple[tuple[str, int], ...]:
@@ -170,18 +172,24 @@ def build_index(
     progress: Progress | None = None,
     verify: bool = False,
     workers: int | None = None,
+    rewrite: bool = False,
 ) -> BuildReport:
     """Load ``paths``, chunk, embed and write (or update) the index at ``index_dir``.
 
     ``workers`` (default: the cores available) parse and embed in parallel; the index is the
     same bytes for any number. ``progress`` is called as ``("files", done, total)`` and
     ``("bytes", done, total)``. Ctrl-C or an error leaves the previous index as it was.
+
+    An update whose changed files are a small share of the collection is written as a delta
+    beside the previous rows (:mod:`docqa.pipeline.delta`: every search answers as after a
+    rebuild); a larger one, or any with ``rewrite``, writes the whole index, the same bytes
+    as a fresh build.
     """
     settings = settings or IndexSettings()
     n_workers = _check_workers(workers)
     target = resolve_target(index_dir)
     with build_lock(target):  # a second build of the same index raises IndexBusy
-        return _build_locked(paths, target, settings, progress, verify, n_workers)
+        return _build_locked(paths, target, settings, progress, verify, n_workers, rewrite)
 
 
 def _build_locked(
@@ -191,6 +199,7 @@ def _build_locked(
     progress: Progress | None,
     verify: bool,
     n_workers: int,
+    rewrite: bool = False,
 ) -> BuildReport:
     started = time.perf_counter()
     scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
@@ -202,17 +211,65 @@ def _build_locked(
                  {s: st for (_, s), st in zip(found, stats, strict=True)},
                  not verify)  # fmt: skip
     warnings: list[str] = []
-    previous = _previous(target, settings, warnings)
+    run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
+              progress, warnings, started)  # fmt: skip
+    layered = delta.previous_delta(target, settings)
+    if layered is not None:
+        if delta.up_to_date(layered, scan, stamp):
+            return delta.kept(layered, run)
+        previous: Index | None = layered.base  # a rewrite reuses the base's unchanged rows
+    else:
+        previous = _previous(target, settings, warnings)
+        if previous is not None and up_to_date(previous, scan, stamp):
+            # nothing to copy, so nothing to verify (`--verify` trusts no stat: never here)
+            kept = _kept(previous, unknown, settings.make_embedder().name, 0.0)
+            return replace(kept, passed_over=run.passed_over, seconds=time.perf_counter() - started)
+        layered = None if previous is None else delta.plain(previous)
+    if layered is not None and not rewrite and delta.applies(settings):
+        report = delta.update(target, layered, run)
+        if report is not None:
+            if verify:
+                open_sharded(target).verify()
+            return replace(report, seconds=time.perf_counter() - started)
+    del layered
+    report = _write(target, run, _verified(previous, warnings), paths=paths)
+    if verify:
+        open_index(target).verify()
+    return replace(report, seconds=time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One build's scan and settings, as the writers of a whole index and of a delta use them."""
+
+    scan: Scan
+    stamp: str
+    scanned_ns: int
+    unknown: list[SkippedFile]
+    passed_over: tuple[tuple[str, int], ...]
+    settings: IndexSettings
+    workers: int
+    progress: Progress | None
+    warnings: list[str]
+    started: float
+
+
+def _write(
+    target: Path,
+    run: Run,
+    previous: Index | None,
+    *,
+    paths: Sequence[str | Path] = (),
+    allow_empty: bool = False,
+) -> BuildReport:
+    """Write the index of ``run.scan``'s files at ``target``, copying the unchanged files' rows
+    from ``previous``; ``allow_empty``: a delta may hold no row (else "nothing loaded")."""
+    settings = run.settings
     embedder = settings.make_embedder()
-    if previous is not None and up_to_date(previous, scan, stamp):
-        # nothing to copy, so nothing to verify (`--verify` trusts no stat: it never gets here)
-        kept = _kept(previous, unknown, embedder.name, time.perf_counter() - started)
-        return replace(kept, passed_over=passed_over(others))
-    previous = _verified(previous, warnings)
     with IndexBuilder(target, storage=settings.storage) as builder:
-        state = _stream(builder, settings, embedder, previous, scan, n_workers, progress)
-        state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in unknown]
-        if not builder.count:
+        state = _stream(builder, settings, embedder, previous, run.scan, run.workers, run.progress)
+        state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in run.unknown]
+        if not builder.count and not allow_empty:
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
         if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
@@ -221,8 +278,8 @@ def _build_locked(
         meta = {
             "settings": asdict(settings),
             "files": state.files,
-            "fingerprint": stamp,
-            "scanned_ns": scanned_ns,
+            "fingerprint": run.stamp,
+            "scanned_ns": run.scanned_ns,
             "bm25": _bm25_config(),
         }
         report = BuildReport(
@@ -235,15 +292,13 @@ def _build_locked(
             embedded=state.embedded,
             reused=state.reused,
             seconds=0.0,
-            warnings=tuple(warnings),
-            passed_over=passed_over(others),
+            warnings=tuple(run.warnings),
+            passed_over=run.passed_over,
         )
         del previous, state
         gc.collect()  # an Index is in a cycle (its ChunkView): its maps close now, not at exit
         builder.commit(embedder, meta)
-    if verify:
-        open_index(target).verify()
-    return replace(report, seconds=time.perf_counter() - started)
+    return report
 
 
 def _kept(

@@ -59,7 +59,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     with _progress(args.quiet) as progress:
         report = build_index(
             args.paths, index_dir, settings, progress=progress, verify=args.verify,
-            workers=args.workers,
+            workers=args.workers, rewrite=args.rewrite,
         )  # fmt: skip
     for line in skipped_lines(report.skipped):
         print(line, file=sys.stderr)

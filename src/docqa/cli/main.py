@@ -162,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="hash every source file (no stat shortcut); checksum the index after writing",
     )
+    p.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="write the whole index even when the changes would fit in a delta",
+    )
     _store_options(p, query=False)
     p.add_argument(
         "--tenant-from-folder",

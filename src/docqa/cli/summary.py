@@ -26,7 +26,8 @@ def build_summary(r: BuildReport) -> str:
     skipped = skipped_text(r.skipped)
     line = (
         f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
-        f"{r.reused} reused) into {_shown_path(r.path)}; skipped {len(r.skipped)} ({skipped}); "
+        f"{r.reused} reused) into {_shown_path(r.path)}; "
+        f"{'' if r.delta is None else f'written as a delta of {r.delta} rows; '}skipped {len(r.skipped)} ({skipped}); "
         f"{passed_over_text(r.passed_over)}"
         f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
     )

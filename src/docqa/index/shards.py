@@ -8,7 +8,11 @@
     global/bm25_global_*.npy   collection-wide BM25 term statistics (``CorpusStats``)
 
 Global row id = shard offset + local row id; shards are listed in row order and their counts
-add up to ``count``. The top-level manifest records each shard's manifest sha256 (so a shard
+add up to ``count``. An index updated by a delta (see :mod:`docqa.pipeline.delta`) is of this
+format too, version 2: each shard then has a ``map`` instead of an offset, an int64 array
+giving each local row's global id, -1 for a row deleted since (the rows of a file that was
+edited or removed). Each map increases over its live rows and together they number the
+live rows ``0..count-1`` once each, in load order: the order a full rebuild would give them. The top-level manifest records each shard's manifest sha256 (so a shard
 swapped underneath is caught at open) and the statistics' sizes and checksums. The whole
 directory is written in a temporary sibling and moved into place in one rename.
 """
@@ -36,6 +40,7 @@ from docqa.types import Chunk
 
 SHARDS_FORMAT = "docqa-shards"
 SHARDS_VERSION = 1
+MAPPED_VERSION = 2  # shards with row maps (a delta-updated index)
 STATS_DIR = "global"
 
 
@@ -52,6 +57,12 @@ class ShardEntry:
     offset: int
     count: int
     manifest_sha256: str
+    map: str | None = None  # relative path of the local -> global row map (version 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        doc = {"path": self.path, "offset": self.offset, "count": self.count,
+               "manifest_sha256": self.manifest_sha256}  # fmt: skip
+        return doc if self.map is None else {**doc, "map": self.map}
 
 
 @dataclass(frozen=True)
@@ -69,14 +80,15 @@ class ShardsManifest:
 
     def to_json(self) -> str:
         """Pretty, key-sorted JSON text."""
+        mapped = any(s.map is not None for s in self.shards)
         doc = {
             "format": SHARDS_FORMAT,
-            "version": SHARDS_VERSION,
+            "version": MAPPED_VERSION if mapped else SHARDS_VERSION,
             "embedder": dict(self.embedder),
             "dim": self.dim,
             "count": self.count,
             "created": self.created,
-            "shards": [vars(s) for s in self.shards],
+            "shards": [s.to_dict() for s in self.shards],
             "bm25": dict(self.bm25),
             "files": {p: {"size": f.size, "sha256": f.digest} for p, f in self.files.items()},
             "meta": dict(self.meta),
@@ -87,10 +99,10 @@ class ShardsManifest:
     def from_json(cls, text: str, where: str) -> ShardsManifest:
         """Parse; ``IndexCorrupt`` / ``IndexVersionError`` name ``where``."""
         doc = _parse(text, where)
-        if doc.get("version") != SHARDS_VERSION:
+        if doc.get("version") not in (SHARDS_VERSION, MAPPED_VERSION):
             raise IndexVersionError(
                 f"{where} has sharded format version {doc.get('version')!r}, this docqa reads "
-                f"[{SHARDS_VERSION}]; upgrade docqa or {fmt.REBUILD}"
+                f"[{SHARDS_VERSION}, {MAPPED_VERSION}]; upgrade docqa or {fmt.REBUILD}"
             )
         try:
             return cls(
@@ -100,7 +112,11 @@ class ShardsManifest:
                 created=str(doc["created"]),
                 shards=tuple(
                     ShardEntry(
-                        str(s["path"]), int(s["offset"]), int(s["count"]), str(s["manifest_sha256"])
+                        str(s["path"]),
+                        int(s["offset"]),
+                        int(s["count"]),
+                        str(s["manifest_sha256"]),
+                        None if s.get("map") is None else str(s["map"]),
                     )
                     for s in doc["shards"]
                 ),
@@ -185,7 +201,8 @@ def _local_bm25(index: Index, config: Mapping[str, Any]) -> Any:
 
 
 def open_sharded(path: str | os.PathLike[str]) -> ShardedIndex:
-    """Open the sharded index at ``path``: every shard (sizes checked), the statistics."""
+    """Open the sharded index at ``path``: every shard (sizes checked), the statistics and,
+    for a delta-updated index, the row maps (checked to number the live rows once each)."""
     root = Path(path)
     where = root / fmt.MANIFEST
     try:
@@ -193,11 +210,12 @@ def open_sharded(path: str | os.PathLike[str]) -> ShardedIndex:
     except FileNotFoundError:
         raise IndexNotFound(f"no index at {root}; build one with `docqa index`") from None
     manifest = ShardsManifest.from_json(text, str(where))
+    mapped = any(e.map is not None for e in manifest.shards)
     offset = 0
     shards = []
     for entry in manifest.shards:
         index = open_index(root / entry.path)
-        if entry.offset != offset or entry.count != len(index):
+        if entry.count != len(index) or (not mapped and entry.offset != offset):
             raise IndexCorrupt(
                 f"{root / entry.path} holds {len(index)} rows at offset {offset} but "
                 f"{where} records {entry.count} at {entry.offset}; {fmt.REBUILD}"
@@ -208,21 +226,73 @@ def open_sharded(path: str | os.PathLike[str]) -> ShardedIndex:
             )
         offset += entry.count
         shards.append(index)
-    if offset != manifest.count:
+    maps = _maps(root, manifest) if mapped else None
+    if not mapped and offset != manifest.count:
         raise IndexCorrupt(f"{where} counts {manifest.count} rows, its shards {offset}")
-    return ShardedIndex(root, manifest, tuple(shards))
+    return ShardedIndex(root, manifest, tuple(shards), maps)
+
+
+def _maps(root: Path, manifest: ShardsManifest) -> tuple[np.ndarray, ...]:
+    """Each shard's row map, checked: int64 of the shard's rows, increasing over its live
+    rows, and all together numbering ``0..count-1`` once each."""
+    where = root / fmt.MANIFEST
+    maps = []
+    for entry in manifest.shards:
+        rel = entry.map
+        if rel is None or rel not in manifest.files:
+            raise IndexCorrupt(f"{where} lists shard {entry.path} without its row map")
+        arr = _npy_member(root, rel, manifest.files[rel])
+        live = arr[arr >= 0]
+        if arr.dtype != np.int64 or arr.shape != (entry.count,) or (np.diff(live) <= 0).any():
+            raise IndexCorrupt(f"{root / rel} is not the row map of {entry.path}; {fmt.REBUILD}")
+        maps.append(arr)
+    every = np.concatenate([m[m >= 0] for m in maps]) if maps else np.zeros(0, np.int64)
+    seen = np.zeros(manifest.count, dtype=np.int64)
+    if every.size != manifest.count or (every >= manifest.count).any():
+        raise IndexCorrupt(f"{where} counts {manifest.count} rows, its maps {every.size}")
+    np.add.at(seen, every, 1)
+    if (seen != 1).any():
+        raise IndexCorrupt(f"the row maps of {root} do not number each row once; {fmt.REBUILD}")
+    return tuple(maps)
+
+
+def _npy_member(root: Path, rel: str, entry: fmt.FileEntry) -> np.ndarray:
+    path = root / rel
+    if not path.is_file() or path.stat().st_size != entry.size:
+        raise IndexCorrupt(f"{path} is missing or not the size recorded; {fmt.REBUILD}")
+    try:
+        arr: np.ndarray = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError) as exc:
+        raise IndexCorrupt(f"{path} is not a readable .npy file ({exc}); {fmt.REBUILD}") from None
+    return arr
 
 
 class ShardedIndex:
     """An opened sharded index: its ``shards`` (each an ``Index``), their row ``offsets``
-    ``(S + 1,) int64``, the BM25 ``stats`` and a global, lazy ``chunks`` view."""
+    ``(S + 1,) int64`` (for a delta-updated index, ``maps`` instead: each shard's local ->
+    global row map, -1 for a deleted row), the BM25 ``stats`` and a global, lazy ``chunks``
+    view."""
 
-    def __init__(self, root: Path, manifest: ShardsManifest, shards: tuple[Index, ...]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        manifest: ShardsManifest,
+        shards: tuple[Index, ...],
+        maps: tuple[np.ndarray, ...] | None = None,
+    ) -> None:
         self.root = root
         self.manifest = manifest
         self.shards = shards
+        self.maps = maps
         self.offsets = np.array([0, *np.cumsum([len(s) for s in shards])], dtype=np.int64)
         self._starts = self.offsets.tolist()
+        if maps is not None:  # global row -> (shard, local row)
+            self._shard_of = np.zeros(manifest.count, dtype=np.int32)
+            self._local_of = np.zeros(manifest.count, dtype=np.int64)
+            for i, m in enumerate(maps):
+                local = np.flatnonzero(m >= 0)
+                self._shard_of[m[local]] = i
+                self._local_of[m[local]] = local
         bm25 = manifest.bm25
         try:
             self.stats = CorpusStats.from_arrays(
@@ -253,6 +323,8 @@ class ShardedIndex:
         """``(shard, local row)`` of global ``row`` (0..count-1)."""
         if not 0 <= row < len(self):
             raise IndexError(f"row {row} is outside 0..{len(self) - 1} of {self.root}")
+        if self.maps is not None:
+            return int(self._shard_of[row]), int(self._local_of[row])
         s = bisect.bisect_right(self._starts, row) - 1  # the last shard starting at or before
         return s, row - self._starts[s]
 

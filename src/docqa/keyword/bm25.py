@@ -47,11 +47,14 @@ class BM25Index:
         arrays: Mapping[str, np.ndarray],
         *,
         stats: CorpusStats | None = None,
+        absent_ok: bool = False,
     ) -> None:
         """Use ``from_texts`` or ``from_arrays``; ``arrays`` as described in ``ARRAYS``.
 
         ``stats`` (a shard of a larger collection): score with the collection's N, df and
         average length instead of these rows' own, so scores equal the whole collection's.
+        ``absent_ok``: these rows may hold terms ``stats`` lacks (rows deleted from the
+        collection and never searched, see ``CorpusStats.df_for``).
         """
         self.config = config
         self._scratch_pool: SimpleQueue[kernels.Scratch] = SimpleQueue()  # for _search_one
@@ -62,7 +65,8 @@ class BM25Index:
         if stats is None:
             n, total, df_all = self.lengths.size, int(self.lengths.sum(dtype=np.int64)), df
         else:
-            n, total, df_all = stats.n_docs, stats.total_length, stats.df_for(self.vocab)
+            n, total = stats.n_docs, stats.total_length
+            df_all = stats.df_for(self.vocab, absent_ok=absent_ok)
         self.corpus_docs = n  # N of the idf: this index's rows, or the whole collection's
         self.corpus_df = np.asarray(df_all, dtype=np.int64)  # each term's df, likewise
         self.avgdl = total / n if total > 0 else 1.0
@@ -128,15 +132,16 @@ class BM25Index:
         config: BM25Config | Mapping[str, Any],
         *,
         stats: CorpusStats | None = None,
+        absent_ok: bool = False,
     ) -> BM25Index:
         """Rebuild from ``to_arrays`` output (e.g. read-only memory maps) and the config;
-        ``stats`` as in ``__init__``.
+        ``stats`` and ``absent_ok`` as in ``__init__``.
 
         Raises ``IndexCorrupt`` naming the array that is missing or malformed.
         """
         if not isinstance(config, BM25Config):
             config = BM25Config.from_dict(config)
-        return cls(config, _checked(arrays), stats=stats)
+        return cls(config, _checked(arrays), stats=stats, absent_ok=absent_ok)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The CSR arrays by name (see ``ARRAYS``); the config is ``self.config.to_dict()``."""

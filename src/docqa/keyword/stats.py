@@ -46,16 +46,49 @@ class CorpusStats:
         total = sum(int(p.lengths.sum(dtype=np.int64)) for p in parts)
         return cls(n, total, terms.astype(np.uint64), summed)
 
+    @classmethod
+    def of_live(cls, parts: Sequence[tuple[Mapping[str, np.ndarray], np.ndarray]]) -> CorpusStats:
+        """The statistics of the live rows of ``parts``: each the BM25 arrays of some rows
+        (``docqa.keyword.ARRAYS``) and a bool mask of those rows still in the collection.
+        Terms left in no live row are dropped, so the result is what ``of`` gives for an
+        index of the live rows alone."""
+        vocabs, dfs, n, total = [], [], 0, 0
+        for arrays, live in parts:
+            indptr, rows = arrays["bm25_indptr"], arrays["bm25_rows"]
+            df = np.diff(indptr).astype(np.int64)
+            # the few postings of deleted rows, found in one pass, taken off their terms' df
+            gone = np.flatnonzero(~live[rows])
+            if gone.size:
+                terms = np.searchsorted(indptr, gone, side="right") - 1
+                df -= np.bincount(terms, minlength=df.size)
+            dfs.append(df)
+            vocabs.append(arrays["bm25_vocab"])
+            n += int(live.sum())
+            total += int(arrays["bm25_lengths"][live].sum(dtype=np.int64))
+        vocab = np.concatenate(vocabs or [np.zeros(0, np.uint64)])
+        df_all = np.concatenate(dfs or [np.zeros(0, np.int64)])
+        terms, inverse = np.unique(vocab, return_inverse=True)
+        summed = np.zeros(terms.size, dtype=np.int64)
+        np.add.at(summed, inverse.ravel(), df_all)
+        kept = summed > 0
+        return cls(n, total, terms[kept].astype(np.uint64), summed[kept])
+
     @property
     def avgdl(self) -> float:
         """Mean tokens per row, 1.0 for a collection without tokens (as ``BM25Index``)."""
         return self.total_length / self.n_docs if self.total_length > 0 else 1.0
 
-    def df_for(self, vocab: np.ndarray) -> np.ndarray:
-        """Global ``df (V,) int64`` of each term in ``vocab``; ``IndexCorrupt`` if one is absent."""
+    def df_for(self, vocab: np.ndarray, *, absent_ok: bool = False) -> np.ndarray:
+        """Global ``df (V,) int64`` of each term in ``vocab``; ``IndexCorrupt`` if one is absent,
+        unless ``absent_ok`` (a part whose deleted rows hold terms no live row does: those
+        terms get df 0, and only deleted rows, never searched, hold them)."""
         pos = np.searchsorted(self.vocab, vocab)
         ok = pos < self.vocab.size
         ok[ok] = self.vocab[pos[ok]] == vocab[ok]
+        if absent_ok:
+            out = np.zeros(vocab.size, dtype=np.int64)
+            out[ok] = self.df[pos[ok]]
+            return out
         if not ok.all():
             raise IndexCorrupt(
                 "a shard holds terms missing from the collection's BM25 statistics; "

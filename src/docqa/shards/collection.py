@@ -27,11 +27,15 @@ from docqa.types import Chunk, Hit, Retriever
 
 
 def load_shard(index: ShardedIndex, i: int) -> Shard:
-    """Shard ``i`` memory-mapped, its BM25 index scoring with the collection's statistics."""
+    """Shard ``i`` memory-mapped, its BM25 index scoring with the collection's statistics (and
+    its row map, for a delta-updated index: its deleted rows may hold terms no live row does)."""
     shard = index.shards[i]
     arrays = {name: shard.array(name) for name in ARRAYS}
-    bm25 = BM25Index.from_arrays(arrays, bm25_config(shard), stats=index.stats)
-    return Shard(int(index.offsets[i]), shard.vectors, bm25)
+    ids = None if index.maps is None else index.maps[i]
+    bm25 = BM25Index.from_arrays(
+        arrays, bm25_config(shard), stats=index.stats, absent_ok=ids is not None
+    )
+    return Shard(int(index.offsets[i]), shard.vectors, bm25, ids)
 
 
 def local_shards(index: ShardedIndex, n_threads: int | None = None) -> ShardSet:
@@ -48,7 +52,7 @@ class ShardedCollection(TenantLookup):
     embedder: Embedder
     bounds: BM25Index
     searcher: RowSearcher
-    guard: GuardConfig = field(default_factory=GuardConfig)  # calibration is per directory
+    guard: GuardConfig = field(default_factory=GuardConfig)  # calibrated: the top manifest's
     _tenants: TenantRows | None = field(default=None, init=False, repr=False)
 
     @classmethod
@@ -62,7 +66,15 @@ class ShardedCollection(TenantLookup):
                     f"shards of {index.root} were built with different embedders; rebuild it"
                 )
         bounds = index.stats.bounds_index(index.manifest.bm25["config"])
-        return cls(index, embedder, bounds, searcher or local_shards(index))
+        meta = index.manifest.meta
+        guard = GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()
+        return cls(index, embedder, bounds, searcher or local_shards(index), guard)
+
+    @property
+    def bm25(self) -> BM25Index:
+        """The collection's term statistics (what the guard and ``docqa calibrate`` judge
+        with); searches go through ``searcher``."""
+        return self.bounds
 
     @property
     def chunks(self) -> Sequence[Chunk]:

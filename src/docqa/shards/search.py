@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -64,17 +65,55 @@ def merge_topk_reference(parts: Sequence[TopK], n: int, k: int) -> TopK:
     return out
 
 
+def mapped(result: TopK, ids: np.ndarray) -> TopK:
+    """``result`` with local row ids turned global through the row map ``ids`` (padding stays
+    ``-1``; a searched row is never a deleted one)."""
+    out = np.where(result.ids >= 0, ids[np.maximum(result.ids, 0)], np.int64(-1))
+    return TopK(result.scores, out)
+
+
 @dataclass(frozen=True)
 class Shard:
-    """One shard's searchable parts: first global row, vectors ``(n, d)``, BM25 index."""
+    """One shard's searchable parts: first global row, vectors ``(n, d)``, BM25 index; for a
+    delta-updated index, ``ids``: each local row's global row, -1 for a deleted one (then
+    ``offset`` is unused). A map increases over its live rows, so the canonical order of a
+    shard's live rows by local id is their order by global id."""
 
     offset: int
     vectors: np.ndarray
     bm25: BM25Index
+    ids: np.ndarray | None = None
 
     @property
     def rows(self) -> int:
         return int(self.vectors.shape[0])
+
+    @cached_property
+    def live(self) -> np.ndarray:
+        """Local ids of the live rows, ascending (all rows when there is no map)."""
+        if self.ids is None:
+            return np.arange(self.rows, dtype=np.int64)
+        return np.flatnonzero(self.ids >= 0).astype(np.int64)
+
+    def local(self, rows: np.ndarray | None) -> np.ndarray | None:
+        """The local rows to search, given the allowed global ``rows`` (sorted; None: all)."""
+        if self.ids is None:
+            if rows is None:
+                return None
+            lo, hi = np.searchsorted(rows, [self.offset, self.offset + self.rows])
+            out: np.ndarray = rows[lo:hi] - self.offset
+            return out
+        if rows is None:
+            return self.live
+        glob = self.ids[self.live]  # ascending
+        pos = np.searchsorted(glob, rows)
+        hit = pos < glob.size
+        hit[hit] = glob[pos[hit]] == rows[hit]
+        found: np.ndarray = self.live[pos[hit]]
+        return found
+
+    def to_global(self, result: TopK) -> TopK:
+        return shifted(result, self.offset) if self.ids is None else mapped(result, self.ids)
 
 
 class ShardSet:
@@ -92,20 +131,14 @@ class ShardSet:
     def _local_masks(self, mask: np.ndarray | None) -> list[np.ndarray | None]:
         """Each shard's allowed local rows (None: all), from a global mask."""
         rows = mask_rows(mask, self._n_rows)
-        if rows is None:
-            return [None] * len(self.shards)
-        out: list[np.ndarray | None] = []
-        for s in self.shards:
-            lo, hi = np.searchsorted(rows, [s.offset, s.offset + s.rows])
-            out.append(rows[lo:hi] - s.offset)
-        return out
+        return [s.local(rows) for s in self.shards]
 
     def _skip(self, shard: Shard, local: np.ndarray | None) -> bool:
         return shard.rows == 0 or (local is not None and local.size == 0)
 
     def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
         parts = [
-            shifted(topk(s.vectors, queries, k, mask=m, n_threads=self.n_threads), s.offset)
+            s.to_global(topk(s.vectors, queries, k, mask=m, n_threads=self.n_threads))
             for s, m in zip(self.shards, self._local_masks(mask), strict=True)
             if not self._skip(s, m)
         ]
@@ -114,7 +147,7 @@ class ShardSet:
 
     def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
         parts = [
-            shifted(s.bm25.search(questions, k, mask=m, n_threads=self.n_threads), s.offset)
+            s.to_global(s.bm25.search(questions, k, mask=m, n_threads=self.n_threads))
             for s, m in zip(self.shards, self._local_masks(mask), strict=True)
             if not self._skip(s, m)
         ]

@@ -1,0 +1,343 @@
+"""Update an index by a delta: the previous rows stay where they are, the changed files'
+rows are written beside them, and every search answers as it would after a full rebuild.
+
+An update that rewrites the whole index writes as many bytes as a full build (the vectors,
+the chunk store, the postings), whatever share of the files changed. When the changed files
+hold at most ``DELTA_SHARE`` of the collection's bytes, the update writes only them:
+
+::
+
+    manifest.json    a sharded index manifest, version 2 (docqa.index.shards): shards "base"
+                     and "delta", each with a row map; the BM25 statistics of the live rows
+    base/            the index the first delta was taken from, hard-linked: never rewritten
+    delta/           an ordinary index of every file changed since base was written
+    global/          bm25_global_*.npy, map-base.npy, map-delta.npy
+
+A row map gives each local row its global row, -1 for a row whose file changed or went away.
+Global rows are numbered in load order over the files of this build, as a rebuild numbers
+them, and a map increases over its live rows; with the statistics of the live rows, every
+row scores as in a rebuild, so the merged top k (score descending, then global row) is the
+rebuild's (``docqa.shards.search``). The next update reads the delta as its previous index
+(its unchanged rows are copied, as any update copies them) and takes the base as it is. An
+update whose delta would outgrow ``DELTA_SHARE``, or ``docqa index --rewrite``, writes the
+whole index again, reusing the base's unchanged rows: the same bytes as a fresh build.
+
+This is the scheme of Lucene's segments and deletion bitmaps, cut to one delta. It needs hard
+links (a file system without them gets the whole rewrite) and the float32 rows of the
+hashing or a model embedder: a fitted embedder (TF-IDF) re-embeds every row on any change,
+and int8 storage is rewritten whole.
+"""
+
+from __future__ import annotations
+
+import errno
+import gc
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from docqa.errors import DocqaError
+from docqa.index import format as fmt
+from docqa.index import open_index
+from docqa.index.reader import Index
+from docqa.index.shards import (
+    STATS_DIR,
+    ShardEntry,
+    ShardsManifest,
+    _sha256,
+    is_sharded,
+    open_sharded,
+)
+from docqa.index.writer import _install, _write_bytes, _write_npy, fsync_path
+from docqa.keyword.stats import CorpusStats
+from docqa.pipeline import stream
+from docqa.pipeline.previous import Scan, old_rows
+from docqa.pipeline.sources import stat_trusted
+from docqa.text.documents import SkippedFile
+
+if TYPE_CHECKING:
+    from docqa.build import BuildReport, IndexSettings, Run
+
+DELTA_SHARE = 0.125
+"""The delta may hold up to this share of the collection's bytes; an update past it rewrites
+the whole index. The search of a delta-updated index masks the base's deleted rows and
+merges two top k lists; measured on 106 MB (see docs/pipeline.md), it stays within noise of
+one index at this share, and a rewrite every eighth of the bytes bounds its disk."""
+
+BASE, DELTA = "base", "delta"
+LINK_ERRORS = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """Where a file's rows are: its part (base or delta), the local rows, the sha256 they were
+    built from and the stat the scan that recorded it saw."""
+
+    part: str
+    rows: tuple[int, int]
+    sha256: str
+    stat: object = None
+
+
+@dataclass(frozen=True)
+class Layered:
+    """The previous index as an update sees it: the base, the delta (None for a plain index),
+    each file's rows, the base's live rows and the fingerprint and scan time it recorded."""
+
+    base: Index
+    delta: Index | None
+    held: dict[str, Held]
+    base_live: np.ndarray  # bool per base row
+    fingerprint: object
+    scanned_ns: object
+    count: int
+
+
+def applies(settings: IndexSettings) -> bool:
+    """Whether an index built with ``settings`` can be updated by a delta (see above)."""
+    return settings.embedder != "tfidf" and settings.storage == "float32"
+
+
+def plain(index: Index) -> Layered:
+    """A plain index as the base of a first delta: all rows live, no delta."""
+    held = {s: Held(BASE, rec.rows, rec.sha256, rec.stat) for s, rec in old_rows(index).items()}
+    meta = index.manifest.meta
+    return Layered(
+        index,
+        None,
+        held,
+        np.ones(len(index), dtype=bool),
+        meta.get("fingerprint"),
+        meta.get("scanned_ns"),
+        len(index),
+    )
+
+
+def previous_delta(target: Path, settings: IndexSettings) -> Layered | None:
+    """The delta-updated index at ``target`` if it was built with ``settings`` and opens;
+    None otherwise (no index, a plain one, or one not to reuse: then it is rewritten)."""
+    if not applies(settings) or not is_sharded(target):
+        return None
+    try:
+        index = open_sharded(target)
+    except DocqaError:
+        return None
+    meta = index.manifest.meta
+    if index.maps is None or meta.get("settings") != asdict(settings):
+        return None
+    parts = {entry.path: i for i, entry in enumerate(index.manifest.shards)}
+    if BASE not in parts or not set(parts) <= {BASE, DELTA}:
+        return None
+    base = index.shards[parts[BASE]]
+    delta = index.shards[parts[DELTA]] if DELTA in parts else None
+    held = _held(meta.get("files"), {BASE: len(base), DELTA: 0 if delta is None else len(delta)})
+    live = index.maps[parts[BASE]] >= 0
+    return Layered(
+        base, delta, held, live, meta.get("fingerprint"), meta.get("scanned_ns"), len(index)
+    )
+
+
+def _held(files: object, sizes: dict[str, int]) -> dict[str, Held]:
+    """The well-formed records of ``files`` (a top manifest's ``meta["files"]``)."""
+    out: dict[str, Held] = {}
+    for source, rec in files.items() if isinstance(files, dict) else ():
+        if not isinstance(rec, dict) or rec.get("part") not in sizes:
+            continue
+        rows, sha = rec.get("rows"), rec.get("sha256")
+        if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
+            continue
+        if isinstance(sha, str) and 0 <= rows[0] <= rows[1] <= sizes[rec["part"]]:
+            out[source] = Held(rec["part"], (rows[0], rows[1]), sha, rec.get("stat"))
+    return out
+
+
+def _trusted(layered: Layered, scan: Scan) -> set[str]:
+    """Sources whose stat shows them unchanged since the scan that recorded them."""
+    if not scan.trust_stats:
+        return set()
+    return {
+        s
+        for s, h in layered.held.items()
+        if s in scan.stats and stat_trusted(h.stat, scan.stats[s], layered.scanned_ns)
+    }
+
+
+def up_to_date(layered: Layered, scan: Scan, stamp: str) -> bool:
+    """Whether the delta-updated index holds exactly these files, every one stat-trusted."""
+    return (
+        layered.fingerprint == stamp
+        and layered.held.keys() == scan.stats.keys()
+        and len(_trusted(layered, scan)) == len(layered.held)
+    )
+
+
+def kept(layered: Layered, run: Run) -> BuildReport:
+    """The report of an update of a delta-updated index that found nothing to change."""
+    import time
+
+    from docqa.build import BuildReport
+
+    return BuildReport(
+        path=layered.base.root.parent,
+        documents=len(layered.held),
+        chunks=layered.count,
+        skipped=tuple(SkippedFile(u.path, u.reason) for u in run.unknown),
+        embedder=str(layered.base.manifest.embedder.get("name", "")),
+        vocabulary=_vocabulary(layered.base.root.parent),
+        embedded=0,
+        reused=layered.count,
+        seconds=time.perf_counter() - run.started,
+        passed_over=run.passed_over,
+    )
+
+
+def _vocabulary(root: Path) -> int:
+    manifest = ShardsManifest.from_json(
+        (root / fmt.MANIFEST).read_text(encoding="utf-8"), str(root)
+    )
+    return int(manifest.bm25.get("n_terms", 0))
+
+
+def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
+    """Write the update of ``layered`` (at ``target``) as a delta and install it; None when it
+    does not apply (the changed files hold more than ``DELTA_SHARE`` of the bytes, or the file
+    system makes no hard links): then the caller rewrites the whole index."""
+    from docqa.build import _verified
+
+    scan = run.scan
+    known = {s: h.sha256 for s, h in layered.held.items() if h.part == BASE}
+    trusted = _trusted(layered, scan) & known.keys()
+    in_base = [(p, s, n) for p, s, n in scan.sized if s in known]
+    same = stream.unchanged(in_base, known, trusted)  # reads and hashes the untrusted ones
+    changed = [(p, s, n) for p, s, n in scan.sized if s not in same]
+    total = sum(n for _, _, n in scan.sized)
+    if sum(n for _, _, n in changed) > DELTA_SHARE * total:
+        return None
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp.mkdir()
+    try:
+        if not _link_tree(layered.base.root, tmp / BASE):
+            return None
+        previous = _verified(layered.delta, run.warnings)
+        report = _write_delta(tmp, layered, run, changed, previous)
+        del previous, layered
+        gc.collect()  # the previous index's maps close before it is replaced
+        _install(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return replace(report, path=target)
+
+
+def _write_delta(
+    tmp: Path, layered: Layered, run: Run, changed: list[tuple[Path, str, int]], previous: Any
+) -> BuildReport:
+    """Build ``tmp/delta`` from the ``changed`` files and write the maps, the statistics of
+    the live rows and the top manifest over it and the linked base."""
+    from docqa.build import BuildReport, _write
+    from docqa.keyword import ARRAYS
+
+    sub = replace(run, scan=Scan(changed, scan_stats(run.scan, changed), run.scan.trust_stats),
+                  unknown=[], warnings=[])  # fmt: skip
+    part = _write(tmp / DELTA, sub, previous, allow_empty=True) if changed else None
+    delta = open_index(tmp / DELTA) if part is not None else None
+    base = layered.base
+    delta_held = old_rows(delta)
+    base_map = np.full(len(base), -1, dtype=np.int64)
+    delta_map = np.full(0 if delta is None else len(delta), -1, dtype=np.int64)
+    files: dict[str, Any] = {}
+    moved = {s for _, s, _ in changed}
+    row = 0
+    for _, source, _ in run.scan.sized:
+        stat = list(run.scan.stats[source])
+        if source in delta_held:
+            rec = delta_held[source]
+            lo, hi = rec.rows
+            delta_map[lo:hi] = np.arange(row, row + hi - lo)
+            files[source] = {"sha256": rec.sha256, "rows": [lo, hi], "part": DELTA, "stat": stat}
+        elif (held := layered.held.get(source)) is not None and source not in moved:
+            lo, hi = held.rows
+            base_map[lo:hi] = np.arange(row, row + hi - lo)
+            files[source] = {"sha256": held.sha256, "rows": [lo, hi], "part": BASE, "stat": stat}
+        else:
+            continue  # skipped: no rows
+        row += hi - lo
+    parts = [(BASE, base, base_map)] + ([] if delta is None else [(DELTA, delta, delta_map)])
+    stats = CorpusStats.of_live([({n: ix.array(n) for n in ARRAYS}, m >= 0) for _, ix, m in parts])
+    (tmp / STATS_DIR).mkdir()
+    written = {
+        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr)
+        for name, arr in stats.to_arrays().items()
+    }
+    entries = []
+    for name, ix, m in parts:
+        rel = f"{STATS_DIR}/map-{name}.npy"
+        written[rel] = _write_npy(tmp / rel, m)
+        entries.append(ShardEntry(name, 0, len(ix), _sha256(tmp / name / fmt.MANIFEST), rel))
+    config = dict(base.manifest.meta["bm25"])
+    manifest = ShardsManifest(
+        embedder=dict(base.manifest.embedder),
+        dim=base.manifest.dim,
+        count=row,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        shards=tuple(entries),
+        bm25={"config": config, "n_docs": stats.n_docs, "total_length": stats.total_length,
+              "n_terms": int(stats.vocab.size)},
+        files=dict(sorted(written.items())),
+        meta={"settings": asdict(run.settings), "files": files, "fingerprint": run.stamp,
+              "scanned_ns": run.scanned_ns, "bm25": config},
+    )  # fmt: skip
+    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
+    fsync_path(tmp / STATS_DIR)
+    fsync_path(tmp)
+    skipped = tuple(SkippedFile(u.path, u.reason) for u in run.unknown)
+    embedded = 0 if part is None else part.embedded
+    delta_rows = None if delta is None else len(delta)
+    del delta, base, parts
+    return BuildReport(
+        path=tmp,
+        documents=len(files),
+        chunks=row,
+        skipped=skipped + (() if part is None else part.skipped),
+        embedder=str(manifest.embedder.get("name", "")),
+        vocabulary=int(stats.vocab.size),
+        embedded=embedded,
+        reused=row - embedded,
+        seconds=0.0,
+        warnings=tuple(run.warnings),
+        passed_over=run.passed_over,
+        delta=0 if delta_rows is None else delta_rows,
+    )
+
+
+def scan_stats(scan: Scan, files: list[tuple[Path, str, int]]) -> dict[str, Any]:
+    return {s: scan.stats[s] for _, s, _ in files}
+
+
+def _link_tree(src: Path, dst: Path) -> bool:
+    """Hard-link every file of the index directory ``src`` into a new ``dst`` (directories
+    made, then fsynced); False when the file system refuses a link (nothing is copied)."""
+    try:
+        for rel in _files(src):
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.link(src / rel, dst / rel)
+    except OSError as exc:
+        if exc.errno in LINK_ERRORS:
+            return False
+        raise
+    for folder in {(dst / rel).parent for rel in _files(dst)}:
+        fsync_path(folder)
+    return True
+
+
+def _files(root: Path) -> Iterator[Path]:
+    for folder, _, names in os.walk(root):
+        for name in names:
+            yield (Path(folder) / name).relative_to(root)
