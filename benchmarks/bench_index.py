@@ -117,9 +117,14 @@ def same_answers(ix: Path, fresh: Path, n: int = 60) -> int:
     a, b = Collection.open(ix), Collection.open(fresh)
     assert len(a.chunks) == len(b.chunks)
     step = max(1, len(b.chunks) // n)
-    questions = [" ".join(b.chunks[i].text.split()[3:9]) or "docs" for i in range(0, len(b.chunks), step)]
+    questions = [
+        " ".join(b.chunks[i].text.split()[3:9]) or "docs" for i in range(0, len(b.chunks), step)
+    ]
     for mode in ("dense", "keyword", "hybrid"):
-        got, want = a.search_batch(questions, 10, mode=mode), b.search_batch(questions, 10, mode=mode)
+        got, want = (
+            a.search_batch(questions, 10, mode=mode),
+            b.search_batch(questions, 10, mode=mode),
+        )
         assert [[(h.chunk.id, h.score) for h in x] for x in got] == [
             [(h.chunk.id, h.score) for h in x] for x in want
         ], mode
@@ -222,7 +227,9 @@ def main() -> None:
         fresh = args.where / f"ix-{size}MB-fresh"
         subprocess.run(["rm", "-rf", str(fresh)], check=True)
         run_index(corpus, fresh, args.workers)
-        print(f"updated index answers as a fresh build: {same_answers(ix, fresh)} questions checked")
+        print(
+            f"updated index answers as a fresh build: {same_answers(ix, fresh)} questions checked"
+        )
         if args.no_anchors:
             continue
         times = anchors(ix, megabytes, args.workers)

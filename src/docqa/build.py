@@ -35,7 +35,7 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
 from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
-from docqa.index.shards import open_sharded
+from docqa.index.shards import is_sharded, open_sharded
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import delta, stream
 from docqa.pipeline.postings import PostingRuns
@@ -214,25 +214,27 @@ def _build_locked(
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
               progress, warnings, started)  # fmt: skip
     layered = delta.previous_delta(target, settings)
-    if layered is not None:
-        if delta.up_to_date(layered, scan, stamp):
-            return delta.kept(layered, run)
-        previous: Index | None = layered.base  # a rewrite reuses the base's unchanged rows
-    else:
+    if layered is not None and delta.up_to_date(layered, scan, stamp):
+        return delta.kept(layered, run)
+    if layered is None:
         previous = _previous(target, settings, warnings)
         if previous is not None and up_to_date(previous, scan, stamp):
             # nothing to copy, so nothing to verify (`--verify` trusts no stat: never here)
             kept = _kept(previous, unknown, settings.make_embedder().name, 0.0)
             return replace(kept, passed_over=run.passed_over, seconds=time.perf_counter() - started)
         layered = None if previous is None else delta.plain(previous)
+        del previous
+    checked = None
     if layered is not None and not rewrite and delta.applies(settings):
         report = delta.update(target, layered, run)
         if report is not None:
             if verify:
-                open_sharded(target).verify()
+                (open_sharded(target) if is_sharded(target) else open_index(target)).verify()
             return replace(report, seconds=time.perf_counter() - started)
+        checked = layered.checked
+    base = None if layered is None else layered.base  # a rewrite copies the base's rows
     del layered
-    report = _write(target, run, _verified(previous, warnings), paths=paths)
+    report = _write(target, replace(run, checked=checked), _verified(base, warnings), paths=paths)
     if verify:
         open_index(target).verify()
     return replace(report, seconds=time.perf_counter() - started)
@@ -252,6 +254,7 @@ class Run:
     progress: Progress | None
     warnings: list[str]
     started: float
+    checked: dict[str, int] | None = None  # files already found unchanged in ``previous``
 
 
 def _write(
@@ -267,7 +270,9 @@ def _write(
     settings = run.settings
     embedder = settings.make_embedder()
     with IndexBuilder(target, storage=settings.storage) as builder:
-        state = _stream(builder, settings, embedder, previous, run.scan, run.workers, run.progress)
+        state = _stream(
+            builder, settings, embedder, previous, run.scan, run.workers, run.progress, run.checked
+        )
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in run.unknown]
         if not builder.count and not allow_empty:
             _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
@@ -326,8 +331,10 @@ def _stream(
     scan: Scan,
     workers: int,
     progress: Progress | None,
+    checked: dict[str, int] | None = None,
 ) -> stream.Pass:
-    """Process every file group and append its rows to ``builder``, in load order."""
+    """Process every file group and append its rows to ``builder``, in load order
+    (``checked``: the files a delta update already found unchanged in ``previous``)."""
     fitted = settings.embedder == "tfidf"  # fitted on every text after the pass
     old = {} if fitted else old_rows(previous)
     state = stream.Pass(
@@ -341,7 +348,10 @@ def _stream(
     sized = scan.sized
     cut = list(stream.groups(sized))
     known = {s: rec.sha256 for s, rec in old.items()}
-    verified = stream.unchanged(sized, known, trusted(scan, old, previous))
+    verified = (
+        stream.unchanged(sized, known, trusted(scan, old, previous)) if checked is None else
+        {s: n for s, n in checked.items() if s in known}
+    )  # fmt: skip
     tasks = (
         Task(
             tuple(group),
@@ -415,7 +425,8 @@ def ensure_index(
     target = Path(index_dir)
     if (target / "manifest.json").exists():
         try:
-            if open_index(target).manifest.meta.get("fingerprint") == fingerprint(paths, settings):
+            index = open_sharded(target) if is_sharded(target) else open_index(target)
+            if index.manifest.meta.get("fingerprint") == fingerprint(paths, settings):
                 return None
         except DocqaError:
             pass

@@ -109,8 +109,11 @@ def test_damage_fails_its_checksum_in_either_format(tmp_path: Path, version: int
     algo = "sha256" if version == 1 else "xxh3_128"
     with pytest.raises(IndexCorrupt, match=rf"chunks.blob fails its checksum \({algo} "):
         open_index(tmp_path / "ix").verify()
-    # an update does not copy from the damaged index: it says so and re-embeds every file
-    report = build_index([tmp_path / "docs"], tmp_path / "ix", IndexSettings(dim=16), workers=1)
+    # an update that checks the index (a delta links its base unread) does not copy from the
+    # damaged index: it says so and re-embeds every file
+    report = build_index(
+        [tmp_path / "docs"], tmp_path / "ix", IndexSettings(dim=16), workers=1, verify=True
+    )
     assert report.reused == 0 and "previous index not reused" in report.warnings[0]
     open_index(tmp_path / "ix").verify()
 

@@ -116,7 +116,7 @@ def test_update_equals_rebuild_byte_for_byte(
     (docs / "b" / "page-0003.md").unlink()
     (docs / "a" / "page-0002.md").write_text("# Shorter\n\nloan\n")
     (docs / "b" / "new.md").write_text("# New page\n\nThe shelf by the desk holds ebooks.\n")
-    updated = build_index([docs], tmp_path / "ix", settings, workers=1)
+    updated = build_index([docs], tmp_path / "ix", settings, workers=1, rewrite=True)
     fresh = build_index([docs], tmp_path / "fresh", settings, workers=1)
     assert_same_bytes(tmp_path / "ix", tmp_path / "fresh")
     if embedder == "hashing":

@@ -26,7 +26,7 @@ def test_update_copying_in_chunks_equals_rebuild(
     build_index([docs], tmp_path / "ix", settings, workers=1)
     (docs / "a" / "page-0004.md").write_text("# Changed\n\nThe copier moved to room 2.\n")
     (docs / "b" / "page-0009.md").unlink()
-    updated = build_index([docs], tmp_path / "ix", settings, workers=1)
+    updated = build_index([docs], tmp_path / "ix", settings, workers=1, rewrite=True)
     build_index([docs], tmp_path / "fresh", settings, workers=1)
     assert updated.reused > 3 * copy_rows or copy_rows == 1000  # several chunks a span
     assert_same_bytes(tmp_path / "ix", tmp_path / "fresh")

@@ -74,7 +74,7 @@ def test_update_equals_rebuild_with_and_without_a_pool(
         (docs / f"d{i % 4}" / f"p{i:03d}.md").write_text(f"# Edited {i}\n\nw1 w2 new{i}\n")
     (docs / "d1" / "p009.md").unlink()
     os.utime(docs / "d2" / "p010.md", (0, 0))  # touched, same bytes: reused
-    updated = build_index([docs], tmp_path / "ix", IndexSettings(dim=16), workers=2)
+    updated = build_index([docs], tmp_path / "ix", IndexSettings(dim=16), workers=2, rewrite=True)
     fresh = build_index([docs], tmp_path / "fresh", IndexSettings(dim=16), workers=1)
     same_bytes(tmp_path / "ix", tmp_path / "fresh")
     assert updated.reused + updated.embedded == fresh.chunks and updated.embedded < 10

@@ -10,27 +10,40 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from docqa.errors import IndexNotFound, InputError
 from docqa.index import format as fmt
+from docqa.index.shards import ShardsManifest, is_sharded
 
 
-def update_meta(root: str | Path, key: str, value: Any) -> fmt.Manifest:
+def update_meta(root: str | Path, key: str, value: Any) -> fmt.Manifest | ShardsManifest:
     """Set ``meta[key] = value`` (JSON-ready) in the index at ``root``; return the new manifest."""
+    return replace_meta(root, {key: value})
+
+
+def replace_meta(root: str | Path, changes: Mapping[str, Any]) -> fmt.Manifest | ShardsManifest:
+    """Set every ``meta[key] = value`` of ``changes`` in one rewrite of the manifest."""
     path = Path(root) / fmt.MANIFEST
     if not path.is_file():
         raise IndexNotFound(
             f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
         )
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"meta {key!r} must be JSON-ready: {exc}") from None
-    manifest = fmt.Manifest.from_json(path.read_text(encoding="utf-8"), str(path))
-    updated = replace(manifest, meta={**manifest.meta, key: value})
+    for key, value in changes.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"meta {key!r} must be JSON-ready: {exc}") from None
+    text = path.read_text(encoding="utf-8")
+    if is_sharded(path.parent):  # a sharded or delta-updated index: its top manifest
+        top = ShardsManifest.from_json(text, str(path))
+        updated: fmt.Manifest | ShardsManifest = replace(top, meta={**top.meta, **changes})
+    else:
+        manifest = fmt.Manifest.from_json(text, str(path))
+        updated = replace(manifest, meta={**manifest.meta, **changes})
     tmp = path.with_name(f".{fmt.MANIFEST}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as raw:

@@ -124,6 +124,8 @@ def _only_index_files(folder: Path, *, whole: bool) -> bool:
     """Whether ``folder`` holds only what the writer puts in an index (``whole``: a valid one)."""
     if whole:
         return not _not_an_index(folder)
+    if (folder / "base").is_dir():
+        return _only_delta_files(folder)
     names = {fmt.MANIFEST, fmt.VECTORS, fmt.OFFSETS, fmt.BLOB, fmt.ARRAYS_DIR}
     for p in folder.iterdir():
         if p.name not in names or p.is_symlink():
@@ -132,6 +134,26 @@ def _only_index_files(folder: Path, *, whole: bool) -> bool:
             fmt.allowed_file(f"{fmt.ARRAYS_DIR}/{a.name}") and not a.is_symlink()
             for a in p.iterdir()
         ):
+            return False
+    return True
+
+
+def _only_delta_files(folder: Path) -> bool:
+    """Whether ``folder`` holds only what a delta update writes (``docqa.pipeline.delta``):
+    the linked base, the delta (or its builder's temporary folder), the global arrays."""
+    from docqa.index.shards import STATS_DIR
+
+    for p in folder.iterdir():
+        if p.is_symlink():
+            return False
+        if p.name in ("base", "delta") or (p.name.startswith(".delta.tmp-") and p.is_dir()):
+            if not _only_index_files(p, whole=False):
+                return False
+        elif p.name == STATS_DIR and p.is_dir():
+            if not all(a.suffix == ".npy" and a.is_file() and not a.is_symlink()
+                       for a in p.iterdir()):  # fmt: skip
+                return False
+        elif p.name != fmt.MANIFEST:
             return False
     return True
 

@@ -86,9 +86,9 @@ class CorpusStats:
         ok = pos < self.vocab.size
         ok[ok] = self.vocab[pos[ok]] == vocab[ok]
         if absent_ok:
-            out = np.zeros(vocab.size, dtype=np.int64)
-            out[ok] = self.df[pos[ok]]
-            return out
+            some = np.zeros(vocab.size, dtype=np.int64)
+            some[ok] = self.df[pos[ok]]
+            return some
         if not ok.all():
             raise IndexCorrupt(
                 "a shard holds terms missing from the collection's BM25 statistics; "

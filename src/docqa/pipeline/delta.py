@@ -22,6 +22,10 @@ rebuild's (``docqa.shards.search``). The next update reads the delta as its prev
 update whose delta would outgrow ``DELTA_SHARE``, or ``docqa index --rewrite``, writes the
 whole index again, reusing the base's unchanged rows: the same bytes as a fresh build.
 
+The base is linked, not read: its rows keep their own checksums (``docqa verify`` checks
+them; nothing is laundered into new ones), as an update with nothing to do reads nothing.
+``docqa index --verify`` checks the base before linking it, and a damaged base is rewritten.
+
 This is the scheme of Lucene's segments and deletion bitmaps, cut to one delta. It needs hard
 links (a file system without them gets the whole rewrite) and the float32 rows of the
 hashing or a model embedder: a fitted embedder (TF-IDF) re-embeds every row on any change,
@@ -66,8 +70,8 @@ if TYPE_CHECKING:
     from docqa.build import BuildReport, IndexSettings, Run
 
 DELTA_SHARE = 0.125
-"""The delta may hold up to this share of the collection's bytes; an update past it rewrites
-the whole index. The search of a delta-updated index masks the base's deleted rows and
+"""The delta may hold up to this share of the collection's bytes, and the base as many rows
+deleted; an update past either rewrites the whole index. The search of a delta-updated index masks the base's deleted rows and
 merges two top k lists; measured on 106 MB (see docs/pipeline.md), it stays within noise of
 one index at this share, and a rewrite every eighth of the bytes bounds its disk."""
 
@@ -86,7 +90,7 @@ class Held:
     stat: object = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Layered:
     """The previous index as an update sees it: the base, the delta (None for a plain index),
     each file's rows, the base's live rows and the fingerprint and scan time it recorded."""
@@ -98,6 +102,11 @@ class Layered:
     fingerprint: object
     scanned_ns: object
     count: int
+    checked: dict[str, int] | None = None  # base files found unchanged (for a rewrite)
+
+    def release(self) -> None:
+        """Drop the opened indexes, so their maps close before the index is replaced."""
+        del self.base, self.delta
 
 
 def applies(settings: IndexSettings) -> bool:
@@ -216,24 +225,71 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
     trusted = _trusted(layered, scan) & known.keys()
     in_base = [(p, s, n) for p, s, n in scan.sized if s in known]
     same = stream.unchanged(in_base, known, trusted)  # reads and hashes the untrusted ones
+    layered.checked = same  # a rewrite need not read them again
     changed = [(p, s, n) for p, s, n in scan.sized if s not in same]
     total = sum(n for _, _, n in scan.sized)
-    if sum(n for _, _, n in changed) > DELTA_SHARE * total:
+    dead = len(layered.base) - sum(
+        h.rows[1] - h.rows[0] for s, h in layered.held.items() if s in same
+    )
+    if sum(n for _, _, n in changed) > DELTA_SHARE * total or dead > DELTA_SHARE * len(
+        layered.base
+    ):
         return None
+    if not scan.trust_stats:  # --verify trusts no stat, nor any byte of the base it links
+        try:
+            layered.base.verify()
+        except DocqaError:
+            return None  # the rewrite checks it again, says so and re-embeds every file
+    if layered.delta is None and not changed and dead == 0:
+        return _refresh(target, layered, run)
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
         if not _link_tree(layered.base.root, tmp / BASE):
+            shutil.rmtree(tmp, ignore_errors=True)
             return None
         previous = _verified(layered.delta, run.warnings)
         report = _write_delta(tmp, layered, run, changed, previous)
-        del previous, layered
+        del previous
+        layered.release()
         gc.collect()  # the previous index's maps close before it is replaced
         _install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return replace(report, path=target)
+
+
+def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
+    """A plain index whose files all have their bytes (only their stats changed): its data
+    stays, its manifest records the new stats (written aside and renamed over it), as the
+    rewrite would record them."""
+    from docqa.build import BuildReport
+    from docqa.index.meta import replace_meta
+
+    files = {
+        s: {"sha256": layered.held[s].sha256, "rows": list(layered.held[s].rows),
+            "stat": list(run.scan.stats[s])}
+        for _, s, _ in run.scan.sized
+    }  # fmt: skip
+    base = layered.base
+    report = BuildReport(
+        path=target,
+        documents=len(files),
+        chunks=len(base),
+        skipped=tuple(SkippedFile(u.path, u.reason) for u in run.unknown),
+        embedder=str(base.manifest.embedder.get("name", "")),
+        vocabulary=int(base.array("bm25_vocab").size),
+        embedded=0,
+        reused=len(base),
+        seconds=0.0,
+        warnings=tuple(run.warnings),
+        passed_over=run.passed_over,
+    )
+    layered.release()
+    del base
+    replace_meta(target, {"files": files, "fingerprint": run.stamp, "scanned_ns": run.scanned_ns})
+    return report
 
 
 def _write_delta(

@@ -1,0 +1,304 @@
+"""Updates written as a delta beside the previous rows (docqa.pipeline.delta): every search
+of the updated index answers as a fresh build of the same files does, in every mode, with
+masks and in batches; a delta past its share, or ``rewrite``, writes the whole index, the
+same bytes as a fresh build; the previous index survives a failed update."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from docqa.build import IndexSettings, build_index
+from docqa.collection import Collection
+from docqa.errors import IndexCorrupt
+from docqa.index import format as fmt
+from docqa.index.ownership import clean_debris
+from docqa.index.shards import is_sharded, open_sharded
+from docqa.pipeline import delta, sources
+
+SETTINGS = IndexSettings(dim=32)
+QUESTIONS = [
+    "w1 w2",
+    "page part",
+    "edited new words",
+    "w13 w40 w77",
+    "added page",
+    "nothing like this zebra",
+]
+
+
+def corpus(root: Path, n: int = 30) -> Path:
+    for i in range(n):
+        page = root / f"d{i % 3}" / f"p{i:03d}.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        words = " ".join(f"w{(i * j) % 97}" for j in range(20 + i % 40))
+        page.write_text(f"# Page {i}\n\n{words}\n\n## Part {i}\n\n{words[::-1]} w1 w2\n")
+    return root
+
+
+def hits(collection: object, mode: str, q: str, k: int, **kw: object) -> list[tuple[str, float]]:
+    found = collection.retriever(mode, guard=False).search(q, k, **kw)  # type: ignore[attr-defined]
+    return [(h.chunk.id, h.score) for h in found]
+
+
+def assert_same_answers(ix: Path, fresh: Path) -> None:
+    a, b = Collection.open(ix), Collection.open(fresh)
+    n = len(b.chunks)
+    assert len(a.chunks) == n
+    assert [(c.id, c.text, c.section, dict(c.metadata)) for c in a.chunks] == [
+        (c.id, c.text, c.section, dict(c.metadata)) for c in b.chunks
+    ]
+    masks = [None, np.arange(n) % 3 == 0, np.array([0, n // 2, n - 1])]
+    for mode in ("dense", "keyword", "hybrid"):
+        for q in QUESTIONS:
+            for k in (1, 4, n + 5):
+                for m in masks:
+                    assert hits(a, mode, q, k, mask=m) == hits(b, mode, q, k, mask=m), (mode, q, k)
+            ga = a.retriever(mode).search(q, 3)  # the guard judges with the live rows' stats
+            gb = b.retriever(mode).search(q, 3)
+            assert [(h.chunk.id, h.score) for h in ga] == [(h.chunk.id, h.score) for h in gb]
+        for m in masks:
+            got = a.search_batch(QUESTIONS, 5, mode=mode, mask=m)
+            want = b.search_batch(QUESTIONS, 5, mode=mode, mask=m)
+            assert [[(h.chunk.id, h.score) for h in x] for x in got] == [
+                [(h.chunk.id, h.score) for h in x] for x in want
+            ]
+
+
+def same_bytes(a: Path, b: Path) -> None:
+    names = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
+    differ = [n for n in names if n != fmt.MANIFEST and not filecmp.cmp(a / n, b / n, False)]
+    assert differ == []
+
+
+def fresh_build(docs: Path, where: Path) -> Path:
+    shutil.rmtree(where, ignore_errors=True)
+    build_index([docs], where, SETTINGS, workers=1)
+    return where
+
+
+def test_a_small_update_is_a_delta_that_answers_as_a_rebuild(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    base_vectors = (ix / fmt.VECTORS).stat().st_ino
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    (docs / "d2" / "p011.md").unlink()
+    (docs / "d0" / "p100.md").write_text("# Added page\n\nadded page w2\n")
+    report = build_index([docs], ix, SETTINGS)
+    assert is_sharded(ix) and report.delta is not None and report.delta > 0
+    assert (ix / "base" / fmt.VECTORS).stat().st_ino == base_vectors  # linked, not copied
+    assert report.embedded == report.delta and report.reused == report.chunks - report.delta
+    assert_same_answers(ix, fresh_build(docs, tmp_path / "fresh"))
+    open_sharded(ix).verify()
+
+
+def test_a_second_delta_reuses_the_first_and_still_answers_as_a_rebuild(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    build_index([docs], ix, SETTINGS)
+    (docs / "d2" / "p005.md").write_text("# Edited too\n\nedited w13 w40\n")
+    second = build_index([docs], ix, SETTINGS)
+    assert second.delta is not None and second.embedded < second.delta  # p004's rows copied
+    assert_same_answers(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
+def test_many_deletions_rewrite_the_whole_index(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    for page in sorted(docs.rglob("*.md"))[::4]:  # a quarter of the base's rows deleted
+        page.unlink()
+    assert build_index([docs], ix, SETTINGS).delta is None and not is_sharded(ix)
+    same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
+def test_deletions_alone_keep_only_the_base(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d0" / "p003.md").unlink()
+    report = build_index([docs], ix, SETTINGS)
+    assert report.delta == 0 and report.embedded == 0
+    assert [e.path for e in open_sharded(ix).manifest.shards] == ["base"]
+    assert_same_answers(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
+def test_nothing_changed_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources, "RACY_NS", 0)  # no racy window: every stat is trusted
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    os.utime(docs / "d1" / "p004.md", ns=(1, 10**9))
+    build_index([docs], ix, SETTINGS)
+    before = (ix / fmt.MANIFEST).stat().st_ino
+    again = build_index([docs], ix, SETTINGS)
+    assert (ix / fmt.MANIFEST).stat().st_ino == before
+    assert again.embedded == 0 and again.reused == again.chunks
+
+
+def test_past_its_share_the_whole_index_is_rewritten_as_a_fresh_build(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    build_index([docs], ix, SETTINGS)
+    assert is_sharded(ix)
+    for i in range(0, 30, 3):  # a third of the files: past DELTA_SHARE
+        page = docs / "d0" / f"p{i:03d}.md"
+        page.write_text(page.read_text().replace("Page", "Rewritten"))
+    report = build_index([docs], ix, SETTINGS)
+    assert report.delta is None and not is_sharded(ix)
+    assert report.reused > 0  # the base's unchanged rows were copied, not re-embedded
+    same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
+def test_rewrite_writes_the_whole_index(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    build_index([docs], ix, SETTINGS)
+    (docs / "d2" / "p005.md").write_text("# Edited too\n\nedited w13 w40\n")
+    report = build_index([docs], ix, SETTINGS, rewrite=True)
+    assert report.delta is None and not is_sharded(ix)
+    same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
+@pytest.mark.parametrize("options", [IndexSettings(dim=32, embedder="tfidf"),
+                                     IndexSettings(dim=32, storage="int8")])  # fmt: skip
+def test_tfidf_and_int8_indexes_are_rewritten_whole(tmp_path: Path, options: IndexSettings) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, options)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    assert build_index([docs], ix, options).delta is None and not is_sharded(ix)
+
+
+def test_no_hard_links_means_a_whole_rewrite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError(delta.errno.EPERM, "no links here")
+
+    monkeypatch.setattr(delta.os, "link", refuse)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    assert build_index([docs], ix, SETTINGS).delta is None and not is_sharded(ix)
+    same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".ix.tmp")]
+
+
+def test_a_failed_delta_leaves_the_previous_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    before = hits(Collection.open(ix), "hybrid", "w1 w2", 5)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(delta, "_write_npy", broken)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    with pytest.raises(OSError, match="No space"):
+        build_index([docs], ix, SETTINGS)
+    assert not is_sharded(ix) and hits(Collection.open(ix), "hybrid", "w1 w2", 5) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".ix.tmp")]
+
+
+def test_a_damaged_delta_is_rebuilt_not_copied(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    build_index([docs], ix, SETTINGS)
+    blob = ix / "delta" / fmt.BLOB
+    data = bytearray(blob.read_bytes())
+    data[5] ^= 0xFF
+    blob.write_bytes(bytes(data))
+    with pytest.raises(IndexCorrupt, match="checksum"):
+        open_sharded(ix).verify()
+    (docs / "d2" / "p005.md").write_text("# Edited too\n\nedited w13 w40\n")
+    report = build_index([docs], ix, SETTINGS)
+    assert any("previous index not reused" in w for w in report.warnings)
+    open_sharded(ix).verify()
+    assert_same_answers(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
+def test_a_bad_row_map_is_refused_at_open(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    build_index([docs], ix, SETTINGS)
+    path = ix / "global" / "map-base.npy"
+    m = np.load(path)
+    m[[0, 1]] = m[[1, 0]]  # same size, no longer increasing
+    np.save(path, m)
+    with pytest.raises(IndexCorrupt, match="row map"):
+        open_sharded(ix)
+
+
+def test_the_debris_of_a_killed_delta_is_cleaned(tmp_path: Path) -> None:
+    docs = corpus(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, SETTINGS)
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    build_index([docs], ix, SETTINGS)
+    debris = tmp_path / ".ix.tmp-999999999-0badcafe"  # a pid no process has
+    shutil.copytree(ix, debris)
+    clean_debris(ix)
+    assert not debris.exists() and is_sharded(ix)
+
+
+EDITS = st.lists(
+    st.tuples(st.sampled_from(["edit", "append", "delete", "add", "rename"]),
+              st.integers(0, 29)),
+    min_size=1, max_size=3,
+)  # fmt: skip
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rounds=st.lists(EDITS, min_size=1, max_size=3))
+def test_any_sequence_of_small_updates_answers_as_a_rebuild(
+    tmp_path_factory: pytest.TempPathFactory, rounds: list[list[tuple[str, int]]]
+) -> None:
+    root = tmp_path_factory.mktemp("delta")
+    docs = corpus(root / "docs")
+    ix = root / "ix"
+    build_index([docs], ix, SETTINGS)
+    for n, edits in enumerate(rounds):
+        for kind, i in edits:
+            pages = sorted(docs.rglob("*.md"))
+            page = pages[i % len(pages)]
+            if kind == "edit":
+                page.write_text(f"# Edited {n} {i}\n\nedited new words w{i}\n")
+            elif kind == "append":
+                with page.open("a") as f:
+                    f.write(f"\n## Appended {n}\n\nw{i} appended\n")
+            elif kind == "delete" and len(pages) > 5:
+                page.unlink()
+            elif kind == "add":
+                (docs / "d0" / f"new-{n}-{i}.md").write_text(f"# Added page {i}\n\nadded w{i}\n")
+            elif kind == "rename":
+                page.rename(page.with_name(f"renamed-{n}-{page.name}"))
+        build_index([docs], ix, SETTINGS)
+        assert_same_answers(ix, fresh_build(docs, root / "fresh"))
