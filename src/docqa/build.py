@@ -13,7 +13,6 @@ change refits and re-embeds it all, and its texts are held for the fit.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -214,8 +213,8 @@ def _build_locked(
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
               progress, warnings, started)  # fmt: skip
     layered = delta.previous_delta(target, settings)
-    if layered is not None and delta.up_to_date(layered, scan, stamp):
-        return delta.kept(layered, run)
+    if layered is not None and not rewrite and delta.up_to_date(layered, scan, stamp):
+        return delta.kept(layered, run)  # (--rewrite makes a delta-updated index whole)
     if layered is None:
         previous = _previous(target, settings, warnings)
         if previous is not None and up_to_date(previous, scan, stamp):
@@ -300,8 +299,7 @@ def _write(
             warnings=tuple(run.warnings),
             passed_over=run.passed_over,
         )
-        del previous, state
-        gc.collect()  # an Index is in a cycle (its ChunkView): its maps close now, not at exit
+        del previous, state  # the previous index's maps close here (it holds no cycle)
         builder.commit(embedder, meta)
     return report
 

@@ -48,7 +48,18 @@ def hits(collection: object, mode: str, q: str, k: int, **kw: object) -> list[tu
     return [(h.chunk.id, h.score) for h in found]
 
 
+def assert_same_statistics(ix: Path, fresh: Path) -> None:
+    """The delta-updated index's BM25 statistics are those of a fresh build's rows."""
+    got = open_sharded(ix).stats
+    want = Collection.open(fresh).bm25  # type: ignore[union-attr]
+    assert (got.n_docs, got.total_length) == (want.n_docs, int(want.lengths.sum()))
+    np.testing.assert_array_equal(got.vocab, want.vocab[np.diff(want.indptr) > 0])
+    np.testing.assert_array_equal(got.df, np.diff(want.indptr)[np.diff(want.indptr) > 0])
+
+
 def assert_same_answers(ix: Path, fresh: Path) -> None:
+    if is_sharded(ix):
+        assert_same_statistics(ix, fresh)
     a, b = Collection.open(ix), Collection.open(fresh)
     n = len(b.chunks)
     assert len(a.chunks) == n
@@ -79,6 +90,26 @@ def same_bytes(a: Path, b: Path) -> None:
     assert differ == []
 
 
+def built(tmp_path: Path) -> tuple[Path, Path]:
+    """A corpus under ``tmp_path/docs`` and its index, built whole, at ``tmp_path/ix``."""
+    docs = corpus(tmp_path / "docs")
+    build_index([docs], tmp_path / "ix", SETTINGS)
+    return docs, tmp_path / "ix"
+
+
+def edit(docs: Path) -> None:
+    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+
+
+def delta_updated(tmp_path: Path) -> tuple[Path, Path]:
+    """``built``, then one file edited and the index updated: by a delta."""
+    docs, ix = built(tmp_path)
+    edit(docs)
+    build_index([docs], ix, SETTINGS)
+    assert is_sharded(ix)
+    return docs, ix
+
+
 def fresh_build(docs: Path, where: Path) -> Path:
     shutil.rmtree(where, ignore_errors=True)
     build_index([docs], where, SETTINGS, workers=1)
@@ -86,11 +117,9 @@ def fresh_build(docs: Path, where: Path) -> Path:
 
 
 def test_a_small_update_is_a_delta_that_answers_as_a_rebuild(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
+    docs, ix = built(tmp_path)
     base_vectors = (ix / fmt.VECTORS).stat().st_ino
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    edit(docs)
     (docs / "d2" / "p011.md").unlink()
     (docs / "d0" / "p100.md").write_text("# Added page\n\nadded page w2\n")
     report = build_index([docs], ix, SETTINGS)
@@ -102,11 +131,7 @@ def test_a_small_update_is_a_delta_that_answers_as_a_rebuild(tmp_path: Path) -> 
 
 
 def test_a_second_delta_reuses_the_first_and_still_answers_as_a_rebuild(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
-    build_index([docs], ix, SETTINGS)
+    docs, ix = delta_updated(tmp_path)
     (docs / "d2" / "p005.md").write_text("# Edited too\n\nedited w13 w40\n")
     second = build_index([docs], ix, SETTINGS)
     assert second.delta is not None and second.embedded < second.delta  # p004's rows copied
@@ -114,19 +139,25 @@ def test_a_second_delta_reuses_the_first_and_still_answers_as_a_rebuild(tmp_path
 
 
 def test_many_deletions_rewrite_the_whole_index(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
+    docs, ix = built(tmp_path)
     for page in sorted(docs.rglob("*.md"))[::4]:  # a quarter of the base's rows deleted
         page.unlink()
     assert build_index([docs], ix, SETTINGS).delta is None and not is_sharded(ix)
     same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
 
 
+def test_rewrite_makes_an_up_to_date_delta_index_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources, "RACY_NS", 0)
+    docs, ix = delta_updated(tmp_path)
+    assert build_index([docs], ix, SETTINGS).embedded == 0 and is_sharded(ix)  # up to date
+    build_index([docs], ix, SETTINGS, rewrite=True)
+    same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
+
+
 def test_deletions_alone_keep_only_the_base(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
+    docs, ix = built(tmp_path)
     (docs / "d0" / "p003.md").unlink()
     report = build_index([docs], ix, SETTINGS)
     assert report.delta == 0 and report.embedded == 0
@@ -136,10 +167,8 @@ def test_deletions_alone_keep_only_the_base(tmp_path: Path) -> None:
 
 def test_nothing_changed_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sources, "RACY_NS", 0)  # no racy window: every stat is trusted
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    docs, ix = built(tmp_path)
+    edit(docs)
     os.utime(docs / "d1" / "p004.md", ns=(1, 10**9))
     build_index([docs], ix, SETTINGS)
     before = (ix / fmt.MANIFEST).stat().st_ino
@@ -149,11 +178,7 @@ def test_nothing_changed_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_past_its_share_the_whole_index_is_rewritten_as_a_fresh_build(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
-    build_index([docs], ix, SETTINGS)
+    docs, ix = delta_updated(tmp_path)
     assert is_sharded(ix)
     for i in range(0, 30, 3):  # a third of the files: past DELTA_SHARE
         page = docs / "d0" / f"p{i:03d}.md"
@@ -165,11 +190,7 @@ def test_past_its_share_the_whole_index_is_rewritten_as_a_fresh_build(tmp_path: 
 
 
 def test_rewrite_writes_the_whole_index(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
-    build_index([docs], ix, SETTINGS)
+    docs, ix = delta_updated(tmp_path)
     (docs / "d2" / "p005.md").write_text("# Edited too\n\nedited w13 w40\n")
     report = build_index([docs], ix, SETTINGS, rewrite=True)
     assert report.delta is None and not is_sharded(ix)
@@ -182,22 +203,20 @@ def test_tfidf_and_int8_indexes_are_rewritten_whole(tmp_path: Path, options: Ind
     docs = corpus(tmp_path / "docs")
     ix = tmp_path / "ix"
     build_index([docs], ix, options)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    edit(docs)
     assert build_index([docs], ix, options).delta is None and not is_sharded(ix)
 
 
 def test_no_hard_links_means_a_whole_rewrite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
+    docs, ix = built(tmp_path)
 
     def refuse(src: object, dst: object) -> None:
         raise OSError(delta.errno.EPERM, "no links here")
 
     monkeypatch.setattr(delta.os, "link", refuse)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    edit(docs)
     assert build_index([docs], ix, SETTINGS).delta is None and not is_sharded(ix)
     same_bytes(ix, fresh_build(docs, tmp_path / "fresh"))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".ix.tmp")]
@@ -206,16 +225,14 @@ def test_no_hard_links_means_a_whole_rewrite(
 def test_a_failed_delta_leaves_the_previous_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
+    docs, ix = built(tmp_path)
     before = hits(Collection.open(ix), "hybrid", "w1 w2", 5)
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(delta, "_write_npy", broken)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
+    edit(docs)
     with pytest.raises(OSError, match="No space"):
         build_index([docs], ix, SETTINGS)
     assert not is_sharded(ix) and hits(Collection.open(ix), "hybrid", "w1 w2", 5) == before
@@ -223,11 +240,7 @@ def test_a_failed_delta_leaves_the_previous_index(
 
 
 def test_a_damaged_delta_is_rebuilt_not_copied(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
-    build_index([docs], ix, SETTINGS)
+    docs, ix = delta_updated(tmp_path)
     blob = ix / "delta" / fmt.BLOB
     data = bytearray(blob.read_bytes())
     data[5] ^= 0xFF
@@ -242,11 +255,7 @@ def test_a_damaged_delta_is_rebuilt_not_copied(tmp_path: Path) -> None:
 
 
 def test_a_bad_row_map_is_refused_at_open(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
-    build_index([docs], ix, SETTINGS)
+    _, ix = delta_updated(tmp_path)
     path = ix / "global" / "map-base.npy"
     m = np.load(path)
     m[[0, 1]] = m[[1, 0]]  # same size, no longer increasing
@@ -256,11 +265,7 @@ def test_a_bad_row_map_is_refused_at_open(tmp_path: Path) -> None:
 
 
 def test_the_debris_of_a_killed_delta_is_cleaned(tmp_path: Path) -> None:
-    docs = corpus(tmp_path / "docs")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, SETTINGS)
-    (docs / "d1" / "p004.md").write_text("# Edited\n\nedited new words w1\n")
-    build_index([docs], ix, SETTINGS)
+    _, ix = delta_updated(tmp_path)
     debris = tmp_path / ".ix.tmp-999999999-0badcafe"  # a pid no process has
     shutil.copytree(ix, debris)
     clean_debris(ix)

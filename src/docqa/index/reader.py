@@ -85,7 +85,12 @@ class Index:
             name: npy_view(snapshot.member(fmt.array_file(name)), root / fmt.array_file(name))
             for name in manifest.arrays
         }
-        self.chunks = ChunkView(self)
+
+    @property
+    def chunks(self) -> ChunkView:
+        """The chunks in row order, decoded when accessed (a new view each time: an index
+        and its view hold no cycle, so a dropped index closes its maps at once)."""
+        return ChunkView(self)
 
     def __len__(self) -> int:
         return self.manifest.count

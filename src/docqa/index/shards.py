@@ -26,6 +26,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,8 @@ class ShardsManifest:
             "files": {p: {"size": f.size, "sha256": f.digest} for p, f in self.files.items()},
             "meta": dict(self.meta),
         }
+        if mapped:  # a delta's manifest lists every file: C's encoder, not the indenting one
+            return json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -247,11 +250,9 @@ def _maps(root: Path, manifest: ShardsManifest) -> tuple[np.ndarray, ...]:
             raise IndexCorrupt(f"{root / rel} is not the row map of {entry.path}; {fmt.REBUILD}")
         maps.append(arr)
     every = np.concatenate([m[m >= 0] for m in maps]) if maps else np.zeros(0, np.int64)
-    seen = np.zeros(manifest.count, dtype=np.int64)
     if every.size != manifest.count or (every >= manifest.count).any():
         raise IndexCorrupt(f"{where} counts {manifest.count} rows, its maps {every.size}")
-    np.add.at(seen, every, 1)
-    if (seen != 1).any():
+    if (np.bincount(every, minlength=manifest.count) != 1).any():
         raise IndexCorrupt(f"the row maps of {root} do not number each row once; {fmt.REBUILD}")
     return tuple(maps)
 
@@ -286,13 +287,6 @@ class ShardedIndex:
         self.maps = maps
         self.offsets = np.array([0, *np.cumsum([len(s) for s in shards])], dtype=np.int64)
         self._starts = self.offsets.tolist()
-        if maps is not None:  # global row -> (shard, local row)
-            self._shard_of = np.zeros(manifest.count, dtype=np.int32)
-            self._local_of = np.zeros(manifest.count, dtype=np.int64)
-            for i, m in enumerate(maps):
-                local = np.flatnonzero(m >= 0)
-                self._shard_of[m[local]] = i
-                self._local_of[m[local]] = local
         bm25 = manifest.bm25
         try:
             self.stats = CorpusStats.from_arrays(
@@ -300,7 +294,18 @@ class ShardedIndex:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise IndexCorrupt(f"{root / fmt.MANIFEST} has malformed BM25 statistics ({exc!r})")
-        self.chunks = ChunkView(self)
+
+    @cached_property
+    def _where(self) -> tuple[np.ndarray, np.ndarray]:
+        """Global row -> (shard, local row), for a delta-updated index (built when a chunk is
+        first looked up: an update never needs it)."""
+        shard_of = np.zeros(self.manifest.count, dtype=np.int32)
+        local_of = np.zeros(self.manifest.count, dtype=np.int64)
+        for i, m in enumerate(self.maps or ()):
+            local = np.flatnonzero(m >= 0)
+            shard_of[m[local]] = i
+            local_of[m[local]] = local
+        return shard_of, local_of
 
     def _stats_arrays(self) -> dict[str, np.ndarray]:
         out = {}
@@ -313,6 +318,12 @@ class ShardedIndex:
             out[name] = np.load(path, mmap_mode="r", allow_pickle=False)
         return out
 
+    @property
+    def chunks(self) -> ChunkView:
+        """The chunks in row order, decoded when accessed (a new view each time: an index
+        and its view hold no cycle, so a dropped index closes its maps at once)."""
+        return ChunkView(self)
+
     def __len__(self) -> int:
         return self.manifest.count
 
@@ -324,7 +335,8 @@ class ShardedIndex:
         if not 0 <= row < len(self):
             raise IndexError(f"row {row} is outside 0..{len(self) - 1} of {self.root}")
         if self.maps is not None:
-            return int(self._shard_of[row]), int(self._local_of[row])
+            shard_of, local_of = self._where
+            return int(shard_of[row]), int(local_of[row])
         s = bisect.bisect_right(self._starts, row) - 1  # the last shard starting at or before
         return s, row - self._starts[s]
 

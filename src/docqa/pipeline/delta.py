@@ -35,7 +35,6 @@ and int8 storage is rewritten whole.
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import secrets
 import shutil
@@ -149,7 +148,13 @@ def previous_delta(target: Path, settings: IndexSettings) -> Layered | None:
     held = _held(meta.get("files"), {BASE: len(base), DELTA: 0 if delta is None else len(delta)})
     live = index.maps[parts[BASE]] >= 0
     return Layered(
-        base, delta, held, live, meta.get("fingerprint"), meta.get("scanned_ns"), len(index)
+        base,
+        delta,
+        held,
+        live,
+        meta.get("fingerprint"),
+        meta.get("scanned_ns"),
+        len(index),
     )
 
 
@@ -251,8 +256,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
         previous = _verified(layered.delta, run.warnings)
         report = _write_delta(tmp, layered, run, changed, previous)
         del previous
-        layered.release()
-        gc.collect()  # the previous index's maps close before it is replaced
+        layered.release()  # the previous index's maps close before it is replaced
         _install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
