@@ -120,17 +120,23 @@ class Shard:
         """``run(k, mask)`` over this shard, ids made global. A mapped shard searched whole
         is searched without a mask (a mask of every live row costs a gather and, for BM25, a
         bool array per call: 3-40x the search here): deeper, until each query's list holds
-        ``k`` live rows (or the shard is exhausted), then its deleted rows are dropped. The
+        ``k`` live rows or every row with a score, then its deleted rows are dropped. The
         canonical order of the live rows is unchanged by dropping the others."""
         if self.ids is None or local is not None:
             return self.to_global(run(k, local))
         want, deep = min(k, int(self.live.size)), k
         while True:
             res = run(min(deep, self.rows), None)
-            drop = (res.ids < 0) | (self.ids[np.maximum(res.ids, 0)] < 0)
-            if (np.sum(~drop, axis=1) >= want).all() or deep >= self.rows:
+            found = res.ids >= 0
+            drop = ~found | (self.ids[np.maximum(res.ids, 0)] < 0)
+            # a list that is not full holds every row with a score (BM25: the rows with a
+            # query term): a deeper search would find no more
+            short = np.sum(found, axis=1) < res.ids.shape[1]
+            if (short | (np.sum(~drop, axis=1) >= want)).all() or deep >= self.rows:
                 break
             deep = max(2 * deep, k + int(drop.sum(axis=1).max()))
+        if not (drop & found).any():  # no deleted row among them: as searched
+            return mapped(TopK(res.scores[:, :k], res.ids[:, :k]), self.ids)
         order = np.argsort(drop, axis=1, kind="stable")[:, :k]  # live first, in their order
         scores = np.take_along_axis(res.scores, order, axis=1)
         ids = np.take_along_axis(res.ids, order, axis=1)
