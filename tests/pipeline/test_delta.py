@@ -307,3 +307,34 @@ def test_any_sequence_of_small_updates_answers_as_a_rebuild(
                 page.rename(page.with_name(f"renamed-{n}-{page.name}"))
         build_index([docs], ix, SETTINGS)
         assert_same_answers(ix, fresh_build(docs, root / "fresh"))
+
+
+def test_a_mapped_part_searches_deeper_only_past_deleted_rows() -> None:
+    """``Shard.search`` of a part with deleted rows: deeper while its list is full and holds
+    deleted rows, never past a list that is not full (every row with a score is in it)."""
+    from docqa.shards.search import Shard
+    from docqa.types import TopK
+
+    ids = np.array([-1, -1, 0, 1, 2, 3, -1, 4], dtype=np.int64)  # rows 0, 1, 6 deleted
+    scores = np.array([9, 8, 7, 6, 5, 4, 3, 2], dtype=np.float32)  # row order = score order
+    asked: list[int] = []
+
+    def run(k: int, mask: object, hits: int = 8) -> TopK:
+        asked.append(k)
+        n = min(k, hits)
+        s = np.full((1, k), -np.inf, np.float32)
+        r = np.full((1, k), -1, np.int64)
+        s[0, :n], r[0, :n] = scores[:n], np.arange(n)
+        return TopK(s, r)
+
+    shard = Shard(0, np.zeros((8, 2), np.float32), None, ids)  # type: ignore[arg-type]
+    got = shard.search(run, 3, None)
+    assert got.ids.tolist() == [[0, 1, 2]] and got.scores.tolist() == [[7, 6, 5]]
+    assert asked == [3, 6]  # two deleted rows in the first 3: once more, deeper
+    asked.clear()
+    short = shard.search(lambda k, m: run(k, m, hits=2), 3, None)  # only rows 0, 1 score
+    assert short.ids.tolist() == [[-1, -1, -1]] and asked == [3]  # not full: no deeper search
+    seen: list[object] = []
+    live = np.array([7])  # a request mask holds live rows only: searched once, as asked
+    shard.search(lambda k, m: (seen.append(m), run(k, m))[1], 2, live)
+    assert len(seen) == 1 and seen[0] is live
