@@ -8,6 +8,8 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.errors import IndexCorrupt
 from docqa.index import format as fmt
+from docqa.index import shards
 from docqa.index.ownership import clean_debris
 from docqa.index.shards import is_sharded, open_sharded
 from docqa.pipeline import delta, sources
@@ -262,6 +265,27 @@ def test_a_bad_row_map_is_refused_at_open(tmp_path: Path) -> None:
     np.save(path, m)
     with pytest.raises(IndexCorrupt, match="row map"):
         open_sharded(ix)
+    result = subprocess.run(
+        [sys.executable, "-m", "docqa", "search", "w1", "--index", str(ix)],
+        capture_output=True, check=False, timeout=120,
+    )  # fmt: skip
+    err = result.stderr.decode()
+    assert result.returncode == 2 and len(err.strip().splitlines()) == 1, err
+    assert "map-base.npy" in err and "rebuild" in err and "Traceback" not in err
+
+
+def test_is_sharded_parses_only_a_manifest_with_the_mark(tmp_path: Path) -> None:
+    docs, ix = built(tmp_path)
+    assert not shards.may_be_sharded(ix) and not shards.is_sharded(ix)
+    from docqa.index.meta import update_meta
+
+    update_meta(ix, "note", '"format": "docqa-shards"')  # in a string: escaped, no mark
+    assert not shards.may_be_sharded(ix)
+    update_meta(ix, "note", {"format": "docqa-shards"})  # nested: the mark, not the format
+    assert shards.may_be_sharded(ix) and not shards.is_sharded(ix)
+    assert build_index([docs], ix, SETTINGS).embedded == 0  # still updated as a plain index
+    _, updated = delta_updated(tmp_path / "other")
+    assert shards.may_be_sharded(updated) and shards.is_sharded(updated)
 
 
 def test_the_debris_of_a_killed_delta_is_cleaned(tmp_path: Path) -> None:
