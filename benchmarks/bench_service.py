@@ -101,7 +101,7 @@ def questions_of(index: Path, n: int = 64, seed: int = 7) -> list[str]:
 FLOOR = """
 import sys, uvicorn
 from fastapi import FastAPI
-from docqa.cli.serve import bind
+from docqa.cli.serving import bind
 app = FastAPI()
 BODY = {"hits": []}
 @app.post("/search")
@@ -114,7 +114,7 @@ uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(s
 
 BARE = """
 import json, sys, time, uvicorn
-from docqa.cli.serve import bind
+from docqa.cli.serving import bind
 def busy(seconds):
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:

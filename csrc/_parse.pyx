@@ -27,7 +27,18 @@ into sections (the twin of ``docqa.text.documents.build_sections``).
 """
 
 import re
-from html import unescape
+
+cdef object _unescape = None
+
+
+cdef object unescape(object s):
+    """``html.unescape(s)``, imported at first use: a build of Markdown alone skips the
+    1.2 ms ``html`` and its entity table take to import."""
+    global _unescape
+    if _unescape is None:
+        from html import unescape as f
+        _unescape = f
+    return _unescape(s)
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object u)

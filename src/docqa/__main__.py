@@ -1,5 +1,5 @@
 """``python -m docqa``: the docqa command."""
 
-from docqa.cli import main
+from docqa.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

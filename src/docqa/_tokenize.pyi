@@ -18,6 +18,7 @@ def hash_batch(batch: Batch, stops: Vocab | None, fold: bool) -> tuple[array[int
 def count_postings(
     hashes: np.ndarray, offsets: np.ndarray
 ) -> tuple[bytearray, bytearray, bytearray]: ...
+def live_df(indptr: np.ndarray, rows: np.ndarray, live: np.ndarray, out: np.ndarray) -> int: ...
 
 class Rows:
     start: int

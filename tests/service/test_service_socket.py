@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from docqa.cli.serve import bind, server
+from docqa.cli.serving import bind, server
 from docqa.errors import InputError
 from docqa.models import ExtractiveModel
 from docqa.service.app import ServeSettings, create_app

@@ -17,7 +17,7 @@ import pytest
 from service_helpers import KEYS, Server, Stream, TwoVersions, bearer, serving
 from slow_model import SlowModel
 
-from docqa.cli.serve import bind
+from docqa.cli.serving import bind
 from docqa.service.workers import listeners
 
 ACME, GLOBEX, BOTH, ADMIN = KEYS

@@ -5,6 +5,6 @@ subcommand; ``render.py`` turns results into terminal text and JSON. Only ``main
 here, so ``docqa --help`` loads nothing heavy.
 """
 
-from docqa.cli.main import build_parser, main
+from docqa.cli.main import build_parser, entry, main
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "entry", "main"]

@@ -28,7 +28,7 @@ EXIT_OK, EXIT_EMPTY = 0, 1
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "serve":
-        from docqa.cli.serve import run_serve
+        from docqa.cli.serving import run_serve
 
         return run_serve(args)
     if args.command == "cache":

@@ -8,6 +8,7 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import warnings
@@ -314,19 +315,34 @@ OPENMP_WAIT = ("OMP_WAIT_POLICY", "PASSIVE")
 INDEX_BLAS = ("OPENBLAS_NUM_THREADS", "1")
 
 
+def entry() -> int:
+    """The console script (and ``python -m docqa``): :func:`main`, then every object left is
+    frozen (``gc.freeze``), so that the interpreter's exit frees them without a last pass of the
+    cycle collector over all of them: 16 ms of a 0.16 s ``docqa index`` that finds nothing to
+    do (NumPy alone: 8 ms). Not in ``main``, which a program may call many times."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit code."""
+    """Run one command; returns the exit code."""
     os.environ.setdefault(*OPENMP_WAIT)
     args = build_parser().parse_args(argv)  # before any heavy import: --help stays fast
     if args.command == "index":
         os.environ.setdefault(*INDEX_BLAS)
-    from docqa.text import SkippedFileWarning
+    collecting = gc.isenabled()
+    gc.disable()  # importing makes ~10^5 objects and no garbage: 7 of 100 ms go to collections
+    try:
+        from docqa.text import SkippedFileWarning
 
-    if args.command == "index":  # the build needs none of the query side's imports
-        from docqa.cli.index import cmd_index as handler
-    else:
-        from docqa.cli.commands import run as handler
-
+        if args.command == "index":  # the build needs none of the query side's imports
+            from docqa.cli.index import cmd_index as handler
+        else:
+            from docqa.cli.commands import run as handler
+    finally:
+        if collecting:
+            gc.enable()
     try:
         with warnings.catch_warnings():
             # skipped files are listed, with their reasons, in the index summary line
@@ -356,4 +372,4 @@ def _error_line(message: str) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(entry())

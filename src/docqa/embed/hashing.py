@@ -12,7 +12,6 @@ of them in the same way, so the result is identical for any thread count.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -99,6 +98,8 @@ class HashingEmbedder:
             return out
         # The calling thread works too; every thread claims grains of rows from the shared
         # ``rows`` until none are left, so the split follows each core's actual speed.
+        from concurrent.futures import ThreadPoolExecutor  # with logging: 3 ms of start-up
+
         with ThreadPoolExecutor(max_workers=helpers) as pool:
             jobs = [
                 pool.submit(rows.fill_hashing_rows, batch, self._tokens, out)

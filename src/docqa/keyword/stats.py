@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from docqa import _tokenize
 from docqa.errors import IndexCorrupt
 
 if TYPE_CHECKING:
@@ -22,6 +23,70 @@ if TYPE_CHECKING:
     from docqa.keyword.config import BM25Config
 
 STATS_ARRAYS = {"bm25_global_vocab": np.uint64, "bm25_global_df": np.int64}
+
+
+def live_df(indptr: np.ndarray, rows: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """Each term's document frequency over the rows with ``live`` true (``indptr (V + 1,)``
+    int64 and ``rows (nnz,)`` int32: an index's postings; ``live (N,)`` bool). One native pass
+    over the postings (4 of the 14 ms the gather of ``live_df_reference`` takes over 3.8M
+    postings); ``IndexCorrupt`` when a posting names a row the mask does not hold."""
+    if live.all():
+        return np.diff(indptr).astype(np.int64)
+    out = np.empty(max(indptr.size - 1, 0), dtype=np.int64)
+    bad = _tokenize.live_df(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int32),
+        np.ascontiguousarray(live, dtype=np.bool_).view(np.uint8),
+        out,
+    )
+    if bad >= 0:
+        raise IndexCorrupt(
+            f"BM25 posting {bad} names a row the index does not hold; "
+            "rebuild the index with `docqa index --rewrite`"
+        )
+    return out
+
+
+def live_df_reference(indptr: np.ndarray, rows: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """The slow twin of ``live_df``: every posting's row looked up in ``live`` at once, the
+    dead ones taken off their terms' counts."""
+    df = np.diff(indptr).astype(np.int64)
+    gone = np.flatnonzero(~live[rows])
+    if gone.size:
+        terms = np.searchsorted(indptr, gone, side="right") - 1
+        df -= np.bincount(terms, minlength=df.size)
+    return df
+
+
+def merge_counts(
+    vocab_a: np.ndarray, df_a: np.ndarray, vocab_b: np.ndarray, df_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The union of two ascending term arrays (each without repeats) with their counts added:
+    a merge by binary search of the smaller into the larger (1 of the 3 ms ``np.unique`` of
+    both takes at 100k terms). Equal to ``merge_counts_reference``."""
+    if vocab_b.size > vocab_a.size:
+        vocab_a, df_a, vocab_b, df_b = vocab_b, df_b, vocab_a, df_a
+    vocab_a = np.asarray(vocab_a, dtype=np.uint64)
+    vocab_b = np.asarray(vocab_b, dtype=np.uint64)
+    df_a = np.asarray(df_a, dtype=np.int64)
+    df_b = np.asarray(df_b, dtype=np.int64)
+    pos = np.searchsorted(vocab_a, vocab_b)
+    both = pos < vocab_a.size
+    both[both] = vocab_a[pos[both]] == vocab_b[both]
+    summed = df_a.copy()
+    summed[pos[both]] += df_b[both]  # positions are distinct: the terms are
+    new = ~both
+    return np.insert(vocab_a, pos[new], vocab_b[new]), np.insert(summed, pos[new], df_b[new])
+
+
+def merge_counts_reference(
+    vocab_a: np.ndarray, df_a: np.ndarray, vocab_b: np.ndarray, df_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The slow twin of ``merge_counts``: ``np.unique`` of both, the counts added per term."""
+    terms, inverse = np.unique(np.concatenate([vocab_a, vocab_b]), return_inverse=True)
+    summed = np.zeros(terms.size, dtype=np.int64)
+    np.add.at(summed, inverse.ravel(), np.concatenate([df_a, df_b]).astype(np.int64))
+    return terms.astype(np.uint64), summed
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,26 +117,16 @@ class CorpusStats:
         (``docqa.keyword.ARRAYS``) and a bool mask of those rows still in the collection.
         Terms left in no live row are dropped, so the result is what ``of`` gives for an
         index of the live rows alone."""
-        vocabs, dfs, n, total = [], [], 0, 0
+        vocab, df, n, total = np.zeros(0, np.uint64), np.zeros(0, np.int64), 0, 0
         for arrays, live in parts:
-            indptr, rows = arrays["bm25_indptr"], arrays["bm25_rows"]
-            df = np.diff(indptr).astype(np.int64)
-            # the few postings of deleted rows, found in one pass, taken off their terms' df
-            gone = np.flatnonzero(~live[rows])
-            if gone.size:
-                terms = np.searchsorted(indptr, gone, side="right") - 1
-                df -= np.bincount(terms, minlength=df.size)
-            dfs.append(df)
-            vocabs.append(arrays["bm25_vocab"])
-            n += int(live.sum())
+            vocab, df = merge_counts(
+                vocab, df, arrays["bm25_vocab"],
+                live_df(arrays["bm25_indptr"], arrays["bm25_rows"], live),
+            )  # fmt: skip
+            n += int(np.count_nonzero(live))
             total += int(arrays["bm25_lengths"][live].sum(dtype=np.int64))
-        vocab = np.concatenate(vocabs or [np.zeros(0, np.uint64)])
-        df_all = np.concatenate(dfs or [np.zeros(0, np.int64)])
-        terms, inverse = np.unique(vocab, return_inverse=True)
-        summed = np.zeros(terms.size, dtype=np.int64)
-        np.add.at(summed, inverse.ravel(), df_all)
-        kept = summed > 0
-        return cls(n, total, terms[kept].astype(np.uint64), summed[kept])
+        kept = df > 0
+        return cls(n, total, vocab[kept], df[kept])
 
     @property
     def avgdl(self) -> float:

@@ -23,7 +23,6 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from docqa.text.documents import SkippedFile
 from docqa.text.loaders import SkippedFileWarning, read_bytes
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
     from multiprocessing.context import BaseContext
 
 GROUP_BYTES = 1 << 20
@@ -96,6 +96,8 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
     if workers <= 1:
         yield from map(run, tasks)
         return
+    from concurrent.futures import ProcessPoolExecutor  # 4 ms of imports a small update skips
+
     context = _context()
     in_flight = 2 * workers
     slots = transport.Slots(in_flight) if context.get_start_method() == "fork" else None

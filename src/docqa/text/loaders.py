@@ -42,7 +42,6 @@ from docqa.text.documents import (
     SkippedFile,
 )
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
-from docqa.text.html import parse_html
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.walk import tree
@@ -156,6 +155,8 @@ def parse_document(source: str, text: str) -> Document:
         )
         title = str(found)
     elif kind == "html":
+        from docqa.text.html import parse_html  # html.parser: ~3 ms of imports, when needed
+
         title, items = parse_html(text)
     else:
         blocks = _text_items(text)

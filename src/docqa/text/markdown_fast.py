@@ -36,7 +36,6 @@ from typing import Any
 
 from docqa.text.documents import Block, Heading
 from docqa.text.frontmatter import front_matter_mapping
-from docqa.text.html import html_fragment_blocks
 
 _NEWLINES = re.compile(r"\r\n?")
 
@@ -67,6 +66,7 @@ def walk_pyromark(text: str) -> list[Heading | Block]:
     import pyromark
 
     from docqa._parse import walk_markdown
+    from docqa.text.html import html_fragment_blocks
 
     events = pyromark.events_with_range(text, options=pyromark.Options.ENABLE_TABLES)
     return walk_markdown(events, text.encode("utf-8"), html_fragment_blocks)

@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Any
 
 from docqa.text.documents import Block, Heading
-from docqa.text.html import html_fragment_blocks
 from docqa.text.markdown_rules import ENTITIES, HTML_TAG_RE, escaped_split, valid_entity_code
 
 # lines that end a table's body for markdown-it: HTML, a heading, a fence, a list item, a rule
@@ -116,6 +115,8 @@ def html_block(content: str, first_line: int) -> list[Heading | Block] | None:
             if any(ends[:-1]):
                 return None
             break
+    from docqa.text.html import html_fragment_blocks  # html.parser: imported when first met
+
     return html_fragment_blocks(content, first_line=first_line)
 
 
