@@ -119,8 +119,9 @@ def _stamp(
 ) -> str:
     """``fingerprint`` of what ``discover`` found, given each file's stat."""
     items: list[Any] = [asdict(settings), [u.path for u in unknown]]
+    cwd = os.getcwd()  # os.path.abspath asks for it once a file
     for (path, source), st in zip(files, stats, strict=True):
-        items.append([source, os.path.abspath(path), st[0], st[1]])
+        items.append([source, os.path.normpath(os.path.join(cwd, path)), st[0], st[1]])
     return hashlib.sha256(json.dumps(items).encode("utf-8")).hexdigest()
 
 

@@ -8,13 +8,15 @@ import json
 import subprocess
 import sys
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from docqa.text import chunk_document, load_paths
 from docqa.text.documents import Document, SkippedFile
-from docqa.text.loaders import document_from_bytes, find_files, format_of
+from docqa.text.loaders import FORMATS, document_from_bytes, find_files, format_of
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
@@ -118,3 +120,17 @@ def test_the_cli_indexes_and_cites_a_gzipped_page(tmp_path: Path) -> None:
     (hit,) = json.loads(found.stdout)["hits"]
     assert hit["id"] == "renewals#when-a-renewal-is-refused"
     assert "RNW-409" in hit["text"]
+
+
+SEGMENTS = st.text(alphabet="ab.MDmdhtlgzHTML", min_size=1, max_size=8).filter(
+    lambda s: s not in (".", "..")
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(SEGMENTS, min_size=1, max_size=3).map("/".join))
+def test_the_format_is_that_of_the_path_suffix(name: str) -> None:
+    # format_of reads the suffix of a file's name or source without making a path; the rule
+    # is PurePosixPath's
+    stripped = name[: -len(".gz")] if name.lower().endswith(".gz") else name
+    assert format_of(name) == FORMATS.get(PurePosixPath(stripped).suffix.lower())

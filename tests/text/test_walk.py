@@ -40,7 +40,7 @@ def _problem(path: Path, relative: Path) -> str | None:
     # the classification is the loader's own; what this twin checks is the walk: which paths
     # it meets, in which order, and how it tells a symlink (``Path.is_symlink``, not a
     # ``DirEntry``)
-    return _walk_problem(path, str(relative), path.is_symlink())
+    return _walk_problem(str(relative), path if path.is_symlink() else None)
 
 
 NAMES = st.sampled_from(

@@ -137,9 +137,18 @@ def _rerank_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rerank-top", type=_positive, default=30, help="hits to rerank")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``index`` alone when ``command`` is "index" (the
+    others' options take ~4 ms to build, 2% of an update that changes 1% of 100 MB)."""
     parser = _Parser(prog="docqa", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _index_parser(sub)
+    if command != "index":
+        _query_parsers(sub)
+    return parser
+
+
+def _index_parser(sub: Any) -> None:
     p = sub.add_parser("index", help="index folders or files of .md, .txt and .html")
     p.add_argument("paths", nargs="+", type=Path)
     _index_options(p)
@@ -186,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         "the index is the same bytes for any number",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+
+
+def _query_parsers(sub: Any) -> None:
     p = sub.add_parser("search", help="print the passages that best match a question")
     p.add_argument("question")
     _retrieval_options(p, default_k=5)
@@ -237,7 +249,6 @@ def build_parser() -> argparse.ArgumentParser:
     cache.add_parser(sub)
     _calibrate_parser(sub)
     batch.add_parsers(sub, _positive)
-    return parser
 
 
 def _calibrate_parser(sub: Any) -> None:
@@ -328,7 +339,9 @@ def entry() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     os.environ.setdefault(*OPENMP_WAIT)
-    args = build_parser().parse_args(argv)  # before any heavy import: --help stays fast
+    given = sys.argv[1:] if argv is None else list(argv)
+    command = given[0] if given else None
+    args = build_parser(command).parse_args(given)  # before any heavy import: --help is fast
     if args.command == "index":
         os.environ.setdefault(*INDEX_BLAS)
     collecting = gc.isenabled()

@@ -204,18 +204,22 @@ def _write_arrays(tmp: Path, arrays: Mapping[str, np.ndarray]) -> dict[str, fmt.
     return out
 
 
-def _write_npy(path: Path, arr: np.ndarray) -> fmt.FileEntry:
+def _write_npy(path: Path, arr: np.ndarray, *, sync: bool = True) -> fmt.FileEntry:
+    """Write ``arr`` as ``.npy`` at ``path`` (fsynced unless ``sync`` is False: then the
+    caller syncs it, with others, before the directory is installed)."""
     with open(path, "wb") as raw:
         out = _HashingWriter(raw)
         np.lib.format.write_array(out, np.ascontiguousarray(arr), allow_pickle=False)
-        _sync(raw)
+        if sync:
+            _sync(raw)
     return out.entry()
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
+def _write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
     with open(path, "wb") as raw:
         raw.write(data)
-        _sync(raw)
+        if sync:
+            _sync(raw)
 
 
 def _sync(raw: BinaryIO) -> None:

@@ -58,7 +58,8 @@ from docqa.index.shards import (
     may_be_sharded,
     open_sharded,
 )
-from docqa.index.writer import _install, _write_bytes, _write_npy, fsync_path
+from docqa.index.streaming import sync_files
+from docqa.index.writer import _install, _write_bytes, _write_npy
 from docqa.keyword.stats import CorpusStats
 from docqa.pipeline import stream
 from docqa.pipeline.previous import Scan, old_rows
@@ -169,10 +170,11 @@ def _held(files: object, sizes: dict[str, int]) -> dict[str, Held]:
         if not isinstance(rec, dict) or rec.get("part") not in sizes:
             continue
         rows, sha = rec.get("rows"), rec.get("sha256")
-        if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
+        if not (isinstance(rows, list) and len(rows) == 2 and isinstance(sha, str)):
             continue
-        if isinstance(sha, str) and 0 <= rows[0] <= rows[1] <= sizes[rec["part"]]:
-            out[source] = Held(rec["part"], (rows[0], rows[1]), sha, rec.get("stat"))
+        lo, hi = rows
+        if type(lo) is int and type(hi) is int and 0 <= lo <= hi <= sizes[rec["part"]]:
+            out[source] = Held(rec["part"], (lo, hi), sha, rec.get("stat"))
     return out
 
 
@@ -247,11 +249,12 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
-        if not _link_tree(layered.base.root, tmp / BASE):
+        linked = _link_tree(layered.base.root, tmp / BASE)
+        if linked is None:
             shutil.rmtree(tmp, ignore_errors=True)
             return None
         previous = _verified(layered.delta, run.warnings)
-        report = _write_delta(tmp, layered, run, changed, previous)
+        report = _write_delta(tmp, layered, run, changed, previous, linked)
         del previous
         layered.release()  # the previous index's maps close before it is replaced
         _install(tmp, target)
@@ -294,10 +297,17 @@ def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
 
 
 def _write_delta(
-    tmp: Path, layered: Layered, run: Run, changed: list[tuple[Path, str, int]], previous: Any
+    tmp: Path,
+    layered: Layered,
+    run: Run,
+    changed: list[tuple[Path, str, int]],
+    previous: Any,
+    unsynced: list[Path],
 ) -> BuildReport:
     """Build ``tmp/delta`` from the ``changed`` files and write the maps, the statistics of
-    the live rows and the top manifest over it and the linked base."""
+    the live rows and the top manifest over it and the linked base; every file and folder
+    not yet fsynced (``unsynced``: the linked base's folders, then what this writes) is
+    fsynced at the end, all at once (``sync_files``: 20 serial fsyncs took 9-20 ms)."""
     from docqa.build import BuildReport, _write
     from docqa.keyword import ARRAYS
 
@@ -330,13 +340,13 @@ def _write_delta(
     stats = CorpusStats.of_live([({n: ix.array(n) for n in ARRAYS}, m >= 0) for _, ix, m in parts])
     (tmp / STATS_DIR).mkdir()
     written = {
-        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr)
+        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr, sync=False)
         for name, arr in stats.to_arrays().items()
     }
     entries = []
     for name, ix, m in parts:
         rel = f"{STATS_DIR}/map-{name}.npy"
-        written[rel] = _write_npy(tmp / rel, m)
+        written[rel] = _write_npy(tmp / rel, m, sync=False)
         entries.append(ShardEntry(name, 0, len(ix), _sha256(tmp / name / fmt.MANIFEST), rel))
     config = dict(base.manifest.meta["bm25"])
     manifest = ShardsManifest(
@@ -351,9 +361,10 @@ def _write_delta(
         meta={"settings": asdict(run.settings), "files": files, "fingerprint": run.stamp,
               "scanned_ns": run.scanned_ns, "bm25": config},
     )  # fmt: skip
-    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
-    fsync_path(tmp / STATS_DIR)
-    fsync_path(tmp)
+    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
+    sync_files(
+        [*unsynced, *(tmp / rel for rel in written), tmp / fmt.MANIFEST, tmp / STATS_DIR, tmp]
+    )
     skipped = tuple(SkippedFile(u.path, u.reason) for u in run.unknown)
     embedded = 0 if part is None else part.embedded
     delta_rows = None if delta is None else len(delta)
@@ -374,20 +385,23 @@ def _write_delta(
     )
 
 
-def _link_tree(src: Path, dst: Path) -> bool:
-    """Hard-link every file of the index directory ``src`` into a new ``dst`` (directories
-    made, then fsynced); False when the file system refuses a link (nothing is copied)."""
+def _link_tree(src: Path, dst: Path) -> list[Path] | None:
+    """Hard-link every file of the index directory ``src`` into a new ``dst``; the folders
+    made (for the caller to fsync), or None when the file system refuses a link (nothing is
+    copied)."""
+    folders: dict[Path, None] = {}
     try:
         for rel in _files(src):
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            folder = (dst / rel).parent
+            if folder not in folders:
+                folder.mkdir(parents=True, exist_ok=True)
+                folders[folder] = None
             os.link(src / rel, dst / rel)
     except OSError as exc:
         if exc.errno in LINK_ERRORS:
-            return False
+            return None
         raise
-    for folder in {(dst / rel).parent for rel in _files(dst)}:
-        fsync_path(folder)
-    return True
+    return list(folders)
 
 
 def _files(root: Path) -> Iterator[Path]:

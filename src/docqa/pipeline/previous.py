@@ -29,13 +29,16 @@ def old_rows(previous: Index | None) -> dict[str, OldFile]:
         return {}
     files = previous.manifest.meta.get("files")
     out: dict[str, OldFile] = {}
+    n = len(previous)
     for source, record in files.items() if isinstance(files, dict) else ():
         rows = record.get("rows") if isinstance(record, dict) else None
-        if not (isinstance(rows, list) and len(rows) == 2 and all(type(r) is int for r in rows)):
+        if not (isinstance(rows, list) and len(rows) == 2):
             continue
         start, stop = rows
-        if 0 <= start <= stop <= len(previous) and isinstance(record.get("sha256"), str):
-            out[source] = OldFile(record["sha256"], (start, stop), record.get("stat"))
+        if type(start) is int and type(stop) is int and 0 <= start <= stop <= n:
+            sha = record.get("sha256")
+            if isinstance(sha, str):
+                out[source] = OldFile(sha, (start, stop), record.get("stat"))
     return out
 
 

@@ -29,7 +29,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from docqa._parse import build_sections  # the twin of documents.build_sections
 from docqa.errors import InputError
@@ -59,7 +59,9 @@ def format_of(name: str) -> str | None:
     one ``.gz`` (``guide.md.gz`` is Markdown); None for a file of another type."""
     if name.lower().endswith(GZIP):
         name = name[: -len(GZIP)]
-    return FORMATS.get(Path(name).suffix.lower())
+    name = name[name.rfind("/") + 1 :]
+    dot = name.rfind(".")  # ``PurePosixPath(name).suffix``, without making a path of each name
+    return FORMATS.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
 
 
 def _gunzip(data: bytes) -> bytes:
@@ -177,12 +179,14 @@ def printable_name(path: str | Path) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-def _walk_problem(path: Path, relative: str, symlink: bool) -> str | None:
-    """Why a path met while walking a folder cannot be loaded, or None when it can."""
+def _walk_problem(relative: str, symlink: Path | None) -> str | None:
+    """Why a path met while walking a folder cannot be loaded, or None when it can
+    (``symlink``: the entry's path, when it is a symbolic link)."""
     if printable_name(relative) != relative:
         return "the file name is not valid UTF-8; rename the file"
-    if not symlink:
+    if symlink is None:
         return None
+    path = symlink
     try:
         target = path.stat()
     except FileNotFoundError:
@@ -204,17 +208,15 @@ def _walk(
 ) -> None:
     for parts, entry in tree(given):  # sorted, hidden entries left out
         relative = "/".join(parts)
-        path = Path(entry.path)  # the same Path as given.joinpath(*parts), parsed once
-        problem = _walk_problem(path, relative, entry.is_symlink())
-        suffix = path.suffix.lower()
+        problem = _walk_problem(relative, Path(entry.path) if entry.is_symlink() else None)
         wanted = format_of(entry.name) is not None
         if problem is not None and (wanted or "folder" in problem):
             unknown.append(SkippedFile(printable_name(relative), problem))
         elif problem is None and entry.is_file():
-            if wanted:
-                found.append((path, relative))
+            if wanted:  # the same Path as given.joinpath(*parts), parsed once
+                found.append((Path(entry.path), relative))
             elif others is not None:
-                others[suffix or "(no suffix)"] += 1
+                others[PurePosixPath(entry.name).suffix.lower() or "(no suffix)"] += 1
 
 
 def find_files(
