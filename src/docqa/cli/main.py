@@ -139,7 +139,7 @@ def _rerank_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``index`` alone when ``command`` is "index" (the
-    others' options take ~4 ms to build, 2% of an update that changes 1% of 100 MB)."""
+    others' options take ~2 ms to build, 1% of an update that changes 1% of 100 MB)."""
     parser = _Parser(prog="docqa", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _index_parser(sub)
