@@ -34,7 +34,7 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
 from docqa.index.ownership import resolve_target
 from docqa.index.reader import Index
-from docqa.index.shards import is_sharded, open_sharded
+from docqa.index.shards import open_any
 from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import delta, stream
 from docqa.pipeline.postings import PostingRuns
@@ -229,7 +229,7 @@ def _build_locked(
         report = delta.update(target, layered, run)
         if report is not None:
             if verify:
-                (open_sharded(target) if is_sharded(target) else open_index(target)).verify()
+                open_any(target).verify()
             return replace(report, seconds=time.perf_counter() - started)
         checked = layered.checked
     base = None if layered is None else layered.base  # a rewrite copies the base's rows
@@ -424,7 +424,7 @@ def ensure_index(
     target = Path(index_dir)
     if (target / "manifest.json").exists():
         try:
-            index = open_sharded(target) if is_sharded(target) else open_index(target)
+            index = open_any(target)
             if index.manifest.meta.get("fingerprint") == fingerprint(paths, settings):
                 return None
         except DocqaError:

@@ -20,10 +20,9 @@ import numpy as np
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, IndexNotFound, InputError
-from docqa.index import open_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
-from docqa.index.shards import is_sharded
+from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
 from docqa.retrieve.masked import MaskedRetriever
@@ -61,11 +60,11 @@ class Collection(TenantLookup):
             raise IndexNotFound(
                 f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
             )
-        if is_sharded(root):
+        index = open_any(root)  # the manifest read once: plain or sharded, one build
+        if isinstance(index, ShardedIndex):
             from docqa.shards.collection import ShardedCollection
 
-            return ShardedCollection.open(root)
-        index = open_index(root)
+            return ShardedCollection.of(index)
         bm25 = BM25Index.from_arrays(
             {name: index.array(name) for name in ARRAYS}, bm25_config(index)
         )

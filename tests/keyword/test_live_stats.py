@@ -3,6 +3,8 @@ sorted ``merge_counts`` equal their NumPy twins, and bad postings are refused.""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -42,7 +44,7 @@ def test_live_df_equals_its_numpy_twin(case: tuple[np.ndarray, np.ndarray, np.nd
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, live_df_reference(indptr, rows, live))
     # by hand: each term's live rows counted
-    expect = [int(live[rows[a:b]].sum()) for a, b in zip(indptr[:-1], indptr[1:], strict=True)]
+    expect = [int(live[rows[a:b]].sum()) for a, b in itertools.pairwise(indptr)]
     assert got.tolist() == expect
 
 

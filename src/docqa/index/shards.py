@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from docqa.errors import IndexCorrupt, IndexNotFound, IndexVersionError
+from docqa.errors import IndexCorrupt, IndexVersionError
 from docqa.index import format as fmt
+from docqa.index import snapshot
 from docqa.index.reader import ChunkView, Index, open_index
 from docqa.index.writer import _write_bytes, _write_npy, fsync_path
 from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
@@ -229,37 +230,60 @@ def _local_bm25(index: Index, config: Mapping[str, Any]) -> Any:
 
 def open_sharded(path: str | os.PathLike[str]) -> ShardedIndex:
     """Open the sharded index at ``path``: every shard (sizes checked), the statistics and,
-    for a delta-updated index, the row maps (checked to number the live rows once each)."""
+    for a delta-updated index, the row maps (checked to number the live rows once each).
+    Every file is reached through one descriptor of the directory, as ``read_snapshot``
+    reaches an index's: a rebuild swapping the directory meanwhile gives the old build or the
+    new one, never parts of both."""
     root = Path(path)
+    return snapshot.opened(root, lambda dfd: _open_sharded(root, dfd))
+
+
+def open_any(path: str | os.PathLike[str]) -> Index | ShardedIndex:
+    """The index at ``path``, plain or sharded, as its manifest says, read once: asking
+    ``is_sharded`` and then opening could meet two builds if a rebuild came in between."""
+    root = Path(path)
+
+    def read(dfd: int) -> Index | ShardedIndex:
+        text = snapshot.read_manifest_text(root, dfd)
+        if any(mark in text for mark in _FORMAT_MARKS):
+            return _open_sharded(root, dfd, text)
+        return Index(snapshot._read(root, dfd, text))
+
+    return snapshot.opened(root, read)
+
+
+def _open_sharded(root: Path, dfd: int, text: str | None = None) -> ShardedIndex:
     where = root / fmt.MANIFEST
-    try:
-        text = where.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise IndexNotFound(f"no index at {root}; build one with `docqa index`") from None
+    if text is None:
+        text = snapshot.read_manifest_text(root, dfd)
     manifest = ShardsManifest.from_json(text, str(where))
     mapped = any(e.map is not None for e in manifest.shards)
     offset = 0
     shards = []
     for entry in manifest.shards:
-        index = open_index(root / entry.path)
+        snap, manifest_sha256 = snapshot.read_snapshot_in(root / entry.path, dfd, entry.path)
+        index = Index(snap)
         if entry.count != len(index) or (not mapped and entry.offset != offset):
             raise IndexCorrupt(
                 f"{root / entry.path} holds {len(index)} rows at offset {offset} but "
                 f"{where} records {entry.count} at {entry.offset}; {fmt.REBUILD}"
             )
-        if _sha256(root / entry.path / fmt.MANIFEST) != entry.manifest_sha256:
+        if manifest_sha256 != entry.manifest_sha256:
             raise IndexCorrupt(
                 f"{root / entry.path / fmt.MANIFEST} is not the shard {where} lists; {fmt.REBUILD}"
             )
         offset += entry.count
         shards.append(index)
-    maps = _maps(root, manifest) if mapped else None
+    raw = {rel: snapshot.map_member(root, dfd, rel, e.size) for rel, e in manifest.files.items()}
+    maps = _maps(root, manifest, raw) if mapped else None
     if not mapped and offset != manifest.count:
         raise IndexCorrupt(f"{where} counts {manifest.count} rows, its shards {offset}")
-    return ShardedIndex(root, manifest, tuple(shards), maps)
+    return ShardedIndex(root, manifest, tuple(shards), maps, raw)
 
 
-def _maps(root: Path, manifest: ShardsManifest) -> tuple[np.ndarray, ...]:
+def _maps(
+    root: Path, manifest: ShardsManifest, raw: Mapping[str, np.ndarray]
+) -> tuple[np.ndarray, ...]:
     """Each shard's row map, checked: int64 of the shard's rows, increasing over its live
     rows, and all together numbering ``0..count-1`` once each."""
     where = root / fmt.MANIFEST
@@ -268,7 +292,7 @@ def _maps(root: Path, manifest: ShardsManifest) -> tuple[np.ndarray, ...]:
         rel = entry.map
         if rel is None or rel not in manifest.files:
             raise IndexCorrupt(f"{where} lists shard {entry.path} without its row map")
-        arr = _npy_member(root, rel, manifest.files[rel])
+        arr = snapshot.npy_view(raw[rel], root / rel)
         live = arr[arr >= 0]
         if arr.dtype != np.int64 or arr.shape != (entry.count,) or (np.diff(live) <= 0).any():
             raise IndexCorrupt(f"{root / rel} is not the row map of {entry.path}; {fmt.REBUILD}")
@@ -279,17 +303,6 @@ def _maps(root: Path, manifest: ShardsManifest) -> tuple[np.ndarray, ...]:
     if (np.bincount(every, minlength=manifest.count) != 1).any():
         raise IndexCorrupt(f"the row maps of {root} do not number each row once; {fmt.REBUILD}")
     return tuple(maps)
-
-
-def _npy_member(root: Path, rel: str, entry: fmt.FileEntry) -> np.ndarray:
-    path = root / rel
-    if not path.is_file() or path.stat().st_size != entry.size:
-        raise IndexCorrupt(f"{path} is missing or not the size recorded; {fmt.REBUILD}")
-    try:
-        arr: np.ndarray = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (ValueError, OSError) as exc:
-        raise IndexCorrupt(f"{path} is not a readable .npy file ({exc}); {fmt.REBUILD}") from None
-    return arr
 
 
 class ShardedIndex:
@@ -303,12 +316,14 @@ class ShardedIndex:
         root: Path,
         manifest: ShardsManifest,
         shards: tuple[Index, ...],
-        maps: tuple[np.ndarray, ...] | None = None,
+        maps: tuple[np.ndarray, ...] | None,
+        raw: Mapping[str, np.ndarray],
     ) -> None:
         self.root = root
         self.manifest = manifest
         self.shards = shards
         self.maps = maps
+        self._raw = dict(raw)  # the top manifest's files, mapped at open (uint8)
         self.offsets = np.array([0, *np.cumsum([len(s) for s in shards])], dtype=np.int64)
         self._starts = self.offsets.tolist()
         bm25 = manifest.bm25
@@ -340,7 +355,7 @@ class ShardedIndex:
                 raise IndexCorrupt(
                     f"{self.root / rel} is not listed in the manifest; {fmt.REBUILD}"
                 )
-            out[name] = _npy_member(self.root, rel, entry)
+            out[name] = snapshot.npy_view(self._raw[rel], self.root / rel)
         return out
 
     @property
@@ -371,9 +386,10 @@ class ShardedIndex:
         return self.shards[s].chunk(local)
 
     def verify(self) -> None:
-        """Checksum the statistics and every shard; ``IndexCorrupt`` names the first bad file."""
+        """Checksum the statistics and every shard; ``IndexCorrupt`` names the first bad file.
+        Reads the bytes mapped at open (the ones searches use), never a path again."""
         for rel, entry in self.manifest.files.items():
-            if _sha256(self.root / rel) != entry.digest:
+            if hashlib.sha256(self._raw[rel].data).hexdigest() != entry.digest:
                 raise IndexCorrupt(f"{self.root / rel} fails its checksum; {fmt.REBUILD}")
         for shard in self.shards:
             shard.verify()

@@ -14,12 +14,15 @@ same bytes the structural checks saw, never a path that may since have changed.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import mmap
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -31,6 +34,7 @@ MAX_MANIFEST_BYTES = 256 << 20
 _ATTEMPTS = 5
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -48,16 +52,65 @@ class Snapshot:
 
 def read_snapshot(root: Path) -> Snapshot:
     """Open the index directory at ``root`` and map one build of it whole."""
+    return opened(root, lambda dfd: _read(root, dfd))
+
+
+def opened(root: Path, read: Callable[[int], T]) -> T:
+    """``read(dfd)`` of the directory at ``root``, opened once (``dfd``: its descriptor, for
+    every member to be opened relative to it); again on the new build when a rebuild swapped
+    the directory while it was read and the read failed (at most ``_ATTEMPTS`` times)."""
     for attempt in range(_ATTEMPTS):
         dfd, ident = _open_dir(root)
         try:
-            return _read(root, dfd)
+            return read(dfd)
         except IndexStoreError:
             if attempt == _ATTEMPTS - 1 or _identity(root) in (ident, None):
                 raise
         finally:
             os.close(dfd)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def read_manifest_text(root: Path, dfd: int) -> str:
+    """The text of the manifest of the directory ``dfd`` (``root`` names it in errors)."""
+    data = _read_member(root, dfd, fmt.MANIFEST, MAX_MANIFEST_BYTES)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise IndexCorrupt(
+            f"{root / fmt.MANIFEST} is not UTF-8 text ({exc}); {fmt.REBUILD}"
+        ) from exc
+
+
+def read_snapshot_in(root: Path, parent: int, name: str) -> tuple[Snapshot, str]:
+    """The build in the folder ``name`` of the open directory ``parent`` (``root``: that
+    folder's path, for messages), with the sha256 of its manifest's bytes (what a sharded
+    index's top manifest records of each shard). ``name`` is one path component."""
+    if not name or name in (".", "..") or "/" in name:
+        raise IndexCorrupt(f"{root} is not a shard folder name; {fmt.REBUILD}")
+    try:
+        dfd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=parent)
+    except FileNotFoundError:
+        raise IndexCorrupt(f"{root} is missing; {fmt.REBUILD}") from None
+    except OSError as exc:
+        raise IndexCorrupt(f"{root} cannot be opened as a folder ({exc.strerror}); {fmt.REBUILD}")
+    try:
+        text = read_manifest_text(root, dfd)
+        return _read(root, dfd, text), hashlib.sha256(text.encode("utf-8")).hexdigest()
+    finally:
+        os.close(dfd)
+
+
+def map_member(root: Path, dfd: int, rel: str, size: int) -> np.ndarray:
+    """The listed file ``rel`` of the directory ``dfd``, mapped (uint8), checked to hold the
+    ``size`` bytes its manifest records."""
+    raw = _map_member(root, dfd, rel)
+    if raw.size != size:
+        raise IndexCorrupt(
+            f"{root / rel} is {raw.size} bytes but the manifest records {size}; "
+            f"the file is truncated or was modified, {fmt.REBUILD}"
+        )
+    return raw
 
 
 def _open_dir(root: Path) -> tuple[int, tuple[int, int]]:
@@ -79,22 +132,12 @@ def _identity(root: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _read(root: Path, dfd: int) -> Snapshot:
-    where = str(root / fmt.MANIFEST)
-    data = _read_member(root, dfd, fmt.MANIFEST, MAX_MANIFEST_BYTES)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise IndexCorrupt(f"{where} is not UTF-8 text ({exc}); {fmt.REBUILD}") from exc
-    manifest = fmt.Manifest.from_json(text, where)
-    raw = {}
-    for rel, entry in manifest.files.items():
-        raw[rel] = _map_member(root, dfd, rel)
-        if raw[rel].size != entry.size:
-            raise IndexCorrupt(
-                f"{root / rel} is {raw[rel].size} bytes but the manifest records {entry.size}; "
-                f"the file is truncated or was modified, {fmt.REBUILD}"
-            )
+def _read(root: Path, dfd: int, text: str | None = None) -> Snapshot:
+    """The build of the directory ``dfd`` (its manifest's ``text`` when already read)."""
+    if text is None:
+        text = read_manifest_text(root, dfd)
+    manifest = fmt.Manifest.from_json(text, str(root / fmt.MANIFEST))
+    raw = {rel: map_member(root, dfd, rel, entry.size) for rel, entry in manifest.files.items()}
     return Snapshot(root, manifest, raw)
 
 

@@ -58,7 +58,11 @@ class ShardedCollection(TenantLookup):
     @classmethod
     def open(cls, path: str | Path, *, searcher: RowSearcher | None = None) -> ShardedCollection:
         """Open the sharded index at ``path``; search it locally unless given a ``searcher``."""
-        index = open_sharded(path)
+        return cls.of(open_sharded(path), searcher=searcher)
+
+    @classmethod
+    def of(cls, index: ShardedIndex, *, searcher: RowSearcher | None = None) -> ShardedCollection:
+        """The collection of the opened sharded ``index``."""
         embedder = embedder_of(index.shards[0])
         for shard in index.shards[1:]:
             if shard.manifest.embedder != index.shards[0].manifest.embedder:
