@@ -40,6 +40,8 @@ def merge_topk(parts: Sequence[TopK], n: int, k: int) -> TopK:
     """The ``k`` best of several ``(n, *)`` results with global ids, in canonical order."""
     if not parts or k == 0:
         return padding(n, k)
+    if n == 1 and k <= SMALL_MERGE:
+        return _merge_one(parts, k)
     scores = np.concatenate([p.scores for p in parts], axis=1)
     ids = np.concatenate([p.ids for p in parts], axis=1)
     if scores.shape[1] < k:
@@ -48,6 +50,25 @@ def merge_topk(parts: Sequence[TopK], n: int, k: int) -> TopK:
     # padding is (-inf, -1): -(-inf) sorts after every real score, so it stays at the end
     order = np.lexsort((ids, -scores), axis=1)[:, :k]
     return TopK(np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1))
+
+
+SMALL_MERGE = 64  # one question's lists up to this k merge as Python lists (10 against 35 µs
+# for two lists of 10: lexsort's set-up is most of a one-question merge)
+
+
+def _merge_one(parts: Sequence[TopK], k: int) -> TopK:
+    """``merge_topk`` of one question: its hits sorted by (score descending, row)."""
+    pairs = sorted(
+        (-score, row)
+        for p in parts
+        for score, row in zip(p.scores[0].tolist(), p.ids[0].tolist(), strict=True)
+        if row >= 0
+    )[:k]
+    out = padding(1, k)
+    if pairs:
+        out.scores[0, : len(pairs)] = [-score for score, _ in pairs]
+        out.ids[0, : len(pairs)] = [row for _, row in pairs]
+    return out
 
 
 def merge_topk_reference(parts: Sequence[TopK], n: int, k: int) -> TopK:
@@ -124,6 +145,8 @@ class Shard:
         canonical order of the live rows is unchanged by dropping the others."""
         if self.ids is None or local is not None:
             return self.to_global(run(k, local))
+        if self.live.size == self.rows:  # nothing deleted here: as searched
+            return mapped(run(k, None), self.ids)
         want, deep = min(k, int(self.live.size)), k
         while True:
             res = run(min(deep, self.rows), None)
