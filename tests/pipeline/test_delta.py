@@ -180,6 +180,31 @@ def test_nothing_changed_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monk
     assert again.embedded == 0 and again.reused == again.chunks
 
 
+def test_touched_files_of_a_delta_index_only_update_its_manifest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sources, "RACY_NS", 0)
+    docs, ix = delta_updated(tmp_path)
+    parts = {p: (ix / p / fmt.MANIFEST).stat().st_ino for p in ("base", "delta")}
+    maps = (ix / "global" / "map-base.npy").stat().st_ino
+    touched = [docs / "d1" / "p004.md", docs / "d0" / "p003.md"]  # one in the delta, one in base
+    for page in touched:
+        page.write_bytes(page.read_bytes())  # same bytes, new stat: read and hashed again
+    report = build_index([docs], ix, SETTINGS)
+    assert report.embedded == 0 and report.reused == report.chunks and report.delta is None
+    assert {p: (ix / p / fmt.MANIFEST).stat().st_ino for p in parts} == parts  # not rewritten
+    assert (ix / "global" / "map-base.npy").stat().st_ino == maps
+    recorded = open_sharded(ix).manifest.meta["files"]
+    for page in touched:  # the new stats are recorded: the next run trusts them
+        source = page.relative_to(docs).as_posix()
+        assert recorded[source]["stat"][1] == page.stat().st_mtime_ns
+    assert {rec["part"] for rec in recorded.values()} == {"base", "delta"}
+    again = build_index([docs], ix, SETTINGS)
+    assert again.embedded == 0
+    assert_same_answers(ix, fresh_build(docs, tmp_path / "fresh"))
+    open_sharded(ix).verify()
+
+
 def test_past_its_share_the_whole_index_is_rewritten_as_a_fresh_build(tmp_path: Path) -> None:
     docs, ix = delta_updated(tmp_path)
     assert is_sharded(ix)

@@ -226,7 +226,8 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
 
     scan = run.scan
     known = {s: h.sha256 for s, h in layered.held.items() if h.part == BASE}
-    trusted = _trusted(layered, scan) & known.keys()
+    trusted_all = _trusted(layered, scan)
+    trusted = trusted_all & known.keys()
     in_base = [(p, s, n) for p, s, n in scan.sized if s in known]
     same = stream.unchanged(in_base, known, trusted)  # reads and hashes the untrusted ones
     layered.checked = same  # a rewrite need not read them again
@@ -246,6 +247,13 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
             return None  # the rewrite checks it again, says so and re-embeds every file
     if layered.delta is None and not changed and dead == 0:
         return _refresh(target, layered, run)
+    if layered.delta is not None and layered.held.keys() == scan.stats.keys():
+        in_delta = {s: h.sha256 for s, h in layered.held.items() if h.part == DELTA}
+        delta_files = [(p, s, n) for p, s, n in scan.sized if s in in_delta]
+        if len(same) + len(stream.unchanged(delta_files, in_delta, trusted_all)) == len(
+            layered.held
+        ):  # every file has its bytes (only stats changed): the maps and stats stand
+            return _refresh(target, layered, run)
     tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
@@ -265,33 +273,34 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
 
 
 def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
-    """A plain index whose files all have their bytes (only their stats changed): its data
-    stays, its manifest records the new stats (written aside and renamed over it), as the
-    rewrite would record them."""
+    """An index, plain or delta-updated, whose files all have their bytes (only their stats
+    changed: touched, checked out again, racily clean): its data stays, its (top) manifest
+    records the new stats (written aside and renamed over it), as a rewrite would record
+    them."""
     from docqa.build import BuildReport
     from docqa.index.meta import replace_meta
 
-    files = {
-        s: {"sha256": layered.held[s].sha256, "rows": list(layered.held[s].rows),
-            "stat": list(run.scan.stats[s])}
-        for _, s, _ in run.scan.sized
-    }  # fmt: skip
-    base = layered.base
+    parted = layered.delta is not None
+    files = {}
+    for _, s, _ in run.scan.sized:
+        held = layered.held[s]
+        files[s] = {"sha256": held.sha256, "rows": list(held.rows), "stat": list(run.scan.stats[s])}
+        if parted:
+            files[s]["part"] = held.part
     report = BuildReport(
         path=target,
         documents=len(files),
-        chunks=len(base),
+        chunks=layered.count,
         skipped=tuple(SkippedFile(u.path, u.reason) for u in run.unknown),
-        embedder=str(base.manifest.embedder.get("name", "")),
+        embedder=str(layered.base.manifest.embedder.get("name", "")),
         vocabulary=layered.vocabulary,
         embedded=0,
-        reused=len(base),
+        reused=layered.count,
         seconds=0.0,
         warnings=tuple(run.warnings),
         passed_over=run.passed_over,
     )
     layered.release()
-    del base
     replace_meta(target, {"files": files, "fingerprint": run.stamp, "scanned_ns": run.scanned_ns})
     return report
 
