@@ -19,6 +19,8 @@ cdef class _Walker:
 
     cdef Py_ssize_t* newlines
     cdef Py_ssize_t n_newlines
+    cdef bytes source
+    cdef bint unsure  # the walk would not give markdown-it's items: the caller parses with it
     cdef list items
     cdef object parts  # dict line -> list of str, or None
     cdef int line
@@ -46,6 +48,8 @@ cdef class _Walker:
                 self.newlines[count] = i
                 count += 1
         self.n_newlines = count
+        self.source = source
+        self.unsure = False
         self.items = []
         self.parts = None
         self.cells = []
@@ -97,6 +101,17 @@ cdef class _Walker:
         self.cur, self.cur_parts, self.cur_line = found, self.parts, self.line
         return 0
 
+    cdef bint indented(self, int line):
+        """Whether source line ``line`` starts with a tab or four spaces (markdown-it reads a
+        line so indented as code, never as a table's row, wherever the table is)."""
+        cdef const char* data = self.source
+        cdef Py_ssize_t i = 0 if line <= 1 else self.newlines[line - 2] + 1
+        cdef Py_ssize_t n = len(self.source), spaces = 0
+        while i < n and data[i] == 32 and spaces < 4:
+            i += 1
+            spaces += 1
+        return spaces == 4 or (i < n and data[i] == 9)
+
     cdef void add_text(self, str value, Py_ssize_t offset):
         if self.in_code or self.in_html:
             self.texts.append(value)
@@ -125,6 +140,8 @@ cdef class _Walker:
             self.in_table, self.rows = True, []
         elif name == "TableHead" or name == "TableRow":
             self.cells, self.row_line = [], self.line_of(offset)
+            if name == "TableRow" and self.indented(self.row_line):
+                self.unsure = True  # markdown-it ends a table at a line indented as code
         elif name == "TableCell" or name == "Paragraph":
             self.parts, self.line = {}, self.line_of(offset)
 
@@ -156,7 +173,9 @@ cdef class _Walker:
 
 def walk_markdown(object events, bytes source, object html_blocks):
     """Headings and blocks of pyromark's ``events_with_range`` list over ``source`` (the
-    parsed text as UTF-8); ``html_blocks(text, first_line=...)`` parses an HTML block."""
+    parsed text as UTF-8); ``html_blocks(text, first_line=...)`` parses an HTML block. None
+    where pulldown-cmark is known to read the text otherwise than markdown-it (a table row on
+    a line indented as code)."""
     _types()
     cdef _Walker walker = _Walker(source, html_blocks)
     cdef Py_ssize_t start
@@ -185,4 +204,4 @@ def walk_markdown(object events, bytes source, object html_blocks):
             walker.inline(where["start"])
             walker.line += value.count("\n")
     walker.flush()
-    return walker.items
+    return None if walker.unsure else walker.items

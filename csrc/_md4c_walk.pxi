@@ -332,8 +332,8 @@ cdef class _Walk:
         if (kind == MD_BLOCK_H or kind == MD_BLOCK_TH or kind == MD_BLOCK_TD) and self.tail_risky():
             return HAND_BACK
         if kind == MD_BLOCK_H:
-            if self.start == 0:
-                return HAND_BACK
+            if self.start == 0 or self.table_inside():  # a setext heading's lines, as a
+                return HAND_BACK  # paragraph's, may hold markdown-it's table
             text = _normal(self.buf, self.length)
             self.items.append(_heading(text, self.level, self.start))
         elif kind == MD_BLOCK_TH or kind == MD_BLOCK_TD:

@@ -10,13 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyromark
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docqa._parse import walk_markdown
 from docqa.errors import InputError
 from docqa.text import markdown_fast
 from docqa.text.documents import Block, Heading
+from docqa.text.html import html_fragment_blocks
 from docqa.text.markdown import parse_markdown
 from docqa.text.markdown_fast import parse_markdown_fast, split_front_matter, walk_pyromark
 from docqa.text.markdown_md4c import available, walk_md4c
@@ -193,6 +196,7 @@ HANDED_BACK = [
     "a | b\n-- | --\n`x | y` | z",  # a pipe in a code span
     "text\n    <!-- indented -->",  # an indented line goes on with the paragraph
     "para\n| a | b |\n|---|---|",  # markdown-it's table interrupts a paragraph
+    "para\n| a | b |\n|---|---|\n| 1 | 2 |\npara\n===",  # ... and a setext heading's lines
     # found by a longer fuzz of the soup alphabet (minimal forms)
     ">\n\t>",  # a tab before a quote mark
     "#\t#",  # an ATX heading's marks then a tab
@@ -218,6 +222,30 @@ HANDED_BACK = [
 def test_what_md4c_reads_otherwise_is_handed_back(text: str) -> None:
     assert walk_md4c(body(text)) is None
     assert parse_markdown_fast(text) == parse_markdown(text)
+
+
+# Where pulldown-cmark reads a text otherwise than markdown-it, found by the generated
+# documents above: the pyromark walk hands it to the spec's parser (slower, the same items).
+PYROMARK_HANDS_BACK = [
+    "| a | b |\n|---|---|\n| 1 | 2 |\n    loan\n\n    more",  # a row indented as code
+    "loan\n| <!-- note --> | b |\n|---|---|\n| <!-- note --> |\n| 1 | 2 | 3 |\n    loan\n\n    more",
+    "| a | b |\n|---|---|\n\tx",  # a tab is four columns
+]
+
+
+@pytest.mark.parametrize("text", PYROMARK_HANDS_BACK)
+def test_what_pulldown_cmark_reads_otherwise_goes_to_the_spec(text: str) -> None:
+    events = pyromark.events_with_range(text, options=pyromark.Options.ENABLE_TABLES)
+    assert walk_markdown(events, text.encode("utf-8"), html_fragment_blocks) is None
+    assert pyromark_only(text) == parse_markdown(text)
+    assert md4c_first(text) == parse_markdown(text)
+
+
+def test_a_row_indented_less_than_code_stays_a_row() -> None:
+    text = "| a | b |\n|---|---|\n   | 1 | 2 |"  # three spaces: still the table's
+    events = pyromark.events_with_range(text, options=pyromark.Options.ENABLE_TABLES)
+    found = walk_markdown(events, text.encode("utf-8"), html_fragment_blocks)
+    assert found is not None and found == parse_markdown(text)[1]
 
 
 REFUSED_SCHEMES = "see <javascript:alert(1)> or <DATA:x>"  # markdown-it's validateLink

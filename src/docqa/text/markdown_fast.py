@@ -69,7 +69,14 @@ def walk_pyromark(text: str) -> list[Heading | Block]:
     from docqa.text.html import html_fragment_blocks
 
     events = pyromark.events_with_range(text, options=pyromark.Options.ENABLE_TABLES)
-    return walk_markdown(events, text.encode("utf-8"), html_fragment_blocks)
+    found: list[Heading | Block] | None = walk_markdown(
+        events, text.encode("utf-8"), html_fragment_blocks
+    )
+    if found is None:  # a text pulldown-cmark reads otherwise: the spec's parser, slower
+        from docqa.text.markdown import parse_markdown
+
+        return parse_markdown(text)[1]
+    return found
 
 
 def _walk(text: str) -> list[Heading | Block]:
