@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import io
 import os
-import secrets
 import shutil
 import sys
 from collections.abc import Mapping
@@ -175,8 +174,7 @@ class IndexBuilder:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         clean_debris(self.target)
         self.storage = storage
-        name = f".{self.target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        self.tmp = self.target.parent / name
+        self.tmp = writer.work_dir(self.target)
         self.tmp.mkdir()
         (self.tmp / fmt.ARRAYS_DIR).mkdir()
         self._appenders: dict[str, NpyAppender] = {}

@@ -18,7 +18,6 @@ import errno
 import hashlib
 import json
 import os
-import secrets
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -82,7 +81,7 @@ def write_index(
     check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_debris(target)
-    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = work_dir(target)
     tmp.mkdir()
     try:
         files = {
@@ -204,6 +203,13 @@ def _write_arrays(tmp: Path, arrays: Mapping[str, np.ndarray]) -> dict[str, fmt.
     return out
 
 
+def work_dir(target: Path) -> Path:
+    """A new name beside ``target`` for a build in progress, ``.NAME.tmp-PID-HEX`` (the
+    debris pattern of ``docqa.index.ownership``). ``os.urandom``, not ``secrets``: the same
+    bytes, without importing ``random``, ``hmac`` and ``base64`` (1.3 ms of every update)."""
+    return target.parent / f".{target.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}"
+
+
 def _write_npy(path: Path, arr: np.ndarray, *, sync: bool = True) -> fmt.FileEntry:
     """Write ``arr`` as ``.npy`` at ``path`` (fsynced unless ``sync`` is False: then the
     caller syncs it, with others, before the directory is installed)."""
@@ -240,7 +246,7 @@ def _install(tmp: Path, target: Path) -> None:
     """Move the finished ``tmp`` directory to ``target``, replacing an old index."""
     if target.exists():
         if not _exchange(tmp, target):
-            aside = target.parent / f".{target.name}.old-{secrets.token_hex(4)}"
+            aside = target.parent / f".{target.name}.old-{os.urandom(4).hex()}"
             os.rename(target, aside)
             os.rename(tmp, target)
             tmp = aside

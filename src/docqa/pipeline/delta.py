@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import shutil
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
@@ -59,7 +58,7 @@ from docqa.index.shards import (
     open_sharded,
 )
 from docqa.index.streaming import sync_files
-from docqa.index.writer import _install, _write_bytes, _write_npy
+from docqa.index.writer import _install, _write_bytes, _write_npy, work_dir
 from docqa.keyword.stats import CorpusStats
 from docqa.pipeline import stream
 from docqa.pipeline.previous import Scan, old_rows
@@ -254,7 +253,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
             layered.held
         ):  # every file has its bytes (only stats changed): the maps and stats stand
             return _refresh(target, layered, run)
-    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = work_dir(target)
     tmp.mkdir()
     try:
         linked = _link_tree(layered.base.root, tmp / BASE)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import secrets
 import shutil
 import time
 import warnings
@@ -278,7 +277,7 @@ def _check_sharding(settings: IndexSettings, shard_rows: int, groups: int) -> No
 
 
 def _tag() -> str:
-    return f"{os.getpid()}-{secrets.token_hex(4)}"
+    return f"{os.getpid()}-{os.urandom(4).hex()}"
 
 
 def _report(

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from docqa.text.documents import Block, Heading
-from docqa.text.markdown_rules import ENTITIES, HTML_TAG_RE, escaped_split, valid_entity_code
+from docqa.text.markdown_rules import HTML_TAG_RE, entities, escaped_split, valid_entity_code
 
 # lines that end a table's body for markdown-it: HTML, a heading, a fence, a list item, a rule
 _ENDS_TABLE = re.compile(
@@ -40,7 +40,7 @@ def _entity(raw: bytes) -> bytes:
     or a valid code point, else U+FFFD for a number and the reference itself for a name."""
     body = raw[1:-1].decode("ascii")
     if not body.startswith("#"):
-        known = ENTITIES.get(body) if 2 <= len(body) <= 32 else None
+        known = entities().get(body) if 2 <= len(body) <= 32 else None
         return raw if known is None else known.encode("utf-8")
     code = int("0" + body[1:], 0) if body[1:2] in ("x", "X") else int(body[1:])
     return (chr(code) if valid_entity_code(code) else "\ufffd").encode("utf-8")
