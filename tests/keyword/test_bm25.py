@@ -306,3 +306,16 @@ def test_bad_stop_words_are_refused_with_the_shared_message() -> None:
         BM25Index.from_texts(["a b"], stop_words="the")
     with pytest.raises(InputError, match="stop words must be non-empty str, got ''"):
         BM25Index.from_texts(["a b"], stop_words=["the", ""])
+
+
+def test_search_with_the_queries_hashes_given_is_the_same_search() -> None:
+    texts = ["loan periods are three weeks", "renew loans online", "fines for late books"]
+    index = BM25Index.from_texts(texts, stop_words=True, fold_plurals=True)
+    queries = ["How long are loans?", "late fines", "nothing known here"]
+    plain = index.search(queries, 3)
+    reused = index.search(queries, 3, hashed=index.query_hashes(queries))
+    assert np.array_equal(plain.ids, reused.ids) and np.array_equal(plain.scores, reused.scores)
+    one = index.search(queries[:1], 2, hashed=index.query_hashes(queries[:1]))
+    assert np.array_equal(one.ids, plain.ids[:1, :2])
+    with pytest.raises(InputError, match="wrap it in a list"):
+        index.query_hashes("one str")

@@ -28,7 +28,7 @@ from docqa.keyword.config import ARRAYS, BM25Config
 from docqa.keyword.stats import CorpusStats
 from docqa.search.masks import mask_bools
 from docqa.text import TermCounter, TermIds, hash_tokens
-from docqa.text.tokenize import StopWords, TokenSettings
+from docqa.text.tokenize import StopWords, TokenHashes, TokenSettings
 from docqa.types import TopK
 
 DENSE_SHARE = 4
@@ -153,11 +153,18 @@ class BM25Index:
             "bm25_lengths": self.lengths,
         }
 
-    def _query_terms(self, queries: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(hashes uint64, term ids int64 with -1 unknown, offsets int64 (n + 1,))``."""
+    def query_hashes(self, queries: Sequence[str]) -> TokenHashes:
+        """The queries' token hashes by this index's token settings: what ``search`` looks up.
+        The parts of one sharded index share the settings, so one tokenization serves all."""
         if isinstance(queries, str):
             raise InputError("queries must be a sequence of str, got one str; wrap it in a list")
-        th = hash_tokens(queries, **self.config.tokens.as_kwargs())
+        return hash_tokens(queries, **self.config.tokens.as_kwargs())
+
+    def _query_terms(
+        self, queries: Sequence[str], hashed: TokenHashes | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(hashes uint64, term ids int64 with -1 unknown, offsets int64 (n + 1,))``."""
+        th = self.query_hashes(queries) if hashed is None else hashed
         pos = np.searchsorted(self.vocab, th.hashes)
         found = pos < self.vocab.size
         found[found] = self.vocab[pos[found]] == th.hashes[found]
@@ -170,9 +177,12 @@ class BM25Index:
         *,
         mask: np.ndarray | None = None,
         n_threads: int | None = None,
+        hashed: TokenHashes | None = None,
     ) -> TopK:
         """Top ``k`` rows per query: ``scores (n, c) float32``, ``ids (n, c) int64`` with
         ``c = min(k, N)`` (k is clamped to the rows before anything is allocated).
+        ``hashed``: the queries' ``query_hashes``, when the caller has them (a sharded index
+        tokenizes a question once for all its parts).
 
         Canonical order (score descending, row id ascending); only rows containing a query term
         are hits, the rest of each row is padded with ``-inf`` / ``-1``. ``mask`` restricts the
@@ -180,7 +190,7 @@ class BM25Index:
         of allowed row ids. ``n_threads`` (default: Numba's current setting) is restored after.
         """
         k = min(whole(k, "k"), self.n_docs)
-        _, q_terms, q_offsets = self._query_terms(queries)
+        _, q_terms, q_offsets = self._query_terms(queries, hashed)
         allowed = mask_bools(mask, self.n_docs)
         n = q_offsets.size - 1
         if n == 0 or k == 0:
