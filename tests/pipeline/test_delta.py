@@ -23,6 +23,7 @@ from docqa.errors import IndexCorrupt
 from docqa.index import format as fmt
 from docqa.index import shards
 from docqa.index.ownership import clean_debris
+from docqa.index.reader import Index
 from docqa.index.shards import is_sharded, open_sharded
 from docqa.pipeline import delta, sources
 
@@ -308,9 +309,11 @@ def test_is_sharded_parses_only_a_manifest_with_the_mark(tmp_path: Path) -> None
     assert not shards.may_be_sharded(ix)
     update_meta(ix, "note", {"format": "docqa-shards"})  # nested: the mark, not the format
     assert shards.may_be_sharded(ix) and not shards.is_sharded(ix)
+    assert isinstance(shards.open_any(ix), Index)  # opened as what it is
     assert build_index([docs], ix, SETTINGS).embedded == 0  # still updated as a plain index
     _, updated = delta_updated(tmp_path / "other")
     assert shards.may_be_sharded(updated) and shards.is_sharded(updated)
+    assert isinstance(shards.open_any(updated), shards.ShardedIndex)
 
 
 def test_the_debris_of_a_killed_delta_is_cleaned(tmp_path: Path) -> None:

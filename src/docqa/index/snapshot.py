@@ -52,7 +52,7 @@ class Snapshot:
 
 def read_snapshot(root: Path) -> Snapshot:
     """Open the index directory at ``root`` and map one build of it whole."""
-    return opened(root, lambda dfd: _read(root, dfd))
+    return opened(root, lambda dfd: read_build(root, dfd))
 
 
 def opened(root: Path, read: Callable[[int], T]) -> T:
@@ -96,7 +96,7 @@ def read_snapshot_in(root: Path, parent: int, name: str) -> tuple[Snapshot, str]
         raise IndexCorrupt(f"{root} cannot be opened as a folder ({exc.strerror}); {fmt.REBUILD}")
     try:
         text = read_manifest_text(root, dfd)
-        return _read(root, dfd, text), hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return read_build(root, dfd, text), hashlib.sha256(text.encode("utf-8")).hexdigest()
     finally:
         os.close(dfd)
 
@@ -132,7 +132,7 @@ def _identity(root: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _read(root: Path, dfd: int, text: str | None = None) -> Snapshot:
+def read_build(root: Path, dfd: int, text: str | None = None) -> Snapshot:
     """The build of the directory ``dfd`` (its manifest's ``text`` when already read)."""
     if text is None:
         text = read_manifest_text(root, dfd)
