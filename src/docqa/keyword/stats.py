@@ -90,6 +90,27 @@ def merge_counts_reference(
 
 
 @dataclass(frozen=True, eq=False)
+class LiveCounts:
+    """One part's contribution to the statistics of its live rows: its ``vocab`` (ascending),
+    each term's ``df`` over the live rows, the live ``rows`` and their ``tokens``."""
+
+    vocab: np.ndarray
+    df: np.ndarray
+    rows: int
+    tokens: int
+
+
+def live_counts(arrays: Mapping[str, np.ndarray], live: np.ndarray) -> LiveCounts:
+    """``LiveCounts`` of the BM25 ``arrays`` of some rows and the bool mask of the live ones."""
+    return LiveCounts(
+        arrays["bm25_vocab"],
+        live_df(arrays["bm25_indptr"], arrays["bm25_rows"], live),
+        int(np.count_nonzero(live)),
+        int(arrays["bm25_lengths"][live].sum(dtype=np.int64)),
+    )
+
+
+@dataclass(frozen=True, eq=False)
 class CorpusStats:
     """``n_docs`` rows holding ``total_length`` tokens; ``vocab (V,) uint64`` ascending term
     hashes with ``df (V,) int64`` rows containing each."""
@@ -117,15 +138,17 @@ class CorpusStats:
         (``docqa.keyword.ARRAYS``) and a bool mask of those rows still in the collection.
         Terms left in no live row are dropped, so the result is what ``of`` gives for an
         index of the live rows alone."""
-        vocab, df, n, total = np.zeros(0, np.uint64), np.zeros(0, np.int64), 0, 0
-        for arrays, live in parts:
-            vocab, df = merge_counts(
-                vocab, df, arrays["bm25_vocab"],
-                live_df(arrays["bm25_indptr"], arrays["bm25_rows"], live),
-            )  # fmt: skip
-            n += int(np.count_nonzero(live))
-            total += int(arrays["bm25_lengths"][live].sum(dtype=np.int64))
+        return cls.of_counts([live_counts(arrays, live) for arrays, live in parts])
+
+    @classmethod
+    def of_counts(cls, parts: Sequence[LiveCounts]) -> CorpusStats:
+        """``of_live`` of parts whose ``live_counts`` are given (worked out apart, e.g. the
+        base's beside the parse of a delta)."""
+        vocab, df = np.zeros(0, np.uint64), np.zeros(0, np.int64)
+        for part in parts:
+            vocab, df = merge_counts(vocab, df, part.vocab, part.df)
         kept = df > 0
+        n, total = sum(p.rows for p in parts), sum(p.tokens for p in parts)
         return cls(n, total, vocab[kept], df[kept])
 
     @property
