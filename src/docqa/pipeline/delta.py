@@ -274,7 +274,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
             report = _write_delta(
                 tmp, layered, run, changed, previous, linked, (base_live, base_counts)
             )
-        del previous
+        del previous, base_counts  # the counts hold a view of the base's vocabulary
         layered.release()  # the previous index's maps close before it is replaced
         _install(tmp, target)
     except BaseException:
