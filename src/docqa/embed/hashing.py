@@ -25,6 +25,7 @@ from docqa.text.tokenize import (
     hash_tokens_and_embed,
     native_batch,
 )
+from docqa.threads import each_at_once
 
 # Below this many texts per thread, starting threads costs more than it saves.
 MIN_ROWS_PER_THREAD = 64
@@ -98,16 +99,10 @@ class HashingEmbedder:
             return out
         # The calling thread works too; every thread claims grains of rows from the shared
         # ``rows`` until none are left, so the split follows each core's actual speed.
-        from concurrent.futures import ThreadPoolExecutor  # with logging: 3 ms of start-up
-
-        with ThreadPoolExecutor(max_workers=helpers) as pool:
-            jobs = [
-                pool.submit(rows.fill_hashing_rows, batch, self._tokens, out)
-                for _ in range(helpers)
-            ]
-            rows.fill_hashing_rows(batch, self._tokens, out)
-            for job in jobs:
-                job.result()
+        threads = helpers + 1
+        each_at_once(
+            lambda _: rows.fill_hashing_rows(batch, self._tokens, out), range(threads), threads
+        )
         return out
 
     @property

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 import numpy as np
 
@@ -32,9 +32,7 @@ from docqa.errors import InputError
 from docqa.index import checksum, writer
 from docqa.index import format as fmt
 from docqa.index.ownership import check_replaceable, clean_debris
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
+from docqa.threads import Background, each_at_once
 
 _SYNC_THREADS = 8
 WRITEBACK_BYTES = 8 << 20  # a file's new bytes are handed to the disk every 8 MiB
@@ -108,10 +106,7 @@ def _sync_file_range() -> Any:
 def sync_files(paths: list[Path]) -> None:
     """fsync each closed file once, all at the same time (``os.fsync`` releases the GIL: the
     disk and the filesystem's journal commit them together instead of one after another)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(min(_SYNC_THREADS, len(paths) or 1)) as pool:
-        list(pool.map(writer.fsync_path, paths))
+    each_at_once(writer.fsync_path, paths, _SYNC_THREADS)
 
 
 class NpyAppender:
@@ -186,8 +181,7 @@ class IndexBuilder:
         self.scratch = self.tmp / "scratch"  # spill files of the build, removed at commit
         self.scratch.mkdir()
         self._closed: dict[str, fmt.FileEntry] = {}  # files closed by ``close_rows``
-        self._sync_pool: ThreadPoolExecutor | None = None
-        self._synced: Future[None] | None = None
+        self._synced: Background[None] | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -252,14 +246,11 @@ class IndexBuilder:
         """Close every file written so far (the rows: records, vectors, their arrays) and
         fsync them in a background thread, so that the disk writes them while other work,
         e.g. the postings merge, runs; files opened after it are synced at ``commit``."""
-        from concurrent.futures import ThreadPoolExecutor
-
         self._closed.update({rel: a.close() for rel, a in self._appenders.items()})
         self._closed[fmt.BLOB] = self._blob.finish()
         self._appenders = {}
         paths = [self.tmp / rel for rel in self._closed]
-        self._sync_pool = ThreadPoolExecutor(1)
-        self._synced = self._sync_pool.submit(sync_files, paths)
+        self._synced = Background(lambda: sync_files(paths))
 
     def _close_all(self) -> dict[str, fmt.FileEntry]:
         """Close what is still open, fsync it and wait for ``close_rows``'s fsyncs."""
@@ -271,11 +262,9 @@ class IndexBuilder:
         return {**self._closed, **files}
 
     def _wait_synced(self) -> None:
-        if self._sync_pool is not None:
-            self._sync_pool.shutdown(wait=True)
-            self._sync_pool = None
-            if self._synced is not None:
-                self._synced.result()  # raises an fsync's OSError here
+        if self._synced is not None:
+            synced, self._synced = self._synced, None
+            synced.result()  # raises an fsync's OSError here
 
     def commit(self, embedder: Any, meta: Mapping[str, Any]) -> Path:
         """Close every file, write the manifest, install the directory at ``target``."""
@@ -308,9 +297,9 @@ class IndexBuilder:
 
     def abort(self) -> None:
         """Close and remove the temporary directory."""
-        if self._sync_pool is not None:
-            self._sync_pool.shutdown(wait=True)  # its error, if any, no longer matters
-            self._sync_pool = None
+        if self._synced is not None:
+            self._synced.wait()  # its error, if any, no longer matters
+            self._synced = None
         self._blob.abort()
         for appender in self._appenders.values():
             appender.abort()

@@ -38,7 +38,6 @@ import errno
 import os
 import shutil
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -66,6 +65,7 @@ from docqa.pipeline import stream
 from docqa.pipeline.previous import Scan, old_rows
 from docqa.pipeline.sources import stat_trusted
 from docqa.text.documents import SkippedFile
+from docqa.threads import Background
 
 if TYPE_CHECKING:
     from docqa.build import BuildReport, IndexSettings, Run
@@ -267,14 +267,17 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
         for source in same:
             lo, hi = layered.held[source].rows
             base_live[lo:hi] = True
-        with ThreadPoolExecutor(1) as pool:
-            # the base's counts (a native pass over its postings, the GIL released: 5-10 ms)
-            # are worked out on the other core while this one parses the changed files
-            base_counts = pool.submit(live_counts, _bm25_arrays(layered.base), base_live)
+        # the base's counts (a native pass over its postings, the GIL released: 5-10 ms)
+        # are worked out on the other core while this one parses the changed files
+        arrays = _bm25_arrays(layered.base)
+        base_counts = Background(live_counts, arrays, base_live)
+        try:
             report = _write_delta(
                 tmp, layered, run, changed, previous, linked, (base_live, base_counts)
             )
-        del previous, base_counts  # the counts hold a view of the base's vocabulary
+        finally:
+            base_counts.wait()
+        del previous, base_counts, arrays  # the counts hold a view of the base's vocabulary
         layered.release()  # the previous index's maps close before it is replaced
         _install(tmp, target)
     except BaseException:
@@ -323,7 +326,7 @@ def _write_delta(
     changed: list[tuple[Path, str, int]],
     previous: Any,
     unsynced: list[Path],
-    base_counts: tuple[np.ndarray, Future[LiveCounts]],
+    base_counts: tuple[np.ndarray, Background[LiveCounts]],
 ) -> BuildReport:
     """Build ``tmp/delta`` from the ``changed`` files and write the maps, the statistics of
     the live rows (``base_counts``: the base rows kept, and their counts being worked out)
