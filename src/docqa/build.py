@@ -264,12 +264,16 @@ def _write(
     *,
     paths: Sequence[str | Path] = (),
     allow_empty: bool = False,
+    unsynced: list[Path] | None = None,
 ) -> BuildReport:
     """Write the index of ``run.scan``'s files at ``target``, copying the unchanged files' rows
-    from ``previous``; ``allow_empty``: a delta may hold no row (else "nothing loaded")."""
+    from ``previous``; ``allow_empty``: a delta may hold no row (else "nothing loaded").
+    ``unsynced``, when given, gets what was written, not fsynced (``IndexBuilder``'s
+    ``durable=False``): the caller fsyncs it with its own files."""
     settings = run.settings
     embedder = settings.make_embedder()
-    with IndexBuilder(target, storage=settings.storage) as builder:
+    durable = unsynced is None
+    with IndexBuilder(target, storage=settings.storage, durable=durable) as builder:
         state = _stream(
             builder, settings, embedder, previous, run.scan, run.workers, run.progress, run.checked
         )
@@ -302,6 +306,8 @@ def _write(
         )
         del previous, state  # the previous index's maps close here (it holds no cycle)
         builder.commit(embedder, meta)
+    if unsynced is not None:
+        unsynced.extend(builder.unsynced)
     return report
 
 

@@ -103,6 +103,28 @@ def test_close_rows_then_commit_gives_a_verified_index(tmp_path: Path) -> None:
     }
 
 
+def test_a_builder_not_durable_fsyncs_nothing_and_lists_all_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delta's builder (``durable=False``) leaves every fsync to the index it is part of:
+    its list holds each file and folder installed, so that one round makes them durable."""
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    synced: list[int] = []
+    monkeypatch.setattr(streaming.os, "fsync", lambda fd: synced.append(fd))
+    with IndexBuilder(outer / "delta", durable=False) as builder:
+        _rows(builder, 5)
+        builder.close_rows()
+        builder.array("late", np.int64).append(np.arange(3))
+        builder.commit(HashingEmbedder(4), {})
+    assert synced == []
+    ix = open_index(outer / "delta")
+    ix.verify()
+    assert len(ix) == 5
+    written = {outer, *(outer / "delta").rglob("*"), outer / "delta"}
+    assert set(builder.unsynced) == written
+
+
 def test_an_error_after_close_rows_leaves_the_previous_index(tmp_path: Path) -> None:
     with IndexBuilder(tmp_path / "ix") as builder:
         _rows(builder, 2)

@@ -161,10 +161,18 @@ class NpyAppender:
 class IndexBuilder:
     """A temporary index directory beside ``target`` filled in batches, installed by
     ``commit``. Use as a context manager: leaving it without ``commit`` (an error, Ctrl-C)
-    removes the temporary directory and leaves whatever was at ``target`` untouched."""
+    removes the temporary directory and leaves whatever was at ``target`` untouched.
 
-    def __init__(self, target: str | os.PathLike[str], *, storage: str = "float32") -> None:
+    ``durable=False`` (an index inside another one's temporary directory, as a delta is)
+    fsyncs nothing: ``commit`` lists in ``unsynced`` every file and folder it wrote, at their
+    installed paths, for the caller to fsync with its own (one round, not five)."""
+
+    def __init__(
+        self, target: str | os.PathLike[str], *, storage: str = "float32", durable: bool = True
+    ) -> None:
         self.target = Path(target).absolute()
+        self.durable = durable
+        self.unsynced: list[Path] = []
         check_replaceable(self.target)
         self.target.parent.mkdir(parents=True, exist_ok=True)
         clean_debris(self.target)
@@ -249,16 +257,17 @@ class IndexBuilder:
         self._closed.update({rel: a.close() for rel, a in self._appenders.items()})
         self._closed[fmt.BLOB] = self._blob.finish()
         self._appenders = {}
-        paths = [self.tmp / rel for rel in self._closed]
-        self._synced = Background(lambda: sync_files(paths))
+        if self.durable:
+            self._synced = Background(sync_files, [self.tmp / rel for rel in self._closed])
 
     def _close_all(self) -> dict[str, fmt.FileEntry]:
         """Close what is still open, fsync it and wait for ``close_rows``'s fsyncs."""
         files = {rel: a.close() for rel, a in self._appenders.items()}
         if fmt.BLOB not in self._closed:
             files[fmt.BLOB] = self._blob.finish()
-        sync_files([self.tmp / rel for rel in files])
-        self._wait_synced()
+        if self.durable:
+            sync_files([self.tmp / rel for rel in files])
+            self._wait_synced()
         return {**self._closed, **files}
 
     def _wait_synced(self) -> None:
@@ -286,10 +295,16 @@ class IndexBuilder:
                 arrays=tuple(arrays),
                 meta=writer._json_ready(dict(meta), "meta"),
             )
-            writer._write_bytes(self.tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
-            writer.fsync_path(self.tmp / fmt.ARRAYS_DIR)
-            writer.fsync_path(self.tmp)
-            writer._install(self.tmp, self.target)
+            data = manifest.to_json().encode("utf-8")
+            writer._write_bytes(self.tmp / fmt.MANIFEST, data, sync=self.durable)
+            if self.durable:
+                writer.fsync_path(self.tmp / fmt.ARRAYS_DIR)
+                writer.fsync_path(self.tmp)
+                writer._install(self.tmp, self.target)
+            else:
+                writer._install(self.tmp, self.target, sync=False)
+                rels = [*files, fmt.MANIFEST, fmt.ARRAYS_DIR, "."]
+                self.unsynced = [*(self.target / rel for rel in rels), self.target.parent]
         except BaseException:
             self.abort()
             raise

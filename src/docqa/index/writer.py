@@ -242,19 +242,22 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def _install(tmp: Path, target: Path) -> None:
-    """Move the finished ``tmp`` directory to ``target``, replacing an old index."""
+def _install(tmp: Path, target: Path, *, sync: bool = True) -> None:
+    """Move the finished ``tmp`` directory to ``target``, replacing an old index (``sync``:
+    then fsync the folder that holds them, which makes the move durable)."""
     if target.exists():
         if not _exchange(tmp, target):
             aside = target.parent / f".{target.name}.old-{os.urandom(4).hex()}"
             os.rename(target, aside)
             os.rename(tmp, target)
             tmp = aside
-        fsync_path(target.parent)
+        if sync:
+            fsync_path(target.parent)
         shutil.rmtree(tmp, ignore_errors=True)
     else:
         os.rename(tmp, target)
-        fsync_path(target.parent)
+        if sync:
+            fsync_path(target.parent)
 
 
 def _exchange(a: Path, b: Path) -> bool:
