@@ -110,8 +110,9 @@ def passed_over(others: Counter[str]) -> tuple[tuple[str, int], ...]:
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
     """A digest of the files' names, sizes and modification times and of the settings: while
     it is unchanged, the index built from ``paths`` is up to date."""
-    files, unknown = discover(paths)
-    return _stamp(files, [stat_of(p.stat()) for p, _ in files], unknown, settings)
+    stats: list[os.stat_result] = []
+    files, unknown = discover(paths, None, stats)
+    return _stamp(files, [stat_of(st) for st in stats], unknown, settings)
 
 
 def _stamp(
@@ -204,8 +205,9 @@ def _build_locked(
     started = time.perf_counter()
     scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
     others: Counter[str] = Counter()
-    found, unknown = discover(paths, others)
-    stats = [stat_of(p.stat()) for p, _ in found]
+    met: list[os.stat_result] = []
+    found, unknown = discover(paths, others, met)
+    stats = [stat_of(st) for st in met]
     stamp = _stamp(found, stats, unknown, settings)
     scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
                  {s: st for (_, s), st in zip(found, stats, strict=True)},

@@ -101,7 +101,16 @@ def test_find_files_equals_the_rglob_walk(items: list[tuple[list[str], str]], ra
     root = Path(tempfile.mkdtemp(prefix="walk-"))
     try:
         _build(root, items, raw)
-        assert find_files([root]) == reference(root)
+        stats: list[os.stat_result] = []
+        found = find_files([root], None, stats)
+        assert found == reference(root)
+        # each file's stat, taken by the walk, is its path's (a symlink's: its target's)
+        assert stats == [path.stat() for path, _ in found[0]]
+        named = root / "target.md"
+        if named.is_file():  # a file given by name gets its stat too, after the folder's
+            stats.clear()
+            assert find_files([root, named], None, stats)[0][-1] == (named, "target.md")
+            assert stats == [path.stat() for path, _ in found[0]] + [named.stat()]
     finally:
         shutil.rmtree(root)
 

@@ -40,10 +40,13 @@ def _labels(bases: Sequence[Path]) -> list[str]:
 
 
 def discover(
-    paths: Iterable[str | Path], others: Counter[str] | None = None
+    paths: Iterable[str | Path],
+    others: Counter[str] | None = None,
+    stats: list[os.stat_result] | None = None,
 ) -> tuple[list[SourceFile], list[SkippedFile]]:
     """Files to load as ``(path, source)`` in load order, and named files of unknown types
-    (``others``, when given, counts the folders' files of other types by suffix).
+    (``others``, when given, counts the folders' files of other types by suffix; ``stats``
+    gets each file's stat, in the same order, as ``find_files`` says).
 
     Raises ``InputError`` when a path does not exist or two files still clash after labels.
     """
@@ -51,7 +54,7 @@ def discover(
     groups: list[list[SourceFile]] = []
     unknown: list[SkippedFile] = []
     for path in given:
-        found, bad = find_files([path], others)
+        found, bad = find_files([path], others, stats)
         groups.append(found)
         unknown.extend(bad)
     counts = Counter(source for group in groups for _, source in group)
