@@ -390,3 +390,21 @@ def test_a_mapped_part_searches_deeper_only_past_deleted_rows() -> None:
     live = np.array([7])  # a request mask holds live rows only: searched once, as asked
     shard.search(lambda k, m: (seen.append(m), run(k, m))[1], 2, live)
     assert len(seen) == 1 and seen[0] is live
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=12), st.data())
+def test_spans_map_equals_its_slice_by_slice_twin(lengths: list[int], data: st.DataObject) -> None:
+    """A part's files, each a span of rows, some left out (removed), laid end to end in the
+    whole in scan order (which need not be the part's order)."""
+    starts = np.cumsum([0, *lengths])
+    size = int(starts[-1]) + data.draw(st.integers(0, 3))
+    kept = [i for i in range(len(lengths)) if data.draw(st.booleans())]
+    order = data.draw(st.permutations(kept))
+    spans, row = [], data.draw(st.integers(0, 5))
+    for i in order:
+        spans.append((int(starts[i]), int(starts[i + 1]), row))
+        row += lengths[i] + data.draw(st.integers(0, 2))  # another part's rows between
+    got = delta.spans_map(size, spans)
+    assert got.dtype == np.int64
+    assert np.array_equal(got, delta.spans_map_reference(size, spans))
