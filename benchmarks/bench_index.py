@@ -5,10 +5,12 @@
 For each size: a full build (``docqa index CORPUS --index IX --quiet --workers N`` in a child
 process), then an incremental one after 1% of the files were edited, the same command again 3 s
 later (the edited files were changed within the racy window of that build's scan, so they are
-read and hashed again; now their stats are trusted) and once more (nothing to do). Reported:
-MB/s (corpus
-bytes / wall seconds), CPU seconds of the whole process tree (sampled; the last 50 ms are missed), peak RSS summed over the build's
-processes (sampled from /proc every 50 ms), and the anchors over the chunk texts of the built
+read and hashed again; now their stats are trusted) and once more (nothing to do); then more
+pairs of a full build and an update (``--pairs``, 5 in all), whose median ratio is reported,
+as one pair's ratio moves by half with the machine's speed from one second to the next.
+Reported: MB/s (corpus bytes / wall seconds), CPU seconds of the whole process tree (sampled;
+the last 50 ms are missed), peak RSS summed over the build's processes (sampled from /proc
+every 50 ms), and the anchors over the chunk texts of the built
 index: the hashing embedder alone on the same threads (the kernel limit), tantivy (Rust,
 Lucene-like, writer on the same threads) and bm25s. Each timed part is checked: the index
 verifies and holds the rows it reports; tantivy and bm25s hold one document per chunk.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -201,6 +204,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
     parser.add_argument("--no-anchors", action="store_true")
+    parser.add_argument(
+        "--pairs", type=int, default=5, help="full build + update pairs for the ratio's median"
+    )
     args = parser.parse_args()
     args.where.mkdir(parents=True, exist_ok=True)
     for size in args.sizes:
@@ -233,6 +239,23 @@ def main() -> None:
             f"incremental / full: {inc['wall'] / full['wall']:.1%} wall, "
             f"{inc['cpu'] / full['cpu']:.1%} CPU; load average {_load()}; {inc['summary']}"
         )
+        pairs = [(full, inc)]
+        for _ in range(args.pairs - 1):  # the machine's speed drifts: pairs, each a ratio
+            subprocess.run(["rm", "-rf", str(ix)], check=True)
+            again = run_index(corpus, ix, args.workers)
+            touch_one_percent(corpus)
+            pairs.append((again, run_index(corpus, ix, args.workers)))
+        verify(ix)
+        if len(pairs) > 1:
+            ratios = sorted(i["wall"] / f["wall"] for f, i in pairs)
+            fulls = statistics.median(f["wall"] for f, _ in pairs)
+            incs = statistics.median(i["wall"] for _, i in pairs)
+            print(
+                f"over {len(pairs)} pairs (a full build, then the update after 1% is edited): "
+                f"incremental / full median {statistics.median(ratios):.1%} "
+                f"(each: {', '.join(f'{r:.1%}' for r in ratios)}); "
+                f"median full {fulls:.2f} s, update {incs:.2f} s; load average {_load()}"
+            )
         fresh = args.where / f"ix-{size}MB-fresh"
         subprocess.run(["rm", "-rf", str(fresh)], check=True)
         run_index(corpus, fresh, args.workers)
