@@ -165,7 +165,8 @@ class IndexBuilder:
 
     ``durable=False`` (an index inside another one's temporary directory, as a delta is)
     fsyncs nothing: ``commit`` lists in ``unsynced`` every file and folder it wrote, at their
-    installed paths, for the caller to fsync with its own (one round, not five)."""
+    installed paths, for the caller to fsync with its own: one round, where the builder
+    would make two and four single fsyncs."""
 
     def __init__(
         self, target: str | os.PathLike[str], *, storage: str = "float32", durable: bool = True

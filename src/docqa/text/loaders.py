@@ -233,7 +233,8 @@ def find_files(
     counts by suffix the files met in folders that are of no type docqa reads (passed over
     without a word, as a folder of documentation holds images and the like). ``stats``,
     when given, gets each file's ``stat`` in the same order, taken as the walk meets it
-    (the walk's entry has it at hand: a third of the scan's time)."""
+    (the walk's entry has it at hand; a second pass over the paths cost ~1.5 of the scan's
+    ~10 ms at 1,500 files)."""
     found: list[tuple[Path, str]] = []
     unknown: list[SkippedFile] = []
     for given in map(Path, paths):
