@@ -100,6 +100,46 @@ def run_index(
     return {"wall": wall, "cpu": sum(cpu.values()), "rss_mb": peak[0] / MB, "summary": out.strip()}  # type: ignore[dict-item]
 
 
+def watch_pairs(corpus: Path, where: Path, workers: int, pairs: int) -> list[dict[str, float]]:
+    """``docqa watch`` on ``corpus``: after its first build, ``pairs`` times a full build (a
+    fresh ``docqa index`` elsewhere, the watcher idle) and then a 1% edit, timed until the
+    watcher's summary line: ``update`` is the update's own wall time (its line's seconds),
+    ``latency`` the time from the last write to the line (the burst settles 50 ms after its
+    last change, then the update runs). The watched index is checked against a fresh build."""
+    ix, full_ix = where / "ix-watch", where / "ix-watch-full"
+    subprocess.run(["rm", "-rf", str(ix)], check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docqa", "watch", str(corpus), "--index", str(ix), "--quiet",
+         "--workers", str(workers)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    try:
+        proc.stdout.readline()  # the first build
+        time.sleep(1.5)  # past the watcher's start and its first quiet second
+        out = []
+        for _ in range(pairs):
+            subprocess.run(["rm", "-rf", str(full_ix)], check=True)
+            full = run_index(corpus, full_ix, workers)
+            touch_one_percent(corpus)
+            written = time.perf_counter()
+            line = proc.stdout.readline()
+            latency = time.perf_counter() - written
+            assert " changes: indexed " in line or " change: indexed " in line, line
+            update = float(line.rsplit(";", 1)[1].split()[0])
+            out.append({"full": full["wall"], "update": update, "latency": latency})
+            time.sleep(0.2)
+        verify(ix)
+        fresh = where / "ix-watch-fresh"
+        subprocess.run(["rm", "-rf", str(fresh)], check=True)
+        run_index(corpus, fresh, workers)
+        same_answers(ix, fresh)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    return out
+
+
 def _load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -204,6 +244,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
     parser.add_argument("--no-anchors", action="store_true")
+    parser.add_argument("--no-watch", action="store_true", help="skip the docqa watch pairs")
     parser.add_argument(
         "--pairs", type=int, default=5, help="full build + update pairs for the ratio's median"
     )
@@ -262,6 +303,18 @@ def main() -> None:
         print(
             f"updated index answers as a fresh build: {same_answers(ix, fresh)} questions checked"
         )
+        if not args.no_watch:
+            runs = watch_pairs(corpus, args.where, args.workers, args.pairs)
+            ratios = sorted(r["update"] / r["full"] for r in runs)
+            print(
+                f"docqa watch, {len(runs)} pairs (a full build, then a 1% edit seen by the "
+                f"watcher): update / full median {statistics.median(ratios):.1%} "
+                f"(each: {', '.join(f'{r:.1%}' for r in ratios)}); median full "
+                f"{statistics.median(r['full'] for r in runs):.2f} s, update "
+                f"{statistics.median(r['update'] for r in runs):.2f} s, write to summary line "
+                f"{statistics.median(r['latency'] for r in runs):.2f} s; the watched index "
+                f"answers as a fresh build; load average {_load()}"
+            )
         if args.no_anchors:
             continue
         times = anchors(ix, megabytes, args.workers)

@@ -31,7 +31,7 @@ def _console() -> Console:
 
 
 @contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+def progress_bar(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     if quiet:
         yield None
         return
@@ -41,8 +41,9 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
         yield progress
 
 
-def cmd_index(args: argparse.Namespace) -> int:
-    settings = IndexSettings(
+def index_settings(args: argparse.Namespace) -> IndexSettings:
+    """The build settings of ``docqa index`` and ``docqa watch``."""
+    return IndexSettings(
         embedder=args.embedder,
         dim=args.dim,
         max_words=args.max_words,
@@ -51,12 +52,16 @@ def cmd_index(args: argparse.Namespace) -> int:
         storage=args.storage,
         tenant_from_folder=args.tenant_from_folder,
     )
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    settings = index_settings(args)
     if store.uses_store(args):
         return store.cmd_index(args, settings, _console())
     if args.shard_rows is not None or args.ray is not None:
         return batch.cmd_index_sharded(args, settings)
     index_dir = args.index if args.index is not None else default_index_dir()
-    with _progress(args.quiet) as progress:
+    with progress_bar(args.quiet) as progress:
         report = build_index(
             args.paths, index_dir, settings, progress=progress, verify=args.verify,
             workers=args.workers, rewrite=args.rewrite,

@@ -150,6 +150,27 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _index_parser(sub: Any) -> None:
     p = sub.add_parser("index", help="index folders or files of .md, .txt and .html")
+    _build_options(p)
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="hash every source file (no stat shortcut); checksum the index after writing",
+    )
+    p.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="write the whole index even when the changes would fit in a delta",
+    )
+    _store_options(p, query=False)
+    p.add_argument(
+        "--shard-rows", type=_positive, default=None, help="write shards of at most N rows"
+    )
+    batch.ray_option(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+
+
+def _build_options(p: argparse.ArgumentParser) -> None:
+    """What ``docqa index`` and ``docqa watch`` build: the paths, the index and its settings."""
     p.add_argument("paths", nargs="+", type=Path)
     _index_options(p)
     p.add_argument("--embedder", choices=EMBEDDERS, default="hashing")
@@ -168,25 +189,10 @@ def _index_parser(sub: Any) -> None:
         help="int8: also store int8 codes, searched with exact results (a quarter of the bytes)",
     )
     p.add_argument(
-        "--verify",
-        action="store_true",
-        help="hash every source file (no stat shortcut); checksum the index after writing",
-    )
-    p.add_argument(
-        "--rewrite",
-        action="store_true",
-        help="write the whole index even when the changes would fit in a delta",
-    )
-    _store_options(p, query=False)
-    p.add_argument(
         "--tenant-from-folder",
         action="store_true",
         help="each file's tenant is its first folder under the indexed folder",
     )
-    p.add_argument(
-        "--shard-rows", type=_positive, default=None, help="write shards of at most N rows"
-    )
-    batch.ray_option(p)
     p.add_argument(
         "--workers",
         type=_positive,
@@ -194,7 +200,33 @@ def _index_parser(sub: Any) -> None:
         help="processes that parse and embed (default: the cores available); "
         "the index is the same bytes for any number",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary")
+
+
+def _watch_parser(sub: Any) -> None:
+    """``docqa watch`` (runner: ``docqa.cli.watch``)."""
+    p = sub.add_parser(
+        "watch",
+        help="index folders, then update the index whenever their files change",
+        description="Build or update the index, then update it after every burst of changes "
+        "to the folders (new, edited, moved or deleted files) until Ctrl-C. Each update is "
+        "the one `docqa index` makes, without a command's start-up; `docqa serve` on the "
+        "same index reloads it. A folder index only (no --store, --shard-rows or --ray).",
+    )
+    _build_options(p)
+    p.add_argument(
+        "--debounce",
+        type=_positive,
+        default=1600,
+        metavar="MS",
+        help="longest wait for a burst of changes to settle before updating (default 1600; "
+        "a burst ends sooner, 50 ms after its last change)",
+    )
+    p.add_argument(
+        "--poll",
+        action="store_true",
+        help="look for changes by polling (network file systems, some containers)",
+    )
+    p.add_argument("--quiet", action="store_true", help="only the summary line of each update")
 
 
 def _query_parsers(sub: Any) -> None:
@@ -244,6 +276,7 @@ def _query_parsers(sub: Any) -> None:
 
     add_verify_parser(sub)
     serve.add_parser(sub, _index_options, _model_options, _positive)
+    _watch_parser(sub)
     from docqa.cli import cache
 
     cache.add_parser(sub)
@@ -324,6 +357,7 @@ OPENMP_WAIT = ("OMP_WAIT_POLICY", "PASSIVE")
 # thread per core when it loads, and they spin for a while: ~0.06 s of the build's serial
 # start-up (``benchmarks/build_timeline.py``). Read when NumPy loads.
 INDEX_BLAS = ("OPENBLAS_NUM_THREADS", "1")
+BUILDS = ("index", "watch")
 
 
 def entry() -> int:
@@ -354,7 +388,7 @@ def _main(argv: Sequence[str] | None, *, freeze: bool) -> int:
     given = sys.argv[1:] if argv is None else list(argv)
     command = given[0] if given else None
     args = build_parser(command).parse_args(given)  # before any heavy import: --help is fast
-    if args.command == "index":
+    if args.command in BUILDS:
         os.environ.setdefault(*INDEX_BLAS)
     collecting = gc.isenabled()
     gc.disable()  # importing makes ~10^5 objects and no garbage: 7 of 100 ms go to collections
@@ -363,6 +397,8 @@ def _main(argv: Sequence[str] | None, *, freeze: bool) -> int:
 
         if args.command == "index":  # the build needs none of the query side's imports
             from docqa.cli.index import cmd_index as handler
+        elif args.command == "watch":
+            from docqa.cli.watch import cmd_watch as handler
         else:
             from docqa.cli.commands import run as handler
     finally:
@@ -386,9 +422,14 @@ def _main(argv: Sequence[str] | None, *, freeze: bool) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as exc:  # the file system said no (permissions, disk full): one line too
-        where = f" ({exc.filename})" if exc.filename else ""
-        _error_line(f"{exc.strerror or exc}{where}; check the path and its permissions")
+        _error_line(os_error_text(exc))
         return EXIT_USAGE
+
+
+def os_error_text(exc: OSError) -> str:
+    """What the file system refused, and where, with what to do."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}; check the path and its permissions"
 
 
 def _error_line(message: str) -> None:
