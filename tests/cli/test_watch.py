@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -281,3 +282,23 @@ def test_a_burst_of_writes_lands_whole(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             _stop(proc)
+
+
+def test_sigterm_in_the_first_build_leaves_the_previous_index(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs")
+    ix = tmp_path / "ix"
+    subprocess.run([sys.executable, "-m", "docqa", "index", str(docs), "--index", str(ix),
+                    "--quiet"], check=True, capture_output=True, timeout=LINE_WAIT)  # fmt: skip
+    manifest = (ix / "manifest.json").read_bytes()
+    text = (LIBRARY / "loans.md").read_text()
+    for i in range(6000):  # a first build long enough to be stopped in
+        (docs / f"copy-{i:04d}.md").write_text(text + f"\n\nCopy {i}.\n")
+    proc, _ = _watch(tmp_path, "docs", "--index", "ix", "--workers", "2", "--quiet")
+    deadline = time.monotonic() + LINE_WAIT
+    while not list(tmp_path.glob(".ix.tmp-*")) and time.monotonic() < deadline:
+        assert proc.poll() is None
+        time.sleep(0.01)
+    err = _stop(proc)
+    assert err.strip() == "docqa watch: stopped"
+    assert (ix / "manifest.json").read_bytes() == manifest  # the build did not land
+    assert [p.name for p in tmp_path.glob(".ix.*")] == [".ix.lock"]  # nor was left half-done

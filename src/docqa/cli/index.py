@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from docqa.build import IndexSettings, build_index, default_index_dir
+from docqa.build import BuildReport, IndexSettings, build_index, default_index_dir
 from docqa.cli import batch, store
 from docqa.cli.summary import build_summary, skipped_lines
 
@@ -66,7 +66,13 @@ def cmd_index(args: argparse.Namespace) -> int:
             args.paths, index_dir, settings, progress=progress, verify=args.verify,
             workers=args.workers, rewrite=args.rewrite,
         )  # fmt: skip
+    print_report(report)
+    return EXIT_OK
+
+
+def print_report(report: BuildReport, prefix: str = "") -> None:
+    """The summary line on stdout (after ``prefix``), and the skipped files on stderr when
+    there are too many to name in it."""
     for line in skipped_lines(report.skipped):
         print(line, file=sys.stderr)
-    print(build_summary(report))
-    return EXIT_OK
+    print(prefix + build_summary(report), flush=True)

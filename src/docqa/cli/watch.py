@@ -28,8 +28,7 @@ from pathlib import Path
 from types import FrameType
 
 from docqa.build import BuildReport, Progress, build_index, default_index_dir
-from docqa.cli.index import index_settings, progress_bar
-from docqa.cli.summary import build_summary, skipped_lines
+from docqa.cli.index import index_settings, print_report, progress_bar
 from docqa.errors import DocqaError, InputError
 
 EXIT_OK = 0
@@ -119,7 +118,8 @@ def cmd_watch(
     args: argparse.Namespace,
     changes: Callable[[argparse.Namespace, Path], Iterator[Changes]] = _changes,
 ) -> int:
-    """Build, then update after every burst of ``changes`` until Ctrl-C or SIGTERM (exit 0).
+    """Build, then update after every burst of ``changes`` until Ctrl-C or SIGTERM (exit 0;
+    in a build, the index is left as it was or as that build wrote it, never half of each).
     An update that fails (another build holds the index, the disk is full, a folder cannot
     be read) is reported on one line and the watch goes on: the next change tries again. A
     watched path that is gone ends it (exit 2)."""
@@ -129,21 +129,17 @@ def cmd_watch(
     def update(progress: Progress | None = None) -> BuildReport:
         return build_index(args.paths, index_dir, settings, progress=progress, workers=args.workers)
 
-    def show(report: BuildReport, prefix: str = "") -> None:
-        for line in skipped_lines(report.skipped):
-            print(line, file=sys.stderr)
-        print(prefix + build_summary(report), flush=True)
-
-    with progress_bar(args.quiet) as progress:  # the first build may be long: a bar
-        first = update(progress)  # a bad path or option fails here, before any watching
-    show(first)
-    bursts = changes(args, index_dir)
-    if not args.quiet:
-        shown = ", ".join(str(p) for p in args.paths)
-        print(f"docqa watch: watching {shown} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     caught_up = False
-    with _stop_on_sigterm():
+    with _stop_on_sigterm():  # from the first build on: stopped in a build, it lands or not
         try:
+            with progress_bar(args.quiet) as progress:  # the first build may be long: a bar
+                first = update(progress)  # a bad path or option fails here, before watching
+            print_report(first)
+            bursts = changes(args, index_dir)
+            if not args.quiet:
+                shown = ", ".join(str(p) for p in args.paths)
+                print(f"docqa watch: watching {shown} (Ctrl-C to stop)", file=sys.stderr,
+                      flush=True)  # fmt: skip
             for burst in bursts:
                 if not burst and caught_up:
                     continue
@@ -158,9 +154,9 @@ def cmd_watch(
                     continue
                 if burst:
                     n = len(burst)
-                    show(report, f"{n} {'change' if n == 1 else 'changes'}: ")
+                    print_report(report, f"{n} {'change' if n == 1 else 'changes'}: ")
                 elif _changed(first, report):  # changed while the first build ran
-                    show(report, "caught up: ")
+                    print_report(report, "caught up: ")
         except KeyboardInterrupt:
             print("docqa watch: stopped", file=sys.stderr, flush=True)
     return EXIT_OK
