@@ -14,7 +14,7 @@ cdef extern from *:
     """
     static const DocqaTag DOCQA_TAGS[] = {
         {"a", 1, 1}, {"address", 7, HT_B}, {"article", 7, HT_M|HT_B}, {"aside", 5, HT_D},
-        {"blockquote", 10, HT_B}, {"body", 4, HT_B}, {"br", 2, 7}, {"dd", 2, HT_B},
+        {"blockquote", 10, HT_B}, {"body", 4, HT_B}, {"br", 2, 7}, {"button", 6, HT_D}, {"dd", 2, HT_B},
         {"details", 7, HT_B}, {"div", 3, HT_B}, {"dl", 2, HT_B}, {"dt", 2, HT_B},
         {"figcaption", 10, HT_B}, {"figure", 6, HT_B}, {"footer", 6, HT_C}, {"form", 4, HT_B},
         {"h1", 2, 11|HT_K}, {"h2", 2, 12|HT_K}, {"h3", 2, 13|HT_K}, {"h4", 2, 14|HT_K},
@@ -25,8 +25,8 @@ cdef extern from *:
         {"svg", 3, HT_D}, {"table", 5, 8|HT_B}, {"td", 2, 5|HT_K}, {"template", 8, HT_D},
         {"th", 2, 6|HT_K}, {"title", 5, 2}, {"tr", 2, 4|HT_K}, {"ul", 2, HT_B},
         {"", 0, 0}};
-    static const signed char DOCQA_TAG_FIRST[26] = {0, 4, -1, 7, -1, 12, -1, 16, -1, -1, -1,
-        25, 26, 27, 29, 30, -1, -1, 32, 37, 43, -1, -1, -1, -1, -1};
+    static const signed char DOCQA_TAG_FIRST[26] = {0, 4, -1, 8, -1, 13, -1, 17, -1, -1, -1,
+        26, 27, 28, 30, 31, -1, -1, 33, 38, 44, -1, -1, -1, -1, -1};
 
     /* The code and flags of a lower-case tag name the handlers know, else 0. */
     static int docqa_html_tag(const char* s, Py_ssize_t n) {
@@ -119,15 +119,31 @@ cdef int _value_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, const c
     return _same(s, a, b, word)
 
 
-cdef int _headerlink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
-    """``"headerlink" in unescape(value).split()`` for the class value ``s[a:b]``."""
+# docqa.text.html._PERMALINK_CLASSES: the classes of an ``a`` that is a heading's permalink
+_PERMALINK_CLASSES = frozenset(
+    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark"}
+)
+
+
+cdef inline bint _permalink_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """``s[a:b] in _PERMALINK_CLASSES`` for an ASCII ``s[a:b]``."""
+    return (
+        _same(s, a, b, b"headerlink") or _same(s, a, b, b"anchor")
+        or _same(s, a, b, b"doc-anchor") or _same(s, a, b, b"anchor-link") or _same(s, a, b, b"hash-link")
+        or _same(s, a, b, b"mark")
+    )
+
+
+cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``not _PERMALINK_CLASSES.isdisjoint(unescape(value).split())`` for the class value
+    ``s[a:b]``."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
-            return "headerlink" in unescape(text[a:b]).split()
+            return not _PERMALINK_CLASSES.isdisjoint(unescape(text[a:b]).split())
     for k in range(a, b + 1):
         if k == b or _ws(s[k]):
-            if _same(s, w, k, b"headerlink"):
+            if k > w and _permalink_word(s, w, k):
                 return True
             w = k + 1
     return False
@@ -183,7 +199,7 @@ cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
 cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, bint chrome) except -1:
     """``any(c.lower() in names for c in unescape(value).split())`` for the class value
     ``s[a:b]``, ``names`` being ``_CHROME_CLASSES`` or ``_NAV_CLASSES`` (the reference's
-    tests, in the same shape as :func:`_headerlink`)."""
+    tests, in the same shape as :func:`_permalink`)."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
@@ -285,7 +301,7 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
         nav = _class_is(text, s, k0, k1, False) or (
             nlen == 3 and page.content_depth == 0 and _class_is(text, s, k0, k1, True)
         )
-    page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _headerlink(text, s, k0, k1))
+    page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _permalink(text, s, k0, k1))
     if closing:
         page.endtag(tag, name, nlen)
     elif (tag & 255) == T_SCRIPT or (tag & 255) == T_STYLE:

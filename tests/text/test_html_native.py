@@ -86,6 +86,11 @@ def test_public_functions_agree_with_their_reference_forms() -> None:
         "<div role='navigation'><div>n</div></div><div role='&#110;avigation'>e</div><p>k</p>",
         "<a class='a&#32;headerlink'>¶</a><a class='x\u00a0headerlink'>¶</a><a class>k</a>",
         "<a class=headerlinks>kept</a><a class='headerlink' class='x'>kept</a>",
+        "<h2>Head<a class=anchor href=#h>§</a></h2><a class='x mark'>#</a><a class=Mark>k</a>",
+        "<a class='hash-link anchor-link'>#</a><a class=anchors>kept</a><a class='a&#32;mark'>#</a>",
+        "<pre><code>x = 1</code><button class=copy-button>copy</button></pre><p>after</p>",
+        "<h1>Struct <span>Vec</span>&nbsp;<button id=copy-path>Copy <b>item</b> path</button></h1>",
+        "<button>a<button>nested</button>b</button><p>k</p><BUTTON>up</BUTTON>",
         "<p>wide — “quotes”, emoji 😀, nbsp\u00a0and\u2003em\x1cx</p>",
         "<my-custom-element data-a=1>custom</my-custom-element><x:y>ns</x:y>",
         "<p>a\r\nb</p><pre>c\r\nd \r</pre>",
@@ -118,7 +123,7 @@ def test_markup_outside_the_subset_goes_to_the_reference(text: str) -> None:
 TAG = st.sampled_from(
     ["p", "div", "h1", "h2", "pre", "table", "tr", "td", "th", "a", "span", "br", "nav",
      "main", "article", "header", "footer", "title", "script", "style", "li", "B", "Section",
-     "ul", "ol", "TABLE", "dl"]
+     "ul", "ol", "TABLE", "dl", "button"]
 )  # fmt: skip
 ATTR = st.sampled_from(
     ["", " class=headerlink", " class='x headerlink'", ' role="main"', " role=navigation",
@@ -127,7 +132,9 @@ ATTR = st.sampled_from(
      " class=nav", " class='x NavHeader'", " class=\"toc\x0btoc\"", " class='navé'",
      " class='&#110;av'", " class='nav\x1cx'", " class=navigationx", " class='x nav' class=y",
      " class", " CLASS='TopNav'", " class='breadcrumbs\u00a0z'", " class=header",
-     " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'"]
+     " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'",
+     " class=anchor", " class='x mark'", " class=hash-link", " class='anchor-link y'",
+     " class=Anchor", " class=marks", " class='doc-anchor'"]
 )  # fmt: skip
 TEXT = st.sampled_from(
     ["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&", "&#10;", "&lt",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from docqa.text import parse_document
+from docqa.text.documents import Block, Heading
 from docqa.text.html import parse_html
 
 SPHINX = """<html><head><title>secrets — Generate secrets — Python 3.11 documentation</title></head>
@@ -67,3 +68,41 @@ def test_pages_that_mark_no_content_keep_all_their_text_but_site_chrome() -> Non
     # names HTML5 took them from), as Texinfo writes its Next / Previous / Up bars
     _, items = parse_html("<div>one</div><div class='footer'>two</div><footer>three</footer>")
     assert texts(items).split() == ["one"]
+
+
+# Node.js's API pages (``/usr/share/doc/nodejs/api``) and rustdoc's (``std`` as rustup ships
+# it), cut down: a "#" permalink after each heading, a "copy" button in each code block, a
+# "Copy item path" button inside the h1 and a "§" permalink inside and before headings.
+NODE = """<title>File system | Node.js v20 Documentation</title>
+<main><h3>Promise example<span><a class="mark" href="#promise-example" id="promise-example">#</a></span></h3>
+<p>Promise-based operations return a promise.</p>
+<pre><code class="language-js">import { unlink } from 'node:fs/promises';</code><button class="copy-button">copy</button></pre>
+</main>"""
+RUSTDOC = """<title>Vec in std::vec - Rust</title>
+<main><h1>Struct <span class="struct">Vec</span>&nbsp;<button id="copy-path" title="Copy item path to clipboard">Copy item path</button></h1>
+<h2 id="implementations" class="section-header">Implementations<a href="#implementations" class="anchor">§</a></h2>
+<section id="impl-Vec" class="impl"><a href="#impl-Vec" class="anchor">§</a><h3 class="code-header">impl Vec</h3></section>
+<p>A contiguous growable array type.</p>
+<h3 id="examples"><a class="doc-anchor" href="#examples">§</a>Examples</h3></main>"""
+
+
+def test_node_and_rustdoc_permalinks_and_buttons_are_dropped() -> None:
+    _, items = parse_html(NODE)
+    headings = [i.text for i in items if isinstance(i, Heading)]
+    assert headings == ["Promise example"]
+    code = [i for i in items if isinstance(i, Block) and i.kind == "code"]
+    assert [line.text for line in code[0].lines] == [
+        "import { unlink } from 'node:fs/promises';"
+    ]  # no "copy" line from the button
+    _, items = parse_html(RUSTDOC)
+    headings = [i.text for i in items if isinstance(i, Heading)]
+    assert headings == ["Struct Vec", "Implementations", "impl Vec", "Examples"]
+    assert "§" not in texts(items) and "Copy item path" not in texts(items)
+    assert "A contiguous growable array type." in texts(items)
+    doc = parse_document("struct.Vec.html", RUSTDOC)
+    assert [s.heading for s in doc.sections][:2] == ["Struct Vec", "Implementations"]
+
+
+def test_links_of_other_classes_keep_their_text() -> None:
+    page = '<p>See <a class="marks" href="#x">marks</a> and <a class="Anchor">Anchor</a>.</p>'
+    assert texts(parse_html(page)[1]) == "See marks and Anchor."  # whole class names, as written

@@ -17,8 +17,13 @@ What becomes what:
   ``ol`` or ``section`` whose class names navigation (``nav``, ``navigation``, ``navheader``,
   ``navfooter``, ``navbar``, ``navpath``, ``nav-panel``, ``topNav``, ``breadcrumbs``,
   ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and tables of contents,
-  Texinfo's, Doxygen's and Javadoc's bars), permalink anchors (``<a class="headerlink">``,
-  the ``¶`` after Sphinx and MkDocs headings), and ``header`` / ``footer`` outside ``main`` /
+  Texinfo's, Doxygen's and Javadoc's bars), ``button`` (a control's label: the "copy" of
+  every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
+  permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs
+  headings; ``anchor`` and ``doc-anchor``, rustdoc's ``§`` and GitHub's icon;
+  ``anchor-link``, Bootstrap's and Jupyter's; ``hash-link``, Docusaurus's; ``mark``, the
+  ``#`` after each heading of Node.js's API pages), and ``header`` / ``footer`` outside
+  ``main`` /
   ``article`` (site banners; an article's own header is kept), and so a ``div`` of class
   ``header`` or ``footer`` (older Texinfo's Next / Previous / Up bar);
 - when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
@@ -38,7 +43,13 @@ from html.parser import HTMLParser
 
 from docqa.text.documents import Block, Heading, Line
 
-_DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside"})
+_DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside", "button"})
+# the classes of an ``a`` that is a heading's permalink mark (compared as written, token by
+# token): Sphinx's and MkDocs's, rustdoc's (two) and GitHub's, Bootstrap's and Jupyter's,
+# Docusaurus's, Node.js's
+_PERMALINK_CLASSES = frozenset(
+    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark"}
+)
 _SITE_CHROME = frozenset({"header", "footer"})
 # class names that mark navigation, on the elements documentation generators put it in
 # (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
@@ -119,7 +130,7 @@ class _PageParser(HTMLParser):
         chrome = self._content_depth == 0 and (
             tag in _SITE_CHROME or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
         )
-        permalink = tag == "a" and "headerlink" in value
+        permalink = tag == "a" and not _PERMALINK_CLASSES.isdisjoint(value)
         nav = ("role", "navigation") in attrs or (
             tag in _NAV_CONTAINERS and not classes.isdisjoint(_NAV_CLASSES)
         )
