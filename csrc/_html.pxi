@@ -212,6 +212,48 @@ cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, bint ch
     return False
 
 
+# docqa.text.html._CHROME_ROLES and _NAV_IDS
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+_NAV_IDS = frozenset({"toc", "table-of-contents", "table_of_contents"})
+
+
+cdef int _chrome_role(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``unescape(value) in _CHROME_ROLES`` for the role value ``s[a:b]``."""
+    if _find(s, a, b, 38) >= 0:
+        return unescape(text[a:b]) in _CHROME_ROLES
+    return (
+        _same(s, a, b, b"navigation") or _same(s, a, b, b"banner")
+        or _same(s, a, b, b"contentinfo") or _same(s, a, b, b"complementary")
+        or _same(s, a, b, b"search")
+    )
+
+
+cdef inline bint _same_lower(const hch_t* s, Py_ssize_t a, Py_ssize_t b, const char* word) noexcept nogil:
+    """``s[a:b].lower() == word`` for an ASCII ``s[a:b]`` (``_same_ci`` folds by ``| 32``,
+    which also maps ``_`` to DEL)."""
+    cdef Py_ssize_t k
+    cdef uint32_t c
+    for k in range(b - a):
+        c = s[a + k]
+        if 65 <= c <= 90:
+            c += 32
+        if c != <uint8_t>word[k]:
+            return False
+    return word[b - a] == 0
+
+
+cdef int _toc_id(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``unescape(value).lower() in _NAV_IDS`` for the id value ``s[a:b]``."""
+    cdef Py_ssize_t k
+    for k in range(a, b):
+        if s[k] == 38 or s[k] > 126 or s[k] < 32:
+            return unescape(text[a:b]).lower() in _NAV_IDS
+    return (
+        _same_lower(s, a, b, b"toc") or _same_lower(s, a, b, b"table-of-contents")
+        or _same_lower(s, a, b, b"table_of_contents")
+    )
+
+
 cdef struct Attr:
     Py_ssize_t a, b    # the name
     Py_ssize_t v0, v1  # the value, or -1: none
@@ -270,7 +312,7 @@ cdef int _tag_name(const hch_t* s, Py_ssize_t n, Py_ssize_t* j, char* name) noex
 
 cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i, _Page page, int* cdata) except -2:
     """Handle the start tag at ``i`` (``<`` + letter); its end, or -1 to fall back."""
-    cdef Py_ssize_t j = i + 1, k0 = -1, k1 = -1
+    cdef Py_ssize_t j = i + 1, k0 = -1, k1 = -1, d0 = -1, d1 = -1
     cdef uint32_t c
     cdef bint nav = False, main = False, closing = False
     cdef char name[NAME_MAX]
@@ -292,15 +334,19 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
         if j < 0:
             return -1
         if at.b - at.a == 4 and at.v0 >= 0 and _same_ci(s, at.a, at.b, b"role"):
-            nav = nav or _value_is(text, s, at.v0, at.v1, b"navigation")
+            nav = nav or _chrome_role(text, s, at.v0, at.v1)
             main = main or _value_is(text, s, at.v0, at.v1, b"main")
         elif at.b - at.a == 5 and _same_ci(s, at.a, at.b, b"class"):
             k0, k1 = at.v0, at.v1
+        elif at.b - at.a == 2 and _same_ci(s, at.a, at.b, b"id"):
+            d0, d1 = at.v0, at.v1  # the last one counts, as in dict(attrs)
     tag = _tag_value(name, nlen)
     if k0 >= 0 and not nav and _nav_container(name, nlen):
         nav = _class_is(text, s, k0, k1, False) or (
             nlen == 3 and page.content_depth == 0 and _class_is(text, s, k0, k1, True)
         )
+    if d0 >= 0 and not nav and _nav_container(name, nlen):
+        nav = _toc_id(text, s, d0, d1)
     page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _permalink(text, s, k0, k1))
     if closing:
         page.endtag(tag, name, nlen)

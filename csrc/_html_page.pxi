@@ -123,6 +123,7 @@ cdef class _Page:
     cdef char main_name[NAME_MAX]
     cdef int main_len, main_depth  # main_len -1: not inside a role="main" element
     cdef int content_depth
+    cdef int sections  # open section elements (a header in one is its own)
     cdef bint in_title, in_heading, in_code, in_cell, in_row
     cdef int heading_level, heading_line, row_line, row_cells
     cdef bint row_any
@@ -240,13 +241,15 @@ cdef class _Page:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
                 self.drop_depth += 1
             return 0
-        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0) or nav or (code == T_A and permalink):
+        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0 and (self.sections == 0 or (n == 6 and memcmp(name, b"footer", 6) == 0))) or nav or (code == T_A and permalink):
             memcpy(self.drop_name, name, n)
             self.drop_len, self.drop_depth = n, 1
             return 0
         self.track_main(name, n, main, True)
         if tag & HT_M:
             self.content_depth += 1
+        if n == 7 and memcmp(name, b"section", 7) == 0:
+            self.sections += 1
         if self.in_heading and (tag & (HT_B | HT_K)):
             self.close_heading()
         if code == T_TITLE:
@@ -290,6 +293,8 @@ cdef class _Page:
         self.track_main(name, n, False, False)
         if tag & HT_M:
             self.content_depth = max(0, self.content_depth - 1)
+        if n == 7 and memcmp(name, b"section", 7) == 0:
+            self.sections = max(0, self.sections - 1)
         if code == T_TITLE and self.in_title:
             self.title = _hstr(&self.title_b, 0, self.title_b.n)
             self.in_title = False

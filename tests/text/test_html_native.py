@@ -91,6 +91,14 @@ def test_public_functions_agree_with_their_reference_forms() -> None:
         "<pre><code>x = 1</code><button class=copy-button>copy</button></pre><p>after</p>",
         "<h1>Struct <span>Vec</span>&nbsp;<button id=copy-path>Copy <b>item</b> path</button></h1>",
         "<button>a<button>nested</button>b</button><p>k</p><BUTTON>up</BUTTON>",
+        "<section><header><h1>own</h1></header><footer>f</footer></section><header>site</header>",
+        "<section><div class=header>own</div></section><div class='footer'>site</div><p>k</p>",
+        "<div role=banner>b</div><p role=contentinfo>c</p><div role='complementary'>x</div>",
+        "<form role=search>s</form><div role=Banner>kept</div><div role='&#98;anner'>e</div>",
+        "<section id=table_of_contents><h2>Table of contents</h2><ul><li>a</li></ul></section>",
+        "<div id=TOC>t</div><ul id='table-of-contents'>u</ul><p id=toc>kept</p><div id=tocs>k</div>",
+        "<div id='t&#111;c'>e</div><div id='toc\rx'>k</div><div id='table\rof\rcontents'>k</div>",
+        "<div id=toc id=x>kept</div><div id=x id=toc>dropped</div><span id=toc>kept</span>",
         "<p>wide — “quotes”, emoji 😀, nbsp\u00a0and\u2003em\x1cx</p>",
         "<my-custom-element data-a=1>custom</my-custom-element><x:y>ns</x:y>",
         "<p>a\r\nb</p><pre>c\r\nd \r</pre>",
@@ -123,7 +131,7 @@ def test_markup_outside_the_subset_goes_to_the_reference(text: str) -> None:
 TAG = st.sampled_from(
     ["p", "div", "h1", "h2", "pre", "table", "tr", "td", "th", "a", "span", "br", "nav",
      "main", "article", "header", "footer", "title", "script", "style", "li", "B", "Section",
-     "ul", "ol", "TABLE", "dl", "button"]
+     "ul", "ol", "TABLE", "dl", "button", "section", "form"]
 )  # fmt: skip
 ATTR = st.sampled_from(
     ["", " class=headerlink", " class='x headerlink'", ' role="main"', " role=navigation",
@@ -134,7 +142,8 @@ ATTR = st.sampled_from(
      " class", " CLASS='TopNav'", " class='breadcrumbs\u00a0z'", " class=header",
      " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'",
      " class=anchor", " class='x mark'", " class=hash-link", " class='anchor-link y'",
-     " class=Anchor", " class=marks", " class='doc-anchor'"]
+     " class=Anchor", " class=marks", " class='doc-anchor'", " id=toc", " id='Table_Of_Contents'",
+     " role=banner", " role='contentinfo'", " role=search", " id='t\roc'", " role=complementary"]
 )  # fmt: skip
 TEXT = st.sampled_from(
     ["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&", "&#10;", "&lt",

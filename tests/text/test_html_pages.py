@@ -106,3 +106,39 @@ def test_node_and_rustdoc_permalinks_and_buttons_are_dropped() -> None:
 def test_links_of_other_classes_keep_their_text() -> None:
     page = '<p>See <a class="marks" href="#x">marks</a> and <a class="Anchor">Anchor</a>.</p>'
     assert texts(parse_html(page)[1]) == "See marks and Anchor."  # whole class names, as written
+
+
+# npm's command pages (``/usr/lib/node_modules/npm/docs/output/commands``), cut down: the h1
+# and the one-line description are in the section's own header, then a table of contents.
+NPM = """<title>npm-bugs</title><body>
+<div id="banner"><div class="title">npm command-line interface</div></div>
+<section id="content">
+<header class="title"><h1 id="npm-bugs"><span>npm-bugs</span> <span class="version">@10.8.2</span></h1>
+<span class="description">Report bugs for a package in a web browser</span></header>
+<section id="table_of_contents"><h2 id="table-of-contents">Table of contents</h2>
+<div id="_table_of_contents"><ul><li><a href="#synopsis">Synopsis</a></li></ul></div></section>
+<div id="_content"><h3 id="synopsis">Synopsis</h3><pre><code>npm bugs [&lt;pkgname&gt;]</code></pre></div>
+<footer id="edit"><a href="https://github.com/npm/cli/edit/latest/docs/lib/content/commands/npm-bugs.md">Edit this page on GitHub</a></footer>
+</section></body>"""
+
+
+def test_a_sections_own_header_is_kept_and_a_table_of_contents_by_id_is_dropped() -> None:
+    _, items = parse_html(NPM)
+    headings = [i.text for i in items if isinstance(i, Heading)]
+    assert headings == ["npm-bugs @10.8.2", "Synopsis"]  # no "Table of contents"
+    text = texts(items)
+    assert "Report bugs for a package in a web browser" in text
+    assert "npm bugs [<pkgname>]" in text
+    assert "Edit this page" not in text  # a section's footer is still chrome
+    # a header or footer outside any section, article or main is still the site's
+    _, items = parse_html("<header><h1>Site</h1></header><p>body</p><footer>(c) site</footer>")
+    assert texts(items) == "body"
+
+
+def test_landmark_roles_around_the_content_are_dropped() -> None:
+    page = (
+        '<div role="banner">Site banner</div><div role="search">Search the docs</div>'
+        '<p>Body text.</p><div role="complementary">Related pages</div>'
+        '<div role="contentinfo">(c) 2026</div>'
+    )
+    assert texts(parse_html(page)[1]) == "Body text."

@@ -13,19 +13,23 @@ What becomes what:
 - ``pre`` -> a ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
   ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
-  ``nav``, ``aside``, any element with ``role="navigation"``, a ``div``, ``table``, ``ul``,
-  ``ol`` or ``section`` whose class names navigation (``nav``, ``navigation``, ``navheader``,
-  ``navfooter``, ``navbar``, ``navpath``, ``nav-panel``, ``topNav``, ``breadcrumbs``,
-  ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and tables of contents,
-  Texinfo's, Doxygen's and Javadoc's bars), ``button`` (a control's label: the "copy" of
+  ``nav``, ``aside``, any element whose ARIA role is a landmark around the content
+  (``navigation``, ``banner``, ``contentinfo``, ``complementary``, ``search``), a ``div``,
+  ``table``, ``ul``, ``ol`` or ``section`` whose class names navigation (``nav``,
+  ``navigation``, ``navheader``, ``navfooter``, ``navbar``, ``navpath``, ``nav-panel``,
+  ``topNav``, ``breadcrumbs``, ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and
+  tables of contents, Texinfo's, Doxygen's and Javadoc's bars) or whose id names a table of
+  contents (``toc``, ``table-of-contents``, ``table_of_contents``: npm's), ``button`` (a control's label: the "copy" of
   every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
   permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs
   headings; ``anchor`` and ``doc-anchor``, rustdoc's ``§`` and GitHub's icon;
   ``anchor-link``, Bootstrap's and Jupyter's; ``hash-link``, Docusaurus's; ``mark``, the
   ``#`` after each heading of Node.js's API pages), and ``header`` / ``footer`` outside
-  ``main`` /
-  ``article`` (site banners; an article's own header is kept), and so a ``div`` of class
-  ``header`` or ``footer`` (older Texinfo's Next / Previous / Up bar);
+  ``main`` and ``article`` (site banners; an article's own header is kept), but for a
+  ``header`` inside a ``section``, which is that section's own (npm's pages hold their h1 and
+  description in one; a section's ``footer``, "Edit this page" and the like, still goes),
+  and so a ``div`` of class ``header`` or ``footer`` (older Texinfo's Next / Previous / Up
+  bar);
 - when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
   inside it is kept: footers, "Previous topic" links and the like around it are site chrome
   even when they are plain ``div``s;
@@ -62,6 +66,12 @@ _NAV_CLASSES = frozenset(
     }
 )
 _NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
+# ids that mark a table of contents on those elements (npm's section#table_of_contents),
+# compared lower-cased
+_NAV_IDS = frozenset({"toc", "table-of-contents", "table_of_contents"})
+# ARIA landmark roles of what is around a page's content, not in it: its navigation, the
+# site's banner and footer (contentinfo), asides (complementary) and the search form
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
 # a div of these classes is site chrome as the header and footer elements are (HTML5 named
 # those elements after these most common class names): Texinfo's Next / Previous / Up bar
 _CHROME_CLASSES = frozenset({"header", "footer"})
@@ -103,6 +113,7 @@ class _PageParser(HTMLParser):
         self.first_h1 = ""
         self._drop: tuple[str, int] | None = None
         self._content_depth = 0
+        self._sections = 0  # open ``section`` elements (a header in one is its own)
         self._title: list[str] | None = None
         self._heading: tuple[int, int, list[str]] | None = None
         self._text: dict[int, list[str]] = {}
@@ -125,14 +136,19 @@ class _PageParser(HTMLParser):
             self._rows = []
 
     def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-        value = (dict(attrs).get("class") or "").split()
+        named = dict(attrs)
+        value = (named.get("class") or "").split()
         classes = {c.lower() for c in value}
         chrome = self._content_depth == 0 and (
-            tag in _SITE_CHROME or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
+            (tag in _SITE_CHROME and (tag == "footer" or self._sections == 0))
+            or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
         )
         permalink = tag == "a" and not _PERMALINK_CLASSES.isdisjoint(value)
-        nav = ("role", "navigation") in attrs or (
-            tag in _NAV_CONTAINERS and not classes.isdisjoint(_NAV_CLASSES)
+        nav = any(k == "role" and v in _CHROME_ROLES for k, v in attrs) or (
+            tag in _NAV_CONTAINERS
+            and (
+                not classes.isdisjoint(_NAV_CLASSES) or (named.get("id") or "").lower() in _NAV_IDS
+            )
         )
         return tag in _DROP or chrome or permalink or nav
 
@@ -166,6 +182,7 @@ class _PageParser(HTMLParser):
             return
         self._track_main(tag, attrs, opening=True)
         self._content_depth += tag in _CONTENT
+        self._sections += tag == "section"
         if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
             self._close_heading()  # bad markup: a heading never holds a block
         if tag == "title":
@@ -196,6 +213,8 @@ class _PageParser(HTMLParser):
         self._track_main(tag, [], opening=False)
         if tag in _CONTENT:
             self._content_depth = max(0, self._content_depth - 1)
+        if tag == "section":
+            self._sections = max(0, self._sections - 1)
         if tag == "title" and self._title is not None:
             self.title = " ".join("".join(self._title).split())
             self._title = None
