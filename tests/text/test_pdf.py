@@ -79,3 +79,50 @@ def test_bad_pdfs_are_skipped_with_the_reason(tmp_path: Path, make: object, reas
         documents, report = load_paths([tmp_path / "docs"])
     assert [d.source for d in documents] == ["ok.md"]
     assert report.skipped[0].path == "bad.pdf" and reason in report.skipped[0].reason
+
+
+def test_running_heads_page_numbers_and_dot_leaders_are_left_out(tmp_path: Path) -> None:
+    bodies = [
+        "Library Handbook\n\nOpening hours\n\nThe library opens at nine.",
+        "Contents\n\n1 Loans . . . . . . . . . . 3\n2 Fines ......................... 4",
+        "Loans\n\nBooks may be borrowed for three weeks.",
+        "Fines\n\nA late book costs ten pence a day.",
+        "Rooms\n\nStudy rooms are booked at the desk.",
+    ]
+    pages = [f"Library Handbook\n{body}\n\n{n}" for n, body in enumerate(bodies, start=1)]
+    pages[1] = f"ii\n{pages[1]}"  # a front-matter page number above the running head
+    make_pdf(tmp_path / "docs" / "handbook.pdf", pages)
+    chunks, _ = load_chunks([tmp_path / "docs"])
+    assert [c.id for c in chunks] == [f"handbook.pdf#p{n}" for n in range(1, 6)]
+    texts = [c.text for c in chunks]
+    assert texts[0].startswith("Library Handbook")  # the first page keeps the running head
+    assert not any("Library Handbook" in t for t in texts[1:])
+    assert not any(
+        line.strip() in {"1", "2", "3", "4", "5", "ii"} for t in texts for line in t.split("\n")
+    )
+    assert "Loans . ." not in texts[1] and "Fines ...." not in texts[1] and "Contents" in texts[1]
+    assert "three weeks" in texts[2] and "ten pence" in texts[3] and "Study rooms" in texts[4]
+
+
+def test_layout_keeps_what_is_text() -> None:
+    from docqa.text.pdf import _layout
+
+    body = ["Interior line", "Interior line", "Interior line"]  # on every page, never at an edge
+    pages = [
+        ["Repeated twice", "one", *body, "two", "manip\ufffeulation of encod\ufffeings"],
+        ["Repeated twice", "three", *body, "four", "mix"],
+        ["head 3", "five", *body, "six", "x"],
+        ["iv", "seven", *body, "eight", "Mild"],
+        ["Head 12", "nine", *body, "ten", "Head 13"],
+        ["Head 14", "eleven", *body, "and then....", "13"],
+    ]
+    out = _layout(pages)
+    assert out[0][-1] == "manipulation of encodings"  # PDFium's hyphenation marks go
+    assert out[1][0] == "Repeated twice"  # at the edge of two pages only: text
+    assert out[1][-1] == "mix" and out[3][-1] == "Mild"  # words, not roman page numbers
+    assert out[2][-1] == "" and out[3][0] == ""  # "x" and "iv" are page numbers
+    # a running head, digits aside (at the edge of three pages), but on its first page
+    assert out[2][0] == "head 3" and out[4][0] == out[4][-1] == out[5][0] == out[5][-1] == ""
+    assert out[5][-2] == "and then...."  # dots with no page number after them are prose
+    assert all(p[2:5] == body for p in out)
+    assert [len(p) for p in out] == [len(p) for p in pages]  # line numbers stay

@@ -7,9 +7,25 @@ daily bread. Each page with text becomes a section whose heading is ``"p. 7"`` a
 lines are numbered through the whole file, paragraphs split at blank lines. An encrypted
 file, a corrupt one, or one with no text layer at all (a scan) raises ``PdfSkip`` with the
 reason, which the loader reports as a skipped file.
+
+What a page's text layer holds that is not the document's text is left out (``_layout``):
+
+- running heads and feet: a line among the first two or the last two of a page whose text,
+  digits aside, is at the edge of at least ``RUNNING_PAGES`` pages ("Shared
+  MIME-info Database" atop every page, "Chapter 4: Function reference 27"), but on the
+  first page it is on (a title page keeps its title);
+- page numbers: a lone number or roman numeral as a page's first or last line;
+- table-of-contents and index entries: a line of dot leaders ("2.1 ASN.1 syntax . . . . 3");
+- PDFium's mark of a word hyphenated across lines (U+FFFE, where it joined the word): dropped,
+  so that "manip-/ulation" is the word "manipulation".
+
+The line numbers stay those of the text layer: a left-out line is a blank one.
 """
 
 from __future__ import annotations
+
+import re
+from collections import Counter
 
 from docqa.text.documents import Block, Line, Section
 
@@ -42,9 +58,48 @@ def page_texts(data: bytes) -> list[str]:
         document.close()
 
 
-def _page_section(page: int, first_line: int, text: str) -> Section | None:
+# a line at the edge of this many pages or more (digits aside) is a running head or foot
+RUNNING_PAGES = 3
+EDGE = 2  # lines at the top and at the bottom of a page that may be a running head or foot
+_DIGITS = re.compile(r"\d+")
+# a page number: arabic, or a lower-case roman one of the front matter (i to lxxxix, well formed)
+_PAGE_NUMBER = re.compile(r"\d{1,4}|(?=[ivxl])(?:xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
+# a table-of-contents or index entry: four dots or more, then the page number ("Loans .... 3")
+_DOT_LEADER = re.compile(r"\.(?:[ \t]?\.){3,}[ \t]*(?:\d{1,4}|[ivxlc]{1,7})[ \t]*$")
+
+
+def _key(line: str) -> str:
+    return _DIGITS.sub("#", " ".join(line.lower().split()))
+
+
+def _edges(lines: list[str]) -> list[int]:
+    """The indexes of a page's first and last ``EDGE`` non-empty lines."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    return sorted(set(filled[:EDGE] + filled[-EDGE:]))
+
+
+def _layout(pages: list[list[str]]) -> list[list[str]]:
+    """``pages`` (each a list of lines) with running heads and feet, page numbers and dot
+    leader lines blanked and PDFium's hyphenation marks dropped (see the module's doc)."""
+    pages = [[line.replace("\ufffe", "") for line in lines] for lines in pages]
+    edges = [_edges(lines) for lines in pages]
+    seen = Counter(k for lines, at in zip(pages, edges) for k in {_key(lines[i]) for i in at})
+    out, kept = [], set()
+    for lines, at in zip(pages, edges):
+        lines = list(lines)
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        for i in at:
+            text, key = lines[i].strip(), _key(lines[i])
+            number = i in (filled[0], filled[-1]) and _PAGE_NUMBER.fullmatch(text) is not None
+            if number or (seen[key] >= RUNNING_PAGES and key in kept):
+                lines[i] = ""
+            kept.add(key)  # the first page a running line is on keeps it (a title page's title)
+        out.append(["" if _DOT_LEADER.search(line) else line for line in lines])
+    return out
+
+
+def _page_section(page: int, first_line: int, raw: list[str]) -> Section | None:
     blocks, lines = [], []
-    raw = text.split("\n")
     for number, line in enumerate([*raw, ""], start=first_line):
         words = " ".join(line.split())
         if words:
@@ -61,11 +116,11 @@ def _page_section(page: int, first_line: int, text: str) -> Section | None:
 def pdf_sections(data: bytes) -> tuple[Section, ...]:
     """One section per page that has text; raises ``PdfSkip`` when no page has any."""
     sections, line = [], 1
-    for page, text in enumerate(page_texts(data), start=1):
-        section = _page_section(page, line, text)
+    for page, lines in enumerate(_layout([t.split("\n") for t in page_texts(data)]), start=1):
+        section = _page_section(page, line, lines)
         if section is not None:
             sections.append(section)
-        line += text.count("\n") + 1
+        line += len(lines)
     if not sections:
         raise PdfSkip("no text layer (a scanned PDF?); run OCR on it first")
     return tuple(sections)
