@@ -254,6 +254,15 @@ cdef int _toc_id(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1
     )
 
 
+cdef int _inpage(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
+    """The href value ``s[a:b]``, unescaped, is a link to one of the page's own anchors
+    (``#`` and a name)."""
+    if _find(s, a, b, 38) >= 0:
+        href = unescape(text[a:b])
+        return len(href) > 1 and href.startswith("#")
+    return b - a > 1 and s[a] == 35
+
+
 cdef struct Attr:
     Py_ssize_t a, b    # the name
     Py_ssize_t v0, v1  # the value, or -1: none
@@ -312,7 +321,7 @@ cdef int _tag_name(const hch_t* s, Py_ssize_t n, Py_ssize_t* j, char* name) noex
 
 cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i, _Page page, int* cdata) except -2:
     """Handle the start tag at ``i`` (``<`` + letter); its end, or -1 to fall back."""
-    cdef Py_ssize_t j = i + 1, k0 = -1, k1 = -1, d0 = -1, d1 = -1
+    cdef Py_ssize_t j = i + 1, k0 = -1, k1 = -1, d0 = -1, d1 = -1, h0 = -1, h1 = -1
     cdef uint32_t c
     cdef bint nav = False, main = False, closing = False
     cdef char name[NAME_MAX]
@@ -340,6 +349,8 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
             k0, k1 = at.v0, at.v1
         elif at.b - at.a == 2 and _same_ci(s, at.a, at.b, b"id"):
             d0, d1 = at.v0, at.v1  # the last one counts, as in dict(attrs)
+        elif at.b - at.a == 4 and _same_ci(s, at.a, at.b, b"href"):
+            h0, h1 = at.v0, at.v1
     tag = _tag_value(name, nlen)
     if k0 >= 0 and not nav and _nav_container(name, nlen):
         nav = _class_is(text, s, k0, k1, False) or (
@@ -347,7 +358,10 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
         )
     if d0 >= 0 and not nav and _nav_container(name, nlen):
         nav = _toc_id(text, s, d0, d1)
-    page.starttag(tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _permalink(text, s, k0, k1))
+    page.starttag(
+        tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _permalink(text, s, k0, k1),
+        (tag & 255) == T_A and h0 >= 0 and _inpage(text, s, h0, h1),
+    )
     if closing:
         page.endtag(tag, name, nlen)
     elif (tag & 255) == T_SCRIPT or (tag & 255) == T_STYLE:

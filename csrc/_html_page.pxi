@@ -130,6 +130,12 @@ cdef class _Page:
     cdef HBuf title_b, heading_b, cell_b, row_b, code_b, text_b, tmp_b
     cdef int code_line, text_line  # the line being appended to; -1: none
     cdef list code_lines, text_lines, rows
+    cdef bint in_link  # inside an ``a`` to one of the page's own anchors
+    # the outermost open list (``_PageParser._toc``): its nesting (0: none), len(items) at its
+    # start, all its text in such links so far, any text in one
+    cdef int toc_depth
+    cdef Py_ssize_t toc_start
+    cdef bint toc_only, toc_linked
 
     def __cinit__(self):
         self.drop_len = self.main_len = -1
@@ -235,7 +241,7 @@ cdef class _Page:
             self.main_len = -1
             self.content_depth = max(0, self.content_depth - 1)
 
-    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink) except -1:
+    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink, bint inpage) except -1:
         cdef int code = tag & 255
         if self.drop_len >= 0:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
@@ -275,7 +281,22 @@ cdef class _Page:
             self.space()
         elif (tag & HT_B) and not self.in_row:
             self.flush()
+        if code == T_A:
+            self.in_link = inpage
+        elif _is_list(name, n):
+            if self.toc_depth == 0:
+                self.toc_depth, self.toc_start = 1, len(self.items)
+                self.toc_only, self.toc_linked = True, False
+            else:
+                self.toc_depth += 1
         return 0
+
+    cdef void list_text(self, int sink) noexcept:
+        """``_PageParser._list_text``: text met inside a list, in ``sink``."""
+        if sink == SINK_TEXT and self.in_link:
+            self.toc_linked = True
+        elif sink != SINK_NONE:
+            self.toc_only = False
 
     cdef int space(self) except -1:
         """``handle_data(" ")`` (a ``<br>``)."""
@@ -309,6 +330,12 @@ cdef class _Page:
         elif code == T_TABLE or ((tag & HT_B) and not self.in_row):
             self.close_row()
             self.flush()
+        if code == T_A:
+            self.in_link = False
+        elif self.toc_depth and _is_list(name, n):
+            self.toc_depth -= 1
+            if not self.toc_depth and self.toc_only and self.toc_linked:
+                del self.items[self.toc_start:]  # a table of contents: its blocks go
         return 0
 
     cdef int close_heading(self) except -1:
@@ -370,6 +397,10 @@ cdef class _Page:
         return 0
 
 
+cdef inline bint _is_list(const char* name, int n) noexcept nogil:
+    return n == 2 and (memcmp(name, b"ul", 2) == 0 or memcmp(name, b"ol", 2) == 0)
+
+
 cdef int _hfeed(_Page page, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int line, int sink) except -1:
     """Append the decoded run ``s[a:b]`` (no ``&`` left in it) to ``sink`` at ``line``; 1 to
     hand the page back."""
@@ -378,6 +409,11 @@ cdef int _hfeed(_Page page, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int line
     cdef Py_ssize_t k
     if sink == SINK_NONE:
         return 0
+    if page.toc_depth and sink != SINK_TITLE:
+        for k in range(a, b):
+            if not _hspace(s[k]):
+                page.list_text(sink)
+                break
     if page.at_line(sink, line):
         return 1
     buf = page.buf(sink)

@@ -102,6 +102,15 @@ def test_public_functions_agree_with_their_reference_forms() -> None:
         "<p>wide — “quotes”, emoji 😀, nbsp\u00a0and\u2003em\x1cx</p>",
         "<my-custom-element data-a=1>custom</my-custom-element><x:y>ns</x:y>",
         "<p>a\r\nb</p><pre>c\r\nd \r</pre>",
+        "<p>x</p><ul><li><a href='#a'>A</a><ul><li><a href=#b>B</a></li></ul></li></ul><p>y</p>",
+        "<ol><li><a href='#a'>A</a> does a</li></ol><ul><li><a href='b.html'>B</a></li></ul>",
+        "<ul><li><a href='#'>top</a></li></ul><ul><li><a href='&#35;c'>C</a></li></ul><ul> </ul>",
+        "<ul><li><a href=#a>A</a></li><li><h3><a href=#b>B</a></h3></li></ul><ol></ol>",
+        "<ul><li><a href=#a>A</a><pre>code</pre></li></ul><ul><li><a href=#a>A</a></ul></li>",
+        "<table><tr><td><ul><li><a href=#a>in a cell</a></li></ul></td></tr></table>",
+        "<ul><li><a href=#a>A</li></ul><p>after an unclosed link</p><ul><li><a href=#a/>x</ul>",
+        "<ul><li><a href=#a href=b>last href</a></li></ul><ul><li><a href=b href=#a>c</a></ul>",
+        "<main><ul><li><a href=#a>in</a></li></ul></main><ul><li>outside</li></ul>",
     ],
 )
 def test_edge_markup_is_the_same(text: str) -> None:
@@ -143,7 +152,8 @@ ATTR = st.sampled_from(
      " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'",
      " class=anchor", " class='x mark'", " class=hash-link", " class='anchor-link y'",
      " class=Anchor", " class=marks", " class='doc-anchor'", " id=toc", " id='Table_Of_Contents'",
-     " role=banner", " role='contentinfo'", " role=search", " id='t\roc'", " role=complementary"]
+     " role=banner", " role='contentinfo'", " role=search", " id='t\roc'", " role=complementary",
+     " href=#a", " href='#'", " HREF='#b c'", " href=x.html", " href='&#35;d'", " href"]
 )  # fmt: skip
 TEXT = st.sampled_from(
     ["loan", " ", "\n", "&amp;", "é", "a < b", "¶", "x\n\ny", "&#955;", "&", "&#10;", "&lt",
@@ -307,3 +317,37 @@ def test_a_header_or_footer_div_inside_the_marked_content_is_kept() -> None:
     assert [ln.text for it in parse_html("<span class=header>x</span>")[1] for ln in it.lines] == [
         "x"
     ]
+
+
+EXPAT = """<html><head><title>Expat XML Parser</title></head><body>
+<h1>The Expat XML Parser</h1><p>Expat is a library, written in C, for parsing XML.</p>
+<h2>Table of Contents</h2>
+<ul>
+  <li><a href="#overview">Overview</a></li>
+  <li><a href="#reference">Reference</a>
+  <ul><li><a href="#XML_Parse">XML_Parse</a></li></ul></li>
+</ul>
+<h2><a name="overview">Overview</a></h2>
+<p>Expat is a stream-oriented parser.</p>
+<ul><li><a href="#XML_Parse">XML_Parse</a>: pass a buffer to the parser</li></ul>
+<ul><li><a href="https://libexpat.github.io/">The project's site</a></li></ul>
+<h2><a name="reference">Reference</a></h2><h3><a name="XML_Parse">XML_Parse</a></h3>
+<pre>enum XML_Status XML_Parse(XML_Parser p, const char *s, int len, int isFinal);</pre>
+</body></html>"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_list_of_links_to_the_page_itself_is_its_table_of_contents(fast: bool) -> None:
+    _, items = parse_html(EXPAT, fast=fast)
+    text = [line.text for item in items if isinstance(item, Block) for line in item.lines]
+    assert text == [
+        "Expat is a library, written in C, for parsing XML.",
+        "Expat is a stream-oriented parser.",
+        "XML_Parse: pass a buffer to the parser",  # a link, and text of its own: kept
+        "The project's site",  # a link elsewhere: kept
+        "enum XML_Status XML_Parse(XML_Parser p, const char *s, int len, int isFinal);",
+    ]
+    headings = [item.text for item in items if isinstance(item, Heading)]
+    assert headings == ["The Expat XML Parser", "Table of Contents", "Overview", "Reference",
+                        "XML_Parse"]  # fmt: skip
+    assert same(EXPAT)

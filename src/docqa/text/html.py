@@ -30,6 +30,11 @@ What becomes what:
   description in one; a section's ``footer``, "Edit this page" and the like, still goes),
   and so a ``div`` of class ``header`` or ``footer`` (older Texinfo's Next / Previous / Up
   bar);
+- a list (``ul`` or ``ol``, nested ones with it) whose text is all in links to the page's own
+  anchors (``href="#..."``) is the page's table of contents: the sections it points to hold
+  its text (Expat's reference, a plain ``h2`` "Table of Contents" over such a list); a list
+  with any other text (``<a href="#f">f()</a> does X``), a heading, a table or code in it
+  stays;
 - when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
   inside it is kept: footers, "Previous topic" links and the like around it are site chrome
   even when they are plain ``div``s;
@@ -77,6 +82,7 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
 _CHROME_CLASSES = frozenset({"header", "footer"})
 _CONTENT = frozenset({"main", "article"})
 _MARKS_CONTENT = re.compile(r"<(?:main|article)[\s>]|role\s*=\s*[\"']?main\b", re.IGNORECASE)
+_LISTS = frozenset({"ul", "ol"})
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _BREAKS_HEADING = frozenset({*_HEADINGS, "pre", "tr", "td", "th"})
 _BLOCK_TAGS = frozenset(
@@ -121,6 +127,10 @@ class _PageParser(HTMLParser):
         self._cell: list[str] | None = None
         self._row: tuple[int, list[str]] | None = None
         self._rows: list[Line] = []
+        self._in_link = False  # inside an ``a`` to one of the page's own anchors
+        # the outermost open list: [its nesting, len(items) at its start, all its text in
+        # such links so far, any text in one]
+        self._toc: list[int] | None = None
 
     def _line(self) -> int:
         return self.getpos()[0] + self._first
@@ -203,6 +213,14 @@ class _PageParser(HTMLParser):
             self.handle_data(" ")
         elif tag in _BLOCK_TAGS and self._row is None:
             self.flush()
+        if tag == "a":
+            href = dict(attrs).get("href") or ""
+            self._in_link = len(href) > 1 and href.startswith("#")
+        elif tag in _LISTS:
+            if self._toc is None:
+                self._toc = [1, len(self.items), True, False]
+            else:
+                self._toc[0] += 1
 
     def handle_endtag(self, tag: str) -> None:
         if self._drop is not None:
@@ -229,15 +247,27 @@ class _PageParser(HTMLParser):
         elif tag == "table" or (tag in _BLOCK_TAGS and self._row is None):
             self._close_row()
             self.flush()
+        if tag == "a":
+            self._in_link = False
+        elif tag in _LISTS and self._toc is not None:
+            self._toc[0] -= 1
+            if not self._toc[0]:
+                _, start, only_links, linked = self._toc
+                if only_links and linked:  # a table of contents: its blocks go
+                    del self.items[start:]
+                self._toc = None
 
     def handle_data(self, data: str) -> None:
         if self._drop is not None:
             return
         if self._title is not None:
             self._title.append(data)
-        elif self._outside:
             return
-        elif self._heading is not None:
+        if self._outside:
+            return
+        if self._toc is not None and data.strip():
+            self._list_text()
+        if self._heading is not None:
             self._heading[2].append(data)
         elif self._cell is not None:
             self._cell.append(data)
@@ -245,6 +275,18 @@ class _PageParser(HTMLParser):
             _add(self._code, self._line(), data)
         elif self._row is None:
             _add(self._text, self._line(), data)
+
+    def _list_text(self) -> None:
+        """Text is met inside a list: in an in-page link, or not (a heading's, a cell's or
+        code's text never is; text in a table row outside its cells is not kept)."""
+        assert self._toc is not None
+        plain = self._heading is None and self._cell is None and self._code is None
+        if plain and self._row is not None:
+            return
+        if plain and self._in_link:
+            self._toc[3] = True
+        else:
+            self._toc[2] = False
 
     def _close_heading(self) -> None:
         assert self._heading is not None
