@@ -8,10 +8,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 from index_helpers import EMBEDDER, sample
 
+from docqa.build import build_index
 from docqa.index import open_index, write_index
 
 BUILD = """
@@ -91,3 +94,61 @@ def test_live_builders_temporary_directory_is_left_alone(tmp_path: Path) -> None
     chunks, vectors = sample(3)
     write_index(tmp_path / "idx", chunks, vectors, embedder=EMBEDDER)
     assert live.is_dir()
+
+
+def _stop_as_the_work_folder_is_made(monkeypatch: pytest.MonkeyPatch, at: int) -> list[Path]:
+    """Make the ``at``-th ``mkdir`` of a build's work folder (``.NAME.tmp-*``) raise
+    ``KeyboardInterrupt`` as it returns, as Ctrl-C or ``docqa watch``'s SIGTERM can: the folder
+    is made and the code after the call never runs. Returns the folders so made."""
+    made: list[Path] = []
+    real = Path.mkdir
+
+    def mkdir(self: Path, *args: Any, **kwargs: Any) -> None:
+        real(self, *args, **kwargs)
+        if ".tmp-" in self.name:
+            made.append(self)
+            if len(made) == at:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    return made
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".tmp-" in p.name)
+
+
+def test_a_stop_as_write_index_makes_its_folder_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunks, vectors = sample(4)
+    made = _stop_as_the_work_folder_is_made(monkeypatch, 1)
+    with pytest.raises(KeyboardInterrupt):
+        write_index(tmp_path / "ix", chunks, vectors, embedder=EMBEDDER)
+    assert len(made) == 1 and _leftovers(tmp_path) == []
+    assert not (tmp_path / "ix").exists()
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "at"), [(True, 1), (False, 1), (False, 2)], ids=["whole", "delta", "delta-part"]
+)
+def test_a_stop_as_a_build_makes_its_folder_leaves_the_previous_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rewrite: bool, at: int
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(20):
+        (docs / f"page-{i}.md").write_text(f"# Page {i}\n\nText of page {i}.\n")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, workers=1)
+    manifest = (ix / "manifest.json").read_bytes()
+    (docs / "page-3.md").write_text("# Page 3\n\nNew text.\n")  # a delta: 1 file of 20
+    # a whole build (--rewrite) makes one work folder; a delta its own, then its part's in it
+    made = _stop_as_the_work_folder_is_made(monkeypatch, at)
+    with pytest.raises(KeyboardInterrupt):
+        build_index([docs], ix, workers=1, rewrite=rewrite)
+    assert len(made) == at
+    assert (ix / "manifest.json").read_bytes() == manifest
+    assert _leftovers(tmp_path) == []
+    monkeypatch.undo()
+    assert build_index([docs], ix, workers=1).documents == 20

@@ -179,18 +179,25 @@ class IndexBuilder:
         clean_debris(self.target)
         self.storage = storage
         self.tmp = writer.work_dir(self.target)
-        self.tmp.mkdir()
-        (self.tmp / fmt.ARRAYS_DIR).mkdir()
         self._appenders: dict[str, NpyAppender] = {}
-        self._blob = _Sink(self.tmp / fmt.BLOB)
+        self._blob: _Sink  # set in the try below
         self.vectors: NpyAppender | None = None
         self._compact: dict[str, NpyAppender] = {}
-        self.offsets = self._open(fmt.OFFSETS, np.int64)
-        self.offsets.append(np.zeros(1, np.int64))
         self.scratch = self.tmp / "scratch"  # spill files of the build, removed at commit
-        self.scratch.mkdir()
         self._closed: dict[str, fmt.FileEntry] = {}  # files closed by ``close_rows``
         self._synced: Background[None] | None = None
+        # a stop (Ctrl-C, SIGTERM) from the mkdir on, before ``with`` has the builder to
+        # abort, must not leave the folder: the test of docqa watch's SIGTERM met it
+        try:
+            self.tmp.mkdir()
+            (self.tmp / fmt.ARRAYS_DIR).mkdir()
+            self._blob = _Sink(self.tmp / fmt.BLOB)
+            self.offsets = self._open(fmt.OFFSETS, np.int64)
+            self.offsets.append(np.zeros(1, np.int64))
+            self.scratch.mkdir()
+        except BaseException:
+            self.abort()
+            raise
 
     def __enter__(self) -> Self:
         return self
@@ -316,7 +323,9 @@ class IndexBuilder:
         if self._synced is not None:
             self._synced.wait()  # its error, if any, no longer matters
             self._synced = None
-        self._blob.abort()
+        blob: _Sink | None = getattr(self, "_blob", None)  # None: stopped before it was made
+        if blob is not None:
+            blob.abort()
         for appender in self._appenders.values():
             appender.abort()
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -82,8 +82,8 @@ def write_index(
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_debris(target)
     tmp = work_dir(target)
-    tmp.mkdir()
-    try:
+    try:  # from the mkdir on: Ctrl-C or SIGTERM as it returns must not leave the folder
+        tmp.mkdir()
         files = {
             fmt.VECTORS: _write_vectors(tmp / fmt.VECTORS, vectors),
             **_write_chunks(tmp, chunks),

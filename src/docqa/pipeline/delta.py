@@ -256,8 +256,8 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
         ):  # every file has its bytes (only stats changed): the maps and stats stand
             return _refresh(target, layered, run)
     tmp = work_dir(target)
-    tmp.mkdir()
-    try:
+    try:  # from the mkdir on (see writer.write_index)
+        tmp.mkdir()
         linked = _link_tree(layered.base.root, tmp / BASE)
         if linked is None:
             shutil.rmtree(tmp, ignore_errors=True)
