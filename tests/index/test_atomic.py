@@ -152,3 +152,34 @@ def test_a_stop_as_a_build_makes_its_folder_leaves_the_previous_index(
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
     assert build_index([docs], ix, workers=1).documents == 20
+
+
+def test_a_stop_while_rows_are_copied_is_a_stop_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rewrite copies the unchanged files' rows from the previous index's maps; stopped in
+    # the middle, the copy's views of a map are held by the traceback's frames, so the map
+    # cannot be closed yet: that must not turn the stop into a BufferError.
+    from docqa.index.streaming import IndexBuilder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(20):
+        (docs / f"page-{i}.md").write_text(f"# Page {i}\n\nText of page {i}.\n")
+    ix = tmp_path / "ix"
+    build_index([docs], ix, workers=1)
+    manifest = (ix / "manifest.json").read_bytes()
+    copied: list[int] = []
+
+    def copy_vectors(self: IndexBuilder, rows: np.ndarray) -> None:
+        copied.append(len(rows))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(IndexBuilder, "copy_vectors", copy_vectors)
+    with pytest.raises(KeyboardInterrupt):
+        build_index([docs], ix, workers=1, rewrite=True)
+    assert copied  # the stop came in the copy
+    assert (ix / "manifest.json").read_bytes() == manifest
+    assert _leftovers(tmp_path) == []
+    monkeypatch.undo()
+    assert build_index([docs], ix, workers=1, rewrite=True).documents == 20

@@ -47,7 +47,14 @@ class _Mapped:
     def close(self) -> None:
         self.bytes = np.zeros(0, np.uint8)  # the array's hold on the map goes first
         if self.map is not None:
-            self.map.close()
+            try:
+                self.map.close()
+            except BufferError:
+                # a view of it is still held: by a frame of the traceback being unwound, when
+                # a stop (Ctrl-C, SIGTERM) interrupted ``OldFiles.copy``. The map is unmapped
+                # with its last view; raising here would replace the stop with a crash
+                pass
+            self.map = None
 
 
 class OldFiles:
