@@ -114,3 +114,23 @@ def test_labels_grow_until_they_differ(tmp_path: Path) -> None:
 def test_the_same_folder_twice_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="would both be"):
         discover([LIBRARY, LIBRARY])
+
+
+def test_a_worker_leaves_ctrl_c_to_its_parent_and_dies_of_sigterm() -> None:
+    # a forked worker starts with its parent's handlers: docqa watch's SIGTERM one raises
+    # KeyboardInterrupt, which in a worker the pool terminates would print a traceback
+    from docqa.pipeline.work import ignore_interrupts
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def raising(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, raising)
+        ignore_interrupts()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)

@@ -188,7 +188,11 @@ def vectors_and_postings_reference(
 
 
 def ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle (it stops the pool)."""
+    """Worker initializer: Ctrl-C is the parent's to handle (it stops the pool), and SIGTERM
+    (the pool's ``terminate``) ends the worker at once, whatever handler a forked worker had
+    from its parent (``docqa watch``'s raises KeyboardInterrupt, whose traceback the worker
+    would print)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
