@@ -114,6 +114,16 @@ def _stop_as_the_work_folder_is_made(monkeypatch: pytest.MonkeyPatch, at: int) -
     return made
 
 
+def _twenty_pages(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder of 20 pages and its index: ``(docs, ix)``."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(20):
+        (docs / f"page-{i}.md").write_text(f"# Page {i}\n\nText of page {i}.\n")
+    build_index([docs], tmp_path / "ix", workers=1)
+    return docs, tmp_path / "ix"
+
+
 def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if ".tmp-" in p.name)
 
@@ -135,12 +145,7 @@ def test_a_stop_as_write_index_makes_its_folder_leaves_nothing(
 def test_a_stop_as_a_build_makes_its_folder_leaves_the_previous_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rewrite: bool, at: int
 ) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for i in range(20):
-        (docs / f"page-{i}.md").write_text(f"# Page {i}\n\nText of page {i}.\n")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, workers=1)
+    docs, ix = _twenty_pages(tmp_path)
     manifest = (ix / "manifest.json").read_bytes()
     (docs / "page-3.md").write_text("# Page 3\n\nNew text.\n")  # a delta: 1 file of 20
     # a whole build (--rewrite) makes one work folder; a delta its own, then its part's in it
@@ -162,12 +167,7 @@ def test_a_stop_while_rows_are_copied_is_a_stop_not_a_crash(
     # cannot be closed yet: that must not turn the stop into a BufferError.
     from docqa.index.streaming import IndexBuilder
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for i in range(20):
-        (docs / f"page-{i}.md").write_text(f"# Page {i}\n\nText of page {i}.\n")
-    ix = tmp_path / "ix"
-    build_index([docs], ix, workers=1)
+    docs, ix = _twenty_pages(tmp_path)
     manifest = (ix / "manifest.json").read_bytes()
     copied: list[int] = []
 
