@@ -1,4 +1,6 @@
-"""A build killed with SIGKILL halfway leaves the previous index intact and the next build clean."""
+"""A build killed with SIGKILL halfway leaves the previous index intact and the next build
+clean; one stopped (Ctrl-C, SIGTERM to docqa watch) at the moment it makes its work folder, or
+while it copies rows, leaves the previous index and nothing else."""
 
 from __future__ import annotations
 
