@@ -263,6 +263,8 @@ def test_docs_flag_indexes_then_reuses(tmp_path: Path) -> None:
         ["search", "anything", "--index", "no-such-index"],
         ["search", "anything", "-k", "0"],
         ["search", "anything", "--frobnicate"],
+        ["search", ""],
+        ["ask", "  \t"],
         ["index"],
         ["ask", "x", "--backend", "anthropic", "--index", "no-such-index"],
         ["eval", "missing.jsonl"],
@@ -271,6 +273,13 @@ def test_docs_flag_indexes_then_reuses(tmp_path: Path) -> None:
 )
 def test_bad_usage_is_one_line_and_exit_2(tmp_path: Path, args: list[str]) -> None:
     assert_one_line_error(docqa(*args, cwd=tmp_path))
+
+
+def test_a_blank_question_is_a_usage_error_that_says_so(workdir: Path) -> None:
+    result = docqa("search", " ", cwd=workdir)
+    assert_one_line_error(result)
+    assert "argument question: it is blank; give a question" in result.stderr
+    assert result.stdout == ""
 
 
 def test_empty_folder_and_missing_model_config(tmp_path: Path, workdir: Path) -> None:

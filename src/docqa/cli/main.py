@@ -53,6 +53,13 @@ def _at_least_two(text: str) -> int:
     return _whole(text, 2)
 
 
+def _question(text: str) -> str:
+    """A question to search for or answer: blank is a usage error, as the service's 422."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("it is blank; give a question")
+    return text
+
+
 def _index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--index",
@@ -231,10 +238,10 @@ def _watch_parser(sub: Any) -> None:
 
 def _query_parsers(sub: Any) -> None:
     p = sub.add_parser("search", help="print the passages that best match a question")
-    p.add_argument("question")
+    p.add_argument("question", type=_question)
     _retrieval_options(p, default_k=5)
     p = sub.add_parser("ask", help="answer a question from the passages, with citations")
-    p.add_argument("question")
+    p.add_argument("question", type=_question)
     _retrieval_options(p, default_k=3)
     _model_options(p)
     _context_options(p)
