@@ -23,7 +23,7 @@ summed shortfall below ``max(dense, keyword)``, ties to the larger summed margin
 it on the one left out. Run:
 
     .venv/bin/python benchmarks/fusion_transfer.py [--corpora library,pydocs,nodejs,debdocs,valgrind]
-        [--embedders hashing,minilm] [--scratch /tmp/fusion] [--loco]
+        [--embedders hashing,minilm] [--scratch /tmp/fusion] [--loco] [--heading-weight N]
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from docqa.retrieve.fusion import (
     dense_weight_for,
     reciprocal_rank_fusion,
 )
+from docqa.text.sections import HEADING_WEIGHT
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data"
@@ -104,8 +105,11 @@ def _pages(name: str) -> list[tuple[Path, str]]:
     return out
 
 
-def candidates(name: str, embedder: str, scratch: Path) -> tuple[list[Case], list[str]]:
-    """Each answerable question's two ranked lists, and every row's section id."""
+def candidates(
+    name: str, embedder: str, scratch: Path, heading_weight: int = HEADING_WEIGHT
+) -> tuple[list[Case], list[str]]:
+    """Each answerable question's two ranked lists, and every row's section id, from an index
+    whose BM25 rows count each heading path ``heading_weight`` times."""
     cached = scratch / f"cand-{name}-{embedder}.json"
     if cached.exists():
         data = json.loads(cached.read_text())
@@ -113,7 +117,7 @@ def candidates(name: str, embedder: str, scratch: Path) -> tuple[list[Case], lis
     docs, questions_file = corpus_paths(name, scratch)
     index = scratch / f"index-{name}-{embedder}"
     if not (index / "manifest.json").exists():
-        build_index(docs, index, IndexSettings(embedder=embedder))
+        build_index(docs, index, IndexSettings(embedder=embedder, heading_weight=heading_weight))
     collection = Collection.open(index)
     dense = collection.retriever("dense", guard=False)
     keyword = collection.retriever("keyword", guard=False)
@@ -237,6 +241,12 @@ def main() -> None:
     parser.add_argument("--embedders", default="hashing,minilm")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/fusion-transfer"))
     parser.add_argument("--loco", action="store_true", help="leave-one-corpus-out weights")
+    parser.add_argument(
+        "--heading-weight",
+        type=int,
+        default=HEADING_WEIGHT,
+        help="times a heading path counts in a BM25 row (give each its own --scratch)",
+    )
     args = parser.parse_args()
     args.scratch.mkdir(parents=True, exist_ok=True)
     corpora, embedders = args.corpora.split(","), args.embedders.split(",")
@@ -247,7 +257,9 @@ def main() -> None:
     )
     for embedder in embedders:
         for name in corpora:
-            data[(name, embedder)] = cases, sections = candidates(name, embedder, args.scratch)
+            data[(name, embedder)] = cases, sections = candidates(
+                name, embedder, args.scratch, args.heading_weight
+            )
             cells = [figures(cases, sections, rule, embedder) for rule in RULES.values()]
             row = " ".join(f"{r5:.3f} / {m:.3f}" for r5, m in cells)
             print(f"              {name:9s} {embedder:8s} {len(cases):4d} {row}", flush=True)

@@ -43,6 +43,7 @@ from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
 from docqa.pipeline.work import Task
 from docqa.text.documents import LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
+from docqa.text.sections import HEADING_WEIGHT
 from docqa.text.windows import check_window
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -60,6 +61,7 @@ class IndexSettings:
     max_words: int = 120
     overlap: int = 0
     headings: bool = True
+    heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
     storage: str = "float32"  # "int8": int8 codes beside the vectors (docqa.search.compact)
     tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
 
@@ -67,6 +69,7 @@ class IndexSettings:
         if self.embedder not in EMBEDDERS:
             raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
         positive(self.dim, "dim")
+        positive(self.heading_weight, "heading_weight")
         check_window("max_words", self.max_words, "overlap", self.overlap)
         if self.storage != "float32":  # the default needs no look at (Numba's) compact module
             self._check_storage()
@@ -370,6 +373,7 @@ def _stream(
             keep_texts=fitted,
             tenant_from_folder=settings.tenant_from_folder,
             verified={s: verified[s] for _, s in group if s in verified},
+            heading_weight=settings.heading_weight,
         )
         for group in cut
     )

@@ -26,7 +26,7 @@ from docqa.pipeline.work import (
 from docqa.text.documents import Document
 from docqa.text.loaders import find_files, load_file
 from docqa.text.records import chunk_records
-from docqa.text.tokenize import hash_tokens, hash_tokens_and_embed, native_batch
+from docqa.text.tokenize import hash_tokens, hash_tokens_and_embed, join_rows, native_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELDS = ("hashes", "rows", "tf", "lengths")
@@ -78,6 +78,43 @@ def test_generated_texts_give_the_same_bytes(texts: list[str], dim: int) -> None
     assert_same(
         vectors_and_postings(embedder, texts), vectors_and_postings_reference(embedder, texts)
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), TEXTS, st.sampled_from([7, 256]))
+def test_more_keyword_text_per_row_gives_the_same_bytes(
+    data: st.DataObject, texts: list[str], dim: int
+) -> None:
+    """The heading path again in each BM25 row (``more``): joined to the one scan's hashes
+    (``join_rows``) as if each text and its ``more`` had been tokenized as one text; the
+    vectors are the texts' alone."""
+    more = data.draw(st.lists(st.sampled_from(["", "Loans > Fees", "日本 > the", "x1\n\nx1"]),
+                              min_size=len(texts), max_size=len(texts)))  # fmt: skip
+    embedder = HashingEmbedder(dim)
+    got = vectors_and_postings(embedder, texts, more)
+    assert_same(got, vectors_and_postings_reference(embedder, texts, more))
+    rows = [f"{t}\n\n{m}" for t, m in zip(texts, more, strict=True)]
+    joined = hash_tokens(rows, **BM25_TOKENS.as_kwargs())
+    assert got[1].lengths.tolist() == np.diff(joined.offsets).tolist()
+    if texts:
+        assert got[0] is not None and got[0].tobytes() == embedder.embed(texts).tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, TEXTS)
+def test_join_rows_is_the_hashes_of_the_joined_texts(first: list[str], then: list[str]) -> None:
+    n = min(len(first), len(then))
+    a, b = first[:n], then[:n]
+    kw = BM25_TOKENS.as_kwargs()
+    got = join_rows(hash_tokens(a, **kw), hash_tokens(b, **kw))
+    want = hash_tokens([f"{x}\n\n{y}" for x, y in zip(a, b, strict=True)], **kw)
+    assert got.offsets.tolist() == want.offsets.tolist()
+    assert got.hashes.dtype == want.hashes.dtype and got.hashes.tobytes() == want.hashes.tobytes()
+
+
+def test_join_rows_refuses_different_row_counts() -> None:
+    with pytest.raises(ValueError, match="2 rows and 1 rows"):
+        join_rows(hash_tokens(["a", "b"]), hash_tokens(["c"]))
 
 
 @settings(max_examples=50, deadline=None)

@@ -16,7 +16,7 @@ from docqa.index import format as fmt
 from docqa.index import open_index
 from docqa.keyword import BM25Index
 from docqa.pipeline import postings, stream
-from docqa.text import embed_text, load_chunks
+from docqa.text import embed_text, keyword_text, load_chunks
 
 LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library"
 WORDS = [
@@ -78,11 +78,30 @@ def test_stream_equals_the_plain_functions(tmp_path: Path, small_pieces: None) -
     assert report.chunks == len(chunks) == len(ix)
     assert list(ix.chunks) == chunks
     assert np.array_equal(ix.vectors, HashingEmbedder(64).embed(texts))
-    expected = BM25Index.from_texts(texts).to_arrays()
+    expected = BM25Index.from_texts([keyword_text(c) for c in chunks]).to_arrays()
     for name, arr in expected.items():
         got = ix.array(name)
         assert got.dtype == arr.dtype and np.array_equal(got, arr), name
     assert report.vocabulary == expected["bm25_vocab"].size
+
+
+@pytest.mark.parametrize("weight", [1, 3])
+def test_the_heading_weight_is_how_often_a_heading_counts_in_its_keyword_row(
+    tmp_path: Path, weight: int
+) -> None:
+    build_index([LIBRARY], tmp_path / "ix", IndexSettings(dim=64, heading_weight=weight))
+    chunks, _ = load_chunks([LIBRARY])
+    rows = [keyword_text(c, heading_weight=weight) for c in chunks]
+    ix = open_index(tmp_path / "ix")
+    expected = BM25Index.from_texts(rows).to_arrays()
+    for name, arr in expected.items():
+        assert np.array_equal(ix.array(name), arr), name
+    once = BM25Index.from_texts([embed_text(c) for c in chunks]).to_arrays()
+    # the vocabulary is the same (the heading is in the embed text once); the counts are not,
+    # save at weight 1
+    assert np.array_equal(ix.array("bm25_vocab"), once["bm25_vocab"])
+    assert np.array_equal(ix.array("bm25_lengths"), once["bm25_lengths"]) == (weight == 1)
+    assert np.array_equal(ix.vectors, HashingEmbedder(64).embed([embed_text(c) for c in chunks]))
 
 
 @pytest.mark.slow

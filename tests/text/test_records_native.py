@@ -76,7 +76,11 @@ def test_generated_documents_give_the_reference_bytes(
         with pytest.raises(InputError, match="used twice"):
             chunk_records(doc, max_words=max_words, overlap=overlap, headings=headings)
         return
-    assert chunk_records(doc, max_words=max_words, overlap=overlap, headings=headings) == expected
+    titles: list[str] = []
+    got = chunk_records(doc, max_words=max_words, overlap=overlap, headings=headings, titles=titles)
+    assert got == expected
+    chunks = chunk_document(doc, max_words=max_words, overlap=overlap)
+    assert titles == [c.title if headings and c.heading_path else "" for c in chunks]
     python = _records(doc, max_words, overlap, headings, section_records_python)
     assert python == expected
 

@@ -43,7 +43,9 @@ def progress_bar(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None
 
 def index_settings(args: argparse.Namespace) -> IndexSettings:
     """The build settings of ``docqa index`` and ``docqa watch``."""
+    weight = {} if args.heading_weight is None else {"heading_weight": args.heading_weight}
     return IndexSettings(
+        **weight,
         embedder=args.embedder,
         dim=args.dim,
         max_words=args.max_words,

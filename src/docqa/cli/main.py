@@ -190,6 +190,13 @@ def _build_options(p: argparse.ArgumentParser) -> None:
         help="embed chunk text without its heading path in front",
     )
     p.add_argument(
+        "--heading-weight",
+        type=_positive,
+        default=None,  # docqa.text.sections.HEADING_WEIGHT, not imported before the parse
+        help="times a chunk's heading path counts in its keyword (BM25) row "
+        "(default 2; 1: once, as it is embedded)",
+    )
+    p.add_argument(
         "--storage",
         choices=("float32", "int8"),
         default="float32",

@@ -21,7 +21,8 @@ from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import document_from_bytes, read_bytes
 from docqa.text.records import chunk_records
-from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens
+from docqa.text.sections import HEADING_WEIGHT, heading_copies
+from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens, join_rows
 
 # how BM25 tokenizes (``docqa.keyword.BM25Index.from_texts``'s settings)
 BM25_TOKENS = TokenSettings(stop_words=True, fold_plurals=True)
@@ -43,6 +44,7 @@ class Task:
     tenant_from_folder: bool = False  # each document's tenant is its first folder
     verified: Mapping[str, int] = field(default_factory=dict)  # source -> size: known
     # files the caller has already read and found unchanged (reused without reading)
+    heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,7 @@ def _run(task: Task) -> Result:
     outcomes: list[FileResult] = []
     records: list[bytes] = []
     texts: list[str] = []
+    titles: list[str] = []
     for path, source in task.files:
         if source in task.verified:
             outcomes.append(FileResult(source, task.verified[source], task.known[source], 0, True))
@@ -153,12 +156,14 @@ def _run(task: Task) -> Result:
         if task.tenant_from_folder:
             doc = folder_tenant(doc)
         found, embed_texts = chunk_records(
-            doc, max_words=task.max_words, overlap=task.overlap, headings=task.headings
-        )
+            doc, max_words=task.max_words, overlap=task.overlap, headings=task.headings,
+            titles=titles,
+        )  # fmt: skip
         records.extend(found)
         texts.extend(embed_texts)
         outcomes.append(FileResult(source, len(data), sha, len(found)))
-    vectors, postings = vectors_and_postings(task.embedder, texts)
+    more = [heading_copies(t, task.heading_weight) for t in titles]
+    vectors, postings = vectors_and_postings(task.embedder, texts, more)
     return Result(
         files=tuple(outcomes),
         records=b"".join(records),
@@ -169,22 +174,31 @@ def _run(task: Task) -> Result:
     )
 
 
-def vectors_and_postings(embedder: object, texts: list[str]) -> tuple[np.ndarray | None, Postings]:
-    """The texts' vectors (``None`` without an embedder or a text) and BM25 postings. A
-    hashing embedder that tokenizes as BM25 does gives both from one scan of the texts
-    (``HashingEmbedder.embed_and_hash``); the twin is ``vectors_and_postings_reference``."""
+def vectors_and_postings(
+    embedder: object, texts: list[str], more: Sequence[str] = ()
+) -> tuple[np.ndarray | None, Postings]:
+    """The texts' vectors (``None`` without an embedder or a text) and BM25 postings, row
+    ``i``'s BM25 text being ``texts[i]`` and, after a blank line, ``more[i]`` when ``more`` is
+    given (the heading path again: ``sections.keyword_row``). A hashing embedder that
+    tokenizes as BM25 does gives both from one scan of the texts
+    (``HashingEmbedder.embed_and_hash``), ``more`` hashed beside it; the twin is
+    ``vectors_and_postings_reference``."""
     if isinstance(embedder, HashingEmbedder) and embedder.token_settings == BM25_TOKENS and texts:
         vectors, th = embedder.embed_and_hash(texts)
+        if any(more):
+            th = join_rows(th, hash_tokens(more, **BM25_TOKENS.as_kwargs()))
         return vectors, postings_of_hashes(th)
-    return vectors_and_postings_reference(embedder, texts)
+    return vectors_and_postings_reference(embedder, texts, more)
 
 
 def vectors_and_postings_reference(
-    embedder: object, texts: list[str]
+    embedder: object, texts: list[str], more: Sequence[str] = ()
 ) -> tuple[np.ndarray | None, Postings]:
-    """``vectors_and_postings`` with the texts tokenized twice: ``embed``, then ``postings_of``."""
+    """``vectors_and_postings`` with the texts tokenized twice: ``embed``, then ``postings_of``
+    of each text joined to its ``more`` by a blank line."""
     embed = getattr(embedder, "embed", None)
-    return (embed(texts) if embed is not None and texts else None), postings_of(texts)
+    rows = [f"{t}\n\n{m}" if m else t for t, m in zip(texts, more, strict=True)] if more else texts
+    return (embed(texts) if embed is not None and texts else None), postings_of(rows)
 
 
 def ignore_interrupts() -> None:

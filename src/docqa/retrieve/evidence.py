@@ -216,7 +216,8 @@ def _hashes(bm25: BM25Index, texts: Sequence[str]) -> TokenHashes:
 
 
 def _hit_text(hit: Hit) -> str:
-    """The text the BM25 index holds for ``hit``'s row (heading path + text)."""
+    """The terms of ``hit``'s BM25 row (heading path + text): the guard asks which terms a
+    row holds, never how often, so the heading's extra copies in the row are left out."""
     if hit.chunk is None:
         return ""
     return embed_text(hit.chunk, headings=True)

@@ -43,7 +43,7 @@ from docqa.index.shards import shard_name, write_top_manifest
 from docqa.index.writer import _install
 from docqa.keyword import BM25Index
 from docqa.keyword.config import BM25Config
-from docqa.text import SkippedFile, SkippedFileWarning, embed_text
+from docqa.text import SkippedFile, SkippedFileWarning, keyword_text
 from docqa.text.loaders import find_files
 from docqa.types import Chunk
 
@@ -187,7 +187,11 @@ def cut_shard(task: CutTask) -> str:
     """Step 2 for one shard (a Ray task in a distributed build); returns its path."""
     groups = [(open_index(path), off) for path, off in task.groups]
     rows = _Rows(groups, task.lo, task.hi)
-    bm25 = BM25Index.from_texts(embed_text(c, headings=task.settings.headings) for c in rows)
+    settings = task.settings
+    bm25 = BM25Index.from_texts(
+        keyword_text(c, headings=settings.headings, heading_weight=settings.heading_weight)
+        for c in rows
+    )
     files = {}
     for ix, off in groups:
         for source, rec in ix.manifest.meta.get("files", {}).items():

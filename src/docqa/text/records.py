@@ -48,18 +48,30 @@ def _strings(items: tuple[str, ...]) -> str:
 
 
 def chunk_records(
-    document: Document, *, max_words: int = 120, overlap: int = 0, headings: bool = True
+    document: Document,
+    *,
+    max_words: int = 120,
+    overlap: int = 0,
+    headings: bool = True,
+    titles: list[str] | None = None,
 ) -> tuple[list[bytes], list[str]]:
     """``(chunk records, embed texts)`` of ``chunk_document(document, ...)``'s chunks, in order.
+    ``titles``, when given, gets each chunk's heading path as one line (``Chunk.title``; ""
+    without ``headings`` or a heading path), for its BM25 row (``sections.keyword_row``).
 
     Raises ``InputError`` as ``chunk_document`` and ``writer._chunk_record`` do (bad window
     settings, colliding ids, metadata that is not JSON): those cases are handed to them.
     """
-    return _records(document, max_words, overlap, headings, section_records)
+    return _records(document, max_words, overlap, headings, section_records, titles)
 
 
 def _records(
-    document: Document, max_words: int, overlap: int, headings: bool, section: SectionRecords
+    document: Document,
+    max_words: int,
+    overlap: int,
+    headings: bool,
+    section: SectionRecords,
+    titles: list[str] | None = None,
 ) -> tuple[list[bytes], list[str]]:
     """``chunk_records`` with each section's windows turned into records by ``section``."""
     check_window("max_words", max_words, "overlap", overlap)
@@ -71,24 +83,30 @@ def _records(
             p: ('","metadata":' + _json({**metadata, "page": p}) + "}").encode() for p in pages
         }
     except (TypeError, ValueError):
-        return _reference(document, max_words, overlap, headings)
+        return _reference(document, max_words, overlap, headings, titles)
     records: list[bytes] = []
     texts: list[str] = []
     head = ',"source":' + encode_basestring(document.source) + ',"position":'
     ids = section_ids(document)
     counts: list[int] = []
+    lines: list[str] = []  # each section's heading path as one line, for ``titles``
     for sec, section_id, path in zip(document.sections, ids, heading_paths(document), strict=True):
         id_json = encode_basestring(section_id)
         middle = ',"section":' + id_json + ',"heading_path":' + _strings(path) + head
-        title = " > ".join(path) + "\n\n" if headings and path else ""
+        line = " > ".join(path) if headings and path else ""
+        lines.append(line)
+        prefix = line + "\n\n" if headings and path else ""  # a path ("",) still gives one
         counts.append(
             section(
                 sec.blocks, max_words, overlap, id_json.encode(), middle.encode(),
-                page_tail[sec.page] if sec.page else tail, title, len(records), records, texts,
+                page_tail[sec.page] if sec.page else tail, prefix, len(records), records, texts,
             )
         )  # fmt: skip
     if any(map(_WINDOW_ID.search, ids)) and _collide(ids, counts):
-        return _reference(document, max_words, overlap, headings)  # raises its InputError
+        return _reference(document, max_words, overlap, headings, titles)  # raises its error
+    if titles is not None:
+        for line, n in zip(lines, counts, strict=True):
+            titles.extend([line] * n)
     return records, texts
 
 
@@ -136,11 +154,17 @@ def section_records_python(
 
 
 def _reference(
-    document: Document, max_words: int, overlap: int, headings: bool
+    document: Document,
+    max_words: int,
+    overlap: int,
+    headings: bool,
+    titles: list[str] | None = None,
 ) -> tuple[list[bytes], list[str]]:
     """``chunk_records`` by way of ``Chunk`` objects: the twin it is tested equal to."""
     from docqa.index.writer import _chunk_record
 
     chunks = chunk_document(document, max_words=max_words, overlap=overlap)
     _check_unique(document, chunks)
+    if titles is not None:
+        titles.extend(c.title if headings and c.heading_path else "" for c in chunks)
     return [_chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]

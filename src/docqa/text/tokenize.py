@@ -183,6 +183,26 @@ def hash_tokens(
     )
 
 
+def join_rows(first: TokenHashes, then: TokenHashes) -> TokenHashes:
+    """Row ``i`` of ``first`` followed by row ``i`` of ``then``, for every row: the hashes of
+    ``f"{a}\\n\\n{b}"`` for texts ``a`` and ``b`` (tokens never span the blank line), without
+    tokenizing ``a`` again. Two scatters over the hashes; raises ``ValueError`` when the two
+    hold different numbers of rows."""
+    if first.offsets.size != then.offsets.size:
+        raise ValueError(f"{first.offsets.size - 1} rows and {then.offsets.size - 1} rows")
+    offsets = first.offsets + then.offsets
+    out = np.empty(int(offsets[-1]), dtype=np.uint64)
+    # token j of row i of ``first`` lands at j + then.offsets[i]; of ``then``, at j + the end
+    # of row i of ``first``
+    out[np.arange(first.hashes.size) + np.repeat(then.offsets[:-1], np.diff(first.offsets))] = (
+        first.hashes
+    )
+    out[np.arange(then.hashes.size) + np.repeat(first.offsets[1:], np.diff(then.offsets))] = (
+        then.hashes
+    )
+    return TokenHashes(hashes=out, offsets=offsets)
+
+
 def hash_tokens_and_embed(
     batch: _tokenize.Batch, settings: TokenSettings, out: np.ndarray
 ) -> TokenHashes:
