@@ -126,3 +126,38 @@ def test_layout_keeps_what_is_text() -> None:
     assert out[5][-2] == "and then...."  # dots with no page number after them are prose
     assert all(p[2:5] == body for p in out)
     assert [len(p) for p in out] == [len(p) for p in pages]  # line numbers stay
+
+
+def test_running_heads_with_the_printed_page_number_go_on_every_page() -> None:
+    from docqa.text.pdf import _layout
+
+    ends = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"]
+    body = ["Body one", "Body two", "Body three"]  # never at an edge
+    heads = [  # two front pages, so the file's page 3 is printed 1
+        ["Handbook", "A guide"],
+        ["i", "Contents"],
+        ["1", "1 Loans"],  # chapter 1's heading begins with the printed number 1
+        ["Chapter 1: Loans 2", "Terms"],  # a head on one page only
+        ["3", "2 Fines"],
+        ["Chapter 2: Fines 4", "Rates"],  # a short chapter: its head is on two pages
+        ["Chapter 2: Fines 5", "Waivers"],
+    ]
+    pages = [[*head, *body, f"{end} one", f"{end} two"] for head, end in zip(heads, ends)]
+    out = _layout(pages)
+    assert out[5][0] == out[6][0] == ""  # both, the first page it is on too
+    assert out[2][:2] == ["", "1 Loans"] and out[4][:2] == ["", "2 Fines"]
+    assert out[3][0] == "Chapter 1: Loans 2"  # at the edge of one page: could be text
+    assert out[0][:2] == ["Handbook", "A guide"] and out[1][:2] == ["", "Contents"]
+    assert [p[1:] for p in out] == [p[1:] for p in pages]  # nothing else goes
+
+
+def test_numbered_heads_stay_when_the_pages_agree_on_no_offset() -> None:
+    from docqa.text.pdf import _layout
+
+    body = ["Body one", "Body two", "Body three"]
+    # "Part 5" and "Part 6" are at the edge of two pages, each with its page less 4, but no
+    # offset is shared by three pages: no number here is known to be a printed page number
+    heads = ["Part 5", "Part 6", "Other 2", "Else 9"]
+    ends = ["alpha", "beta", "gamma", "delta"]
+    out = _layout([[head, *body, end] for head, end in zip(heads, ends)])
+    assert [p[0] for p in out] == heads

@@ -14,6 +14,11 @@ What a page's text layer holds that is not the document's text is left out (``_l
   digits aside, is at the edge of at least ``RUNNING_PAGES`` pages ("Shared
   MIME-info Database" atop every page, "Chapter 4: Function reference 27"), but on the
   first page it is on (a title page keeps its title);
+- running heads that carry the printed page number ("Chapter 3: Utilities 6" on the file's
+  page 9): a line at the edge of two pages or more, digits aside, that begins or ends with
+  the number printed on its page, on every page it is on (a short chapter's head is on two
+  pages only). The printed number is the file's page less an offset (the front matter's
+  pages) that the edge numbers of at least ``RUNNING_PAGES`` pages agree on;
 - page numbers: a lone number or roman numeral as a page's first or last line;
 - table-of-contents and index entries: a line of dot leaders ("2.1 ASN.1 syntax . . . . 3");
 - PDFium's mark of a word hyphenated across lines (U+FFFE, where it joined the word): dropped,
@@ -68,6 +73,25 @@ _PAGE_NUMBER = re.compile(r"\d{1,4}|(?=[ivxl])(?:xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _DOT_LEADER = re.compile(r"\.(?:[ \t]?\.){3,}[ \t]*(?:\d{1,4}|[ivxlc]{1,7})[ \t]*$")
 
 
+_END_NUMBERS = re.compile(r"^(\d{1,4})\b|\b(\d{1,4})$")
+
+
+def _end_numbers(line: str) -> set[int]:
+    """The numbers a line begins or ends with ({6} for "Chapter 3: Utilities 6", {3} for
+    "3 Utilities")."""
+    return {int(a or b) for a, b in _END_NUMBERS.findall(line.strip())}
+
+
+def _page_offset(pages: list[list[str]], edges: list[list[int]]) -> int | None:
+    """The file's page less the number printed on it, when the numbers at the edges of at
+    least ``RUNNING_PAGES`` pages agree on one (the most pages; ties to the first seen)."""
+    votes: Counter[int] = Counter()
+    for page, (lines, at) in enumerate(zip(pages, edges), start=1):
+        votes.update({page - n for i in at for n in _end_numbers(lines[i])})
+    best = votes.most_common(1)
+    return best[0][0] if best and best[0][1] >= RUNNING_PAGES else None
+
+
 def _key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.lower().split()))
 
@@ -84,14 +108,20 @@ def _layout(pages: list[list[str]]) -> list[list[str]]:
     pages = [[line.replace("\ufffe", "") for line in lines] for lines in pages]
     edges = [_edges(lines) for lines in pages]
     seen = Counter(k for lines, at in zip(pages, edges) for k in {_key(lines[i]) for i in at})
+    offset = _page_offset(pages, edges)
     out, kept = [], set()
-    for lines, at in zip(pages, edges):
+    for page, (lines, at) in enumerate(zip(pages, edges), start=1):
         lines = list(lines)
         filled = [i for i, line in enumerate(lines) if line.strip()]
         for i in at:
             text, key = lines[i].strip(), _key(lines[i])
             number = i in (filled[0], filled[-1]) and _PAGE_NUMBER.fullmatch(text) is not None
-            if number or (seen[key] >= RUNNING_PAGES and key in kept):
+            printed = offset is not None and page - offset in _end_numbers(text)
+            if (
+                number
+                or (printed and seen[key] >= 2)
+                or (seen[key] >= RUNNING_PAGES and key in kept)
+            ):
                 lines[i] = ""
             kept.add(key)  # the first page a running line is on keeps it (a title page's title)
         out.append(["" if _DOT_LEADER.search(line) else line for line in lines])
