@@ -13,7 +13,12 @@ Corpora (each with answerable and unanswerable labelled questions):
 - ``pipdocs``: the Markdown pages of pip's documentation shipped by Debian's ``python3-pip``
   package (``/usr/share/doc/python3-pip/html``, some gzipped and read as shipped;
   ``benchmarks/data/pipdocs/``; 22 + 12), questions written before any score was seen, in the
-  eighth pass.
+  eighth pass;
+- ``libxslt`` (not in the default list; ``--corpora libxslt``): 16 pages of libxslt's site and
+  tutorials shipped by Debian's ``libxslt1-dev`` package (``/usr/share/doc/libxslt1-dev/html``,
+  built of nested layout tables; ``benchmarks/data/libxslt/``, whose ``pages.txt`` lines are
+  ``SOURCE TARGET`` below ``/usr/share/doc``; 28 + 12), questions written before any score was
+  seen, in the sixteenth pass.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
@@ -72,13 +77,17 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
         return [ROOT / "examples" / "library"], ROOT / "examples" / "questions.jsonl"
     if name == "pydocs":
         return [PYDOCS / "corpus"], PYDOCS / "questions.jsonl"
-    source, suffix = SHIPPED[name]
     folder = scratch / f"{name}-docs"
     folder.mkdir(exist_ok=True)
-    for page in (DATA / name / "pages.txt").read_text().split():
-        target = folder / f"{page}{suffix}"  # pipdocs: gzipped pages stay gzipped, as shipped
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(source / f"{page}{suffix}", target)
+    for line in (DATA / name / "pages.txt").read_text().splitlines():
+        if len(line.split()) == 2:  # SOURCE TARGET, SOURCE below /usr/share/doc
+            page, name_there = line.split()
+            origin, target = Path("/usr/share/doc") / page, folder / name_there
+        else:
+            source, suffix = SHIPPED[name]
+            origin, target = source / f"{line}{suffix}", folder / f"{line}{suffix}"
+        target.parent.mkdir(parents=True, exist_ok=True)  # gzipped pages stay gzipped
+        shutil.copy(origin, target)
     return [folder], DATA / name / "questions.jsonl"
 
 
