@@ -181,3 +181,52 @@ def test_the_pre_check_never_misses_a_layout_table(parts: list[str]) -> None:
     layout, _ = _TableSurvey().survey(page)
     assert _may_lay_out(page) or not layout
     assert parse_html(page) == parse_html(page, fast=False)
+
+
+OWN_TOC = """<h1>Writing extensions</h1>
+<h3>Table of content</h3><ul>
+  <li><a href="extensions.html#Basics">Basics</a></li>
+  <li><a HREF='extensions.html#Future'>Future work</a></li>
+</ul>
+<h3><a name="Basics">Basics</a></h3><p>See <a href="extensions.html#Future">future work</a>.</p>
+<h3><a name="Future">Future work</a></h3><p>More examples.</p>"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_list_of_links_to_the_page_by_its_own_name_is_its_table_of_contents(fast: bool) -> None:
+    _, items = parse_html(OWN_TOC, fast=fast, page="extensions.html")
+    under = blocks_under(items)
+    assert under["Table of content"] == []  # its list of links to itself went
+    assert [line.text for b in under["Basics"] for line in b.lines] == ["See future work."]
+    # another page's name, or none, keeps the list: those are links to other pages
+    for page in ("", "internals.html"):
+        _, kept = parse_html(OWN_TOC, fast=fast, page=page)
+        assert [line.text for b in blocks_under(kept)["Table of content"] for line in b.lines] == [
+            "Basics",
+            "Future work",
+        ]
+
+
+def test_own_anchors_rewrites_only_links_and_keeps_the_lines() -> None:
+    from docqa.text.html import own_anchors
+
+    text = 'x <a class=k href="faq.html#q1">q</a>\n<p>href="faq.html#q2" as text</p>\n<A HREF=faq.html#q3>'
+    out = own_anchors(text, "faq.html")
+    assert out == 'x <a class=k href="#q1">q</a>\n<p>href="faq.html#q2" as text</p>\n<A HREF=#q3>'
+    assert own_anchors(text, "FAQ.html") == text  # the name as written
+    assert own_anchors(text, "") == text
+
+
+def test_the_loader_passes_each_page_its_own_name(tmp_path: Path) -> None:
+    import gzip
+
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    (tmp_path / "docs" / "sub" / "extensions.html").write_text(OWN_TOC)
+    (tmp_path / "docs" / "zipped").mkdir()
+    (tmp_path / "docs" / "zipped" / "extensions.html.gz").write_bytes(
+        gzip.compress(OWN_TOC.encode())
+    )
+    chunks, _ = load_chunks([tmp_path / "docs"])
+    for prefix in ("sub/extensions", "zipped/extensions"):
+        ids = [c.id for c in chunks if c.id.startswith(prefix + "#")]
+        assert ids == [f"{prefix}#basics", f"{prefix}#future-work"]  # no table-of-content chunk

@@ -31,7 +31,8 @@ What becomes what:
   and so a ``div`` of class ``header`` or ``footer`` (older Texinfo's Next / Previous / Up
   bar);
 - a list (``ul`` or ``ol``, nested ones with it) whose text is all in links to the page's own
-  anchors (``href="#..."``) is the page's table of contents: the sections it points to hold
+  anchors (``href="#..."``, or ``href="faq.html#..."`` in ``faq.html``: ``own_anchors``) is
+  the page's table of contents: the sections it points to hold
   its text (Expat's reference, a plain ``h2`` "Table of Contents" over such a list); a list
   with any other text (``<a href="#f">f()</a> does X``), a heading, a table or code in it
   stays;
@@ -115,6 +116,8 @@ NAV_LABEL_WORDS = 3
 # the tags the pre-check ``_may_lay_out`` follows (a superset of what ``HTMLParser`` sees)
 _TABLE_START = re.compile(r"<table\b", re.IGNORECASE)
 _TABLE_TAGS = re.compile(r"<(/?)(table|h[1-6]|tr|td|th|thead|caption)\b", re.IGNORECASE)
+# the start of an ``a`` tag up to its href's value (tag and attribute names in any case)
+_SELF_LINK = r"(<(?i:a)\b[^>]*?\b(?i:href)\s*=\s*[\"']?)"
 _ROLE_LAYOUT = re.compile(r"[^>]*?\brole\s*=\s*[\"']?(?:presentation|none)\b", re.IGNORECASE)
 # no layout tables and no navigation cells: what a page without layout tables has
 _NO_LAYOUT: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
@@ -562,6 +565,16 @@ def _reference(
     return parser.title, parser.first_h1, parser.items
 
 
+def own_anchors(text: str, page: str) -> str:
+    """``text`` with its links to its own anchors by file name written as a browser resolves
+    them: ``<a href="faq.html#x">`` in ``faq.html`` becomes ``<a href="#x">``, so that both
+    parsers see a list of them as the table of contents it is. Only inside ``a`` tags, and
+    only the name as written (case and all); the line numbers stay."""
+    if not page or f"{page}#" not in text:
+        return text
+    return re.sub(_SELF_LINK + re.escape(page) + "#", r"\1#", text)
+
+
 def _scan(
     text: str, first_line: int, content_only: bool, *, fast: bool
 ) -> tuple[str, str, list[Heading | Block]]:
@@ -592,13 +605,18 @@ def _marks_content(text: str, *, fast: bool) -> bool:
     return bool(_MARKS_CONTENT.search(text))
 
 
-def parse_html(text: str, *, fast: bool = True) -> tuple[str, list[Heading | Block]]:
-    """Parse an HTML page into ``(title, headings and blocks in order)``.
+def parse_html(
+    text: str, *, fast: bool = True, page: str = ""
+) -> tuple[str, list[Heading | Block]]:
+    """Parse an HTML page into ``(title, headings and blocks in order)``; ``page`` is its file
+    name, when known, so that links to ``page#...`` are links to its own anchors
+    (``own_anchors``).
 
     ``title`` is the ``<title>`` text, else the first h1, else ``""``. Never raises on bad
     markup: unclosed elements are closed at the end of the text. ``fast=False`` uses only
     the reference parser (``HTMLParser``; the native scanner is tested equal to it).
     """
+    text = own_anchors(text, page)
     title, h1, items = _scan(text, 1, _marks_content(text, fast=fast), fast=fast)
     return (h1 if h1 and title.startswith(h1) else title) or h1, items
 

@@ -138,6 +138,13 @@ def _text_items(text: str) -> list[Block]:
     return blocks
 
 
+def _html_name(source: str) -> str:
+    """The file name a page's links use for itself: ``faq.html`` for ``manual/faq.html``
+    (and for ``manual/faq.html.gz``, as the page was written before it was compressed)."""
+    name = source.rsplit("/", 1)[-1]
+    return name[: -len(GZIP)] if name.lower().endswith(GZIP) else name
+
+
 def parse_document(source: str, text: str) -> Document:
     """Parse ``text`` as the format of ``source``'s extension into a ``Document``.
 
@@ -159,7 +166,7 @@ def parse_document(source: str, text: str) -> Document:
     elif kind == "html":
         from docqa.text.html import parse_html  # html.parser: ~3 ms of imports, when needed
 
-        title, items = parse_html(text)
+        title, items = parse_html(text, page=_html_name(source))
     else:
         blocks = _text_items(text)
         items = list(blocks)
