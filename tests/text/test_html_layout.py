@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from docqa.text import load_chunks
 from docqa.text.documents import Block, Heading
-from docqa.text.html import _may_lay_out, _TableSurvey, parse_html
+from docqa.text.html import parse_html
+from docqa.text.html_layout import TableSurvey, may_lay_out
 
 # the shape of libxslt's pages (/usr/share/doc/libxslt1-dev/html): a banner table with the
 # h1 and h2, then a table whose left cell holds the menu boxes and whose right cell, three
@@ -79,7 +80,7 @@ def test_an_old_site_reads_as_its_sections_without_its_menus(fast: bool) -> None
 
 
 def test_the_survey_names_the_layout_tables_and_the_menus() -> None:
-    layout, nav = _TableSurvey().survey(OLD_SITE)
+    layout, nav = TableSurvey().survey(OLD_SITE)
     # tables in order: banner, its header, the two-column body, Main Menu, Related links,
     # the content's two wrappers, the data table
     assert sorted(layout) == [0, 1, 2, 3, 4, 5, 6]
@@ -109,9 +110,9 @@ def test_the_survey_names_the_layout_tables_and_the_menus() -> None:
     ],
 )
 def test_which_tables_lay_out_the_page(table: str, is_layout: bool) -> None:
-    layout, _ = _TableSurvey().survey(table)
+    layout, _ = TableSurvey().survey(table)
     assert (0 in layout) == is_layout
-    assert _may_lay_out(table) or not is_layout  # the pre-check never misses one
+    assert may_lay_out(table) or not is_layout  # the pre-check never misses one
     kinds = [b.kind for b in parse_html(table)[1] if isinstance(b, Block)]
     assert ("table" not in kinds) == is_layout
 
@@ -178,8 +179,8 @@ TABLE = st.recursive(
 @given(st.lists(st.one_of(TABLE, st.just("<p>text</p>"), st.just("<!-- <table> -->")), max_size=4))
 def test_the_pre_check_never_misses_a_layout_table(parts: list[str]) -> None:
     page = "".join(parts)
-    layout, _ = _TableSurvey().survey(page)
-    assert _may_lay_out(page) or not layout
+    layout, _ = TableSurvey().survey(page)
+    assert may_lay_out(page) or not layout
     assert parse_html(page) == parse_html(page, fast=False)
 
 
