@@ -32,9 +32,8 @@ What becomes what:
   bar);
 - a list (``ul`` or ``ol``, nested ones with it) whose text is all in links to the page's own
   anchors (``href="#..."``, or ``href="faq.html#..."`` in ``faq.html``: ``own_anchors``) is
-  the page's table of contents: the sections it points to hold
-  its text (Expat's reference, a plain ``h2`` "Table of Contents" over such a list); a list
-  with any other text (``<a href="#f">f()</a> does X``), a heading, a table or code in it
+  the page's table of contents: the sections it points to hold its text (Expat's reference,
+  a plain ``h2`` "Table of Contents" over such a list); a list with any other text (``<a href="#f">f()</a> does X``), a heading, a table or code in it
   stays;
 - when the page marks its content (``<main>``, ``<article>`` or ``role="main"``), only text
   inside it is kept: footers, "Previous topic" links and the like around it are site chrome
@@ -48,9 +47,10 @@ What becomes what:
   of a single column and no header cell) is not a table: its cells are read as the page's
   flow, each a block of its own, and those of its cells (holding no table) with 3 links or
   more and at least half their text in links are its navigation, dropped with their
-  content, as is a short label in a table of such cells only (old sites built on
-  nested tables, libxml's and libxslt's among them: their "Main Menu" and link boxes, the
-  content in a cell beside them); such pages are read by the reference, twice;
+  content, as is a short label in a table of such cells only (old sites built of nested
+  tables, libxml's and libxslt's among them: their "Main Menu" and link boxes, the content
+  in a cell beside them); such pages are read by the reference, twice
+  (``docqa.text.html_layout``);
 - comments, processing instructions and doctypes are dropped.
 """
 
