@@ -161,6 +161,17 @@ def test_index_options_verify_and_a_corrupted_index(tmp_path: Path) -> None:
     assert "vectors.npy" in broken.stderr
 
 
+@pytest.mark.parametrize(
+    ("value", "says"), [("0", "must be at least 1, got 0"), ("2.5", "expected a whole number")]
+)
+def test_a_bad_heading_weight_is_a_usage_error(tmp_path: Path, value: str, says: str) -> None:
+    result = docqa("index", str(LIBRARY), "--index", "ix", "--heading-weight", value, cwd=tmp_path)
+    assert result.returncode == 2
+    assert_one_line_error(result)
+    assert f"--heading-weight: {says}" in result.stderr
+    assert not (tmp_path / "ix").exists()
+
+
 def test_bad_files_are_listed_in_the_summary_not_warned_about(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")

@@ -69,6 +69,19 @@ def test_changed_settings_rebuild_everything(folder: Path, tmp_path: Path) -> No
     assert again.reused == 0 and open_index(tmp_path / "ix").manifest.dim == 32
 
 
+def test_a_changed_heading_weight_rebuilds_and_a_bad_one_is_refused(
+    folder: Path, tmp_path: Path
+) -> None:
+    build_index([folder], tmp_path / "ix", IndexSettings(dim=64))
+    again = build_index([folder], tmp_path / "ix", IndexSettings(dim=64, heading_weight=1))
+    assert again.reused == 0  # BM25 rows changed: nothing is reused
+    before = (tmp_path / "ix" / "manifest.json").read_bytes()
+    for bad in (0, -2):
+        with pytest.raises(InputError, match="heading_weight must be an int >= 1"):
+            build_index([folder], tmp_path / "ix", IndexSettings(dim=64, heading_weight=bad))
+    assert (tmp_path / "ix" / "manifest.json").read_bytes() == before  # the index stays
+
+
 def test_ensure_index_skips_while_nothing_changed(folder: Path, tmp_path: Path) -> None:
     assert ensure_index([folder], tmp_path / "ix") is not None
     assert ensure_index([folder], tmp_path / "ix") is None
