@@ -31,6 +31,10 @@ leave-one-corpus-out: for each corpus, the setting meeting the target (refuse >=
 reported on the corpus left out. Run:
 
     .venv/bin/python benchmarks/guard_transfer.py [--corpora library,pydocs,nodejs,valgrind-guard]
+
+``--embedder minilm`` builds the indexes with MiniLM (the ``minilm`` extra), whose guard adds
+the drift check (``docqa.retrieve.drift``); the script then also prints the defaults without
+it. ``--scratch DIR`` keeps the indexes there for the next run.
 """
 
 from __future__ import annotations
@@ -40,12 +44,14 @@ import itertools
 import shutil
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import MODES, Collection
 from docqa.eval import Question, load_questions
 from docqa.retrieve import evidence
+from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
 from docqa.types import Hit
 
@@ -101,10 +107,14 @@ def rates(
     gathered: dict[str, tuple[list[Hit], list[Hit]]],
     qs: Sequence[Question],
     cfg: GuardConfig,
+    semantic: Semantic | None = None,
 ) -> Cell:
-    """Refused / kept / kept-when-a-relevant-section-is-in-the-hits, judged as the guard does."""
+    """Refused / kept / kept-when-a-relevant-section-is-in-the-hits, judged as the guard does
+    (with ``semantic``, the drift check too)."""
     seen = {q.id: gathered[q.id][1 if cfg.keyword_evidence else 0] for q in qs}
-    passed = {q.id: judge(q.question, seen[q.id], cfg, collection.bm25).passed for q in qs}
+    passed = {
+        q.id: judge(q.question, seen[q.id], cfg, collection.bm25, semantic).passed for q in qs
+    }
     una = [not passed[q.id] for q in qs if not q.answerable]
     ans = [passed[q.id] for q in qs if q.answerable]
     hits = {q.id: gathered[q.id][0] for q in qs}
@@ -112,37 +122,53 @@ def rates(
     return sum(una) / len(una), sum(ans) / len(ans), sum(found) / max(len(found), 1)
 
 
-def open_corpus(name: str, scratch: Path) -> tuple[Collection, list[Question]]:
+def open_corpus(
+    name: str, scratch: Path, embedder: str = "hashing"
+) -> tuple[Collection, list[Question]]:
     docs, questions_file = corpus_paths(name, scratch)
-    build_index(docs, scratch / f"{name}-index", IndexSettings())
-    collection = Collection.open(scratch / f"{name}-index")
+    index = scratch / f"{name}-{embedder}-index"
+    build_index(docs, index, IndexSettings(embedder=embedder))  # a no-op when up to date
+    collection = Collection.open(index)
     assert isinstance(collection, Collection)  # one directory, not sharded
     return collection, load_questions(questions_file)
 
 
 def gather(
     collection: Collection, mode: str, qs: Sequence[Question]
-) -> dict[str, tuple[list[Hit], list[Hit]]]:
-    """Per question: the mode's hits and the passages the default guard judges."""
+) -> tuple[dict[str, tuple[list[Hit], list[Hit]]], Semantic | None]:
+    """Per question: the mode's hits and the passages the default guard judges; and the
+    guard's drift side (None for a lexical embedder), its question embeddings memoized."""
     guarded = collection.retriever(mode, guard=GuardConfig())
     assert isinstance(guarded, GuardedRetriever)
-    return {q.id: guarded.gather(q.question, K) for q in qs}
+    semantic = None if guarded.semantic is None else replace(guarded.semantic, memo={})
+    return {q.id: guarded.gather(q.question, K) for q in qs}, semantic
+
+
+Cells = dict[tuple[str, str, Setting], Cell]
 
 
 def table(
-    corpora: Sequence[str], scratch: Path
-) -> tuple[dict[tuple[str, str, Setting], Cell], dict[tuple[str, str], Cell]]:
-    """Every (corpus, mode, setting) cell, and the candidate rule's (corpus, mode) cells."""
-    out: dict[tuple[str, str, Setting], Cell] = {}
+    corpora: Sequence[str], scratch: Path, embedder: str = "hashing"
+) -> tuple[Cells, dict[tuple[str, str], Cell], Cells]:
+    """Every (corpus, mode, setting) cell, the candidate rule's (corpus, mode) cells, and the
+    cells without the drift check (the same as the first for a lexical embedder)."""
+    out: Cells = {}
     candidate: dict[tuple[str, str], Cell] = {}
+    lexical: Cells = {}
     for name in corpora:
-        collection, qs = open_corpus(name, scratch)
+        collection, qs = open_corpus(name, scratch, embedder)
         for mode in MODES:
-            gathered = gather(collection, mode, qs)
+            gathered, semantic = gather(collection, mode, qs)
             for setting in itertools.product(EVIDENCE, UNKNOWN, GRID):
-                out[name, mode, setting] = rates(collection, gathered, qs, config_of(setting))
+                cfg = config_of(setting)
+                out[name, mode, setting] = rates(collection, gathered, qs, cfg, semantic)
+                lexical[name, mode, setting] = (
+                    rates(collection, gathered, qs, cfg)
+                    if semantic is not None
+                    else out[name, mode, setting]
+                )
             candidate[name, mode] = unknown_outweighs_cell(collection, gathered, qs)
-    return out, candidate
+    return out, candidate, lexical
 
 
 def unknown_outweighs_cell(
@@ -213,13 +239,22 @@ def print_leave_one_out(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpora", default=CORPORA)
-    corpora = parser.parse_args().corpora.split(",")
+    parser.add_argument("--embedder", default="hashing", choices=("hashing", "minilm"))
+    parser.add_argument("--scratch", type=Path, default=None)
+    args = parser.parse_args()
+    corpora = args.corpora.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        cells, candidate = table(corpora, Path(tmp))
+        folder = args.scratch or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        cells, candidate, lexical = table(corpora, folder, args.embedder)
     d = GuardConfig()
     default: Setting = (d.keyword_evidence, d.unknown_from, d.min_coverage)
+    print(f"{args.embedder} embedder")
     print(f"defaults (keyword_evidence, unknown_from, min_coverage) = {default}, k={K}:")
     print_cells(cells, corpora, default)
+    if lexical != cells:
+        print("\nthe defaults without the drift check (the lexical checks alone):")
+        print_cells(lexical, corpora, default)
     print("\nthe same, judged on the mode's hits alone (keyword_evidence=False):")
     print_cells(cells, corpora, replace_evidence(default))
     print("\nthe defaults, with unknown words counted as names (unknown_from=2000):")

@@ -24,7 +24,8 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
-from docqa.retrieve.guard import GuardConfig, GuardedRetriever
+from docqa.retrieve.drift import Semantic
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, semantic_side
 from docqa.retrieve.masked import MaskedRetriever
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
@@ -131,7 +132,14 @@ class Collection(TenantLookup):
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         side = None if mode == "keyword" else keyword
-        return restricted(inner, self, guard, tenants, self.guard, self.bm25, evidence=side)
+        semantic = semantic_side(self.embedder, self.row_vectors)
+        return restricted(
+            inner, self, guard, tenants, self.guard, self.bm25, evidence=side, semantic=semantic
+        )
+
+    def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
+        """The stored vectors of ``hits``' rows: float32 ``(len(hits), dim)``."""
+        return np.asarray(self.index.vectors[[h.row for h in hits]])
 
 
 def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
@@ -154,10 +162,12 @@ def restricted(
     bm25: BM25Index,
     *,
     evidence: Retriever | None = None,
+    semantic: Semantic | None = None,
 ) -> Retriever:
     """``inner`` limited to ``tenants``' rows (``masks.tenant_mask``) and behind the guard
     (True: ``default``; a GuardConfig; False: none), judged with ``bm25``'s term statistics
-    and, beside the hits, the best passages of ``evidence`` (the keyword side), limited alike."""
+    and, beside the hits, the best passages of ``evidence`` (the keyword side), limited alike;
+    ``semantic`` adds the drift check (:mod:`docqa.retrieve.drift`)."""
     if tenants is not None:
         mask = masks.tenant_mask(tenants)
         inner = MaskedRetriever(inner, mask)
@@ -167,7 +177,7 @@ def restricted(
     config = default if guard is True else guard
     if not isinstance(config, GuardConfig):
         raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
-    return GuardedRetriever(inner, config, bm25=bm25, evidence=evidence)
+    return GuardedRetriever(inner, config, bm25=bm25, evidence=evidence, semantic=semantic)
 
 
 def embedder_of(index: Index) -> Embedder:

@@ -23,6 +23,7 @@ import numpy as np
 from docqa.errors import InputError
 from docqa.eval.questions import Question
 from docqa.keyword import BM25Index
+from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
 from docqa.types import Hit, Retriever
 
@@ -71,12 +72,16 @@ def verdicts(
     hits: Sequence[Sequence[Hit]],
     bm25: BM25Index,
     configs: Sequence[GuardConfig],
+    semantic: Semantic | None = None,
 ) -> np.ndarray:
-    """Whether each setting passes each question: bool (len(configs), len(questions))."""
+    """Whether each setting passes each question: bool (len(configs), len(questions)).
+    ``semantic`` adds the drift check; its drifts are computed once per question."""
+    if semantic is not None:
+        semantic = replace(semantic, memo={})
     return np.array(
         [
             [
-                judge(q.question, h, config, bm25).passed
+                judge(q.question, h, config, bm25, semantic).passed
                 for q, h in zip(questions, hits, strict=True)
             ]
             for config in configs
@@ -166,7 +171,8 @@ def calibrate(
 ) -> Calibration:
     """Fit the guard for ``retriever`` on labelled ``questions``: unguarded, or a
     ``GuardedRetriever`` (its settings are ignored; the passages judged are those it gathers,
-    the hits and, with ``keyword_evidence``, the keyword side's best).
+    the hits and, with ``keyword_evidence``, the keyword side's best; its drift check, when
+    it has one, is part of every setting judged).
 
     Raises ``InputError`` unless there are answerable and unanswerable questions both,
     ``min_kept`` is in [0, 1] and ``folds`` is at least 2.
@@ -184,7 +190,8 @@ def calibrate(
         raise InputError(f"folds must be an integer >= 2, got {folds!r}")
     hits = [judged(retriever, q.question, k) for q in questions]
     configs = settings(base or GuardConfig())
-    passed = verdicts(questions, hits, bm25, configs)
+    semantic = retriever.semantic if isinstance(retriever, GuardedRetriever) else None
+    passed = verdicts(questions, hits, bm25, configs, semantic)
     kinds = np.array([q.answerable for q in questions], dtype=np.bool_)
     points = points_of(configs, passed, kinds)
     chosen, reached = choose(points, min_kept)

@@ -35,15 +35,17 @@ them in the index manifest.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
 
+from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve import evidence
+from docqa.retrieve.drift import Semantic, measured_drift
 from docqa.retrieve.retrievers import DENSE, KEYWORD
 from docqa.types import Hit, Retriever
 
@@ -62,11 +64,13 @@ class GuardConfig:
     keyword_evidence: bool = True
     min_cosine: float | None = None
     min_keyword: float | None = None
+    drift: bool = True
+    max_drift: float | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_coverage, (int, float)) and 0.0 <= self.min_coverage <= 1.0):
             raise InputError(f"guard min_coverage must be in [0, 1], got {self.min_coverage!r}")
-        for flag in ("names", "beyond_names", "keyword_evidence"):
+        for flag in ("names", "beyond_names", "keyword_evidence", "drift"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"guard {flag} must be True or False, got {getattr(self, flag)!r}")
         u = self.unknown_from
@@ -76,6 +80,11 @@ class GuardConfig:
             value = getattr(self, name)
             if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
                 raise InputError(f"guard {name} must be a finite number or None, got {value!r}")
+        d = self.max_drift
+        if d is not None and (
+            isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d <= 2
+        ):
+            raise InputError(f"guard max_drift must be in (0, 2] or None, got {d!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (stored in the index manifest by ``docqa calibrate``)."""
@@ -109,19 +118,35 @@ class Verdict:
 Check = tuple[np.ndarray, str]
 
 
-def judge(question: str, hits: Sequence[Hit], config: GuardConfig, bm25: BM25Index) -> Verdict:
-    """Judge ``hits`` for ``question`` by ``config``, with ``bm25``'s term statistics."""
-    return judge_with_prefix(question, hits, len(hits), config, bm25)[0]
+def judge(
+    question: str,
+    hits: Sequence[Hit],
+    config: GuardConfig,
+    bm25: BM25Index,
+    semantic: Semantic | None = None,
+) -> Verdict:
+    """Judge ``hits`` for ``question`` by ``config``, with ``bm25``'s term statistics and,
+    given ``semantic`` (a semantic embedder's side), the drift check."""
+    return judge_with_prefix(question, hits, len(hits), config, bm25, semantic)[0]
 
 
 def judge_with_prefix(
-    question: str, hits: Sequence[Hit], n: int, config: GuardConfig, bm25: BM25Index
+    question: str,
+    hits: Sequence[Hit],
+    n: int,
+    config: GuardConfig,
+    bm25: BM25Index,
+    semantic: Semantic | None = None,
 ) -> tuple[Verdict, bool]:
     """The verdict on ``hits``, and whether their first ``n`` alone would pass: each check
     holds per passage, so one pass over the hits answers both."""
     if not hits:
         return Verdict(False, ("no hits",)), False
-    checks = [_evidence_check(question, hits, config, bm25)]
+    good, line = _evidence_check(question, hits, config, bm25)
+    checks = [(good, line)]
+    drifted = _drift_check(question, hits, good, config, bm25, semantic)
+    if drifted is not None:  # a passage must hold the evidence and not drift, both
+        checks = [(drifted[0], line), drifted]
     if config.min_cosine is not None:
         checks.append(_dense_check(hits, config.min_cosine))
     if config.min_keyword is not None:
@@ -161,6 +186,44 @@ def _evidence_check(
         f"coverage: the best passage {which}, {hits[at].id}, holds {best:.2f} of the "
         f"question's IDF mass "
         f"{'>=' if ok else '<'} min_coverage {config.min_coverage}"
+    )
+
+
+def _drift_check(
+    question: str,
+    hits: Sequence[Hit],
+    good: np.ndarray,
+    config: GuardConfig,
+    bm25: BM25Index,
+    semantic: Semantic | None,
+) -> Check | None:
+    """The passages that hold the evidence (``good``) and that no question word the
+    collection never uses pulls the question away from by ``max_drift`` or more
+    (:mod:`docqa.retrieve.drift`); None when the check does not run (off, no semantic
+    embedder, no passage to judge, or no such word)."""
+    threshold = config.max_drift
+    if semantic is not None and threshold is None:
+        threshold = semantic.threshold
+    if not config.drift or semantic is None or threshold is None or not good.any():
+        return None
+    words = list(dict.fromkeys(evidence.unknown_terms(bm25, evidence.plain_words(question))))
+    if not words:
+        return None
+    at = np.flatnonzero(good)
+    gains, which = semantic.drifts(question, words, [hits[int(i)] for i in at])
+    kept = gains < threshold
+    out = np.zeros(len(hits), dtype=np.bool_)
+    out[at[kept]] = True
+    j = int(np.argmin(gains))  # the passage that drifts least, kept or not
+    word, gain, hit = words[int(which[j])], float(gains[j]), hits[int(at[j])]
+    if kept.any():
+        return out, (
+            f"drift: removing a word the collection never uses ({', '.join(words)}) brings "
+            f"the question at most {gain:+.2f} closer to {hit.id} < max_drift {threshold}"
+        )
+    return out, (
+        f"drift: without {word} the question is {gain:.2f} closer to {hit.id}, the passage "
+        f"it drifts least from (>= max_drift {threshold}): the passages do not speak of {word}"
     )
 
 
@@ -226,6 +289,15 @@ def term_statistics(retriever: Retriever) -> BM25Index | None:
     return None
 
 
+def semantic_side(
+    embedder: Embedder, vectors: Callable[[Sequence[Hit]], np.ndarray] | None = None
+) -> Semantic | None:
+    """The drift check's side for ``embedder`` (stored ``vectors`` of hits, if the collection
+    has them), or None when ``embedder`` has no measured drift threshold (a lexical one)."""
+    threshold = measured_drift(embedder)
+    return None if threshold is None else Semantic(embedder, threshold, vectors)
+
+
 def with_evidence(hits: Sequence[Hit], extra: Sequence[Hit]) -> list[Hit]:
     """``hits`` then the hits of ``extra`` on rows not among them (first seen kept)."""
     rows = {h.row for h in hits}
@@ -238,7 +310,9 @@ class GuardedRetriever:
     ``bm25`` supplies the term statistics; by default the inner retriever's own (keyword and
     hybrid retrievers have one); a dense retriever needs the collection's passed in.
     ``evidence``: the collection's keyword retriever, whose best passages the guard judges
-    beside the hits (``keyword_evidence``); None judges the hits alone.
+    beside the hits (``keyword_evidence``); None judges the hits alone. ``semantic``: the
+    collection's semantic embedder and vectors, for the drift check (None: no drift check;
+    :func:`semantic_side` gives it for embedders with a measured threshold).
     """
 
     def __init__(
@@ -248,6 +322,7 @@ class GuardedRetriever:
         *,
         bm25: BM25Index | None = None,
         evidence: Retriever | None = None,
+        semantic: Semantic | None = None,
     ) -> None:
         stats = bm25 if bm25 is not None else term_statistics(retriever)
         if stats is None:
@@ -259,6 +334,7 @@ class GuardedRetriever:
         self.config = config or GuardConfig()
         self.bm25 = stats
         self.evidence = evidence
+        self.semantic = semantic
         self.last_verdict: Verdict | None = None
 
     def gather(
@@ -278,7 +354,9 @@ class GuardedRetriever:
         """The inner retriever's hits (kept even when weak) and the verdict on the passages
         :meth:`gather` collects."""
         hits, judged = self.gather(question, k, mask=mask)
-        verdict, alone = judge_with_prefix(question, judged, len(hits), self.config, self.bm25)
+        verdict, alone = judge_with_prefix(
+            question, judged, len(hits), self.config, self.bm25, self.semantic
+        )
         extra = len(judged) - len(hits)
         if extra:
             line = f"evidence: the {len(hits)} hits and {extra} more of the keyword side's best {k}"

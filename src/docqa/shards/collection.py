@@ -19,7 +19,7 @@ from docqa.errors import EmbedderMismatch
 from docqa.index.shards import ShardedIndex, open_sharded
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.batch import RowSearcher, search_batch
-from docqa.retrieve.guard import GuardConfig
+from docqa.retrieve.guard import GuardConfig, semantic_side
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
 from docqa.tenants import TenantLookup, TenantRows
@@ -102,7 +102,18 @@ class ShardedCollection(TenantLookup):
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         side = None if mode == "keyword" else keyword
-        return restricted(inner, self, guard, tenants, self.guard, self.bounds, evidence=side)
+        semantic = semantic_side(self.embedder, self.row_vectors)
+        return restricted(
+            inner, self, guard, tenants, self.guard, self.bounds, evidence=side, semantic=semantic
+        )
+
+    def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
+        """The stored vectors of ``hits``' global rows, each read from its shard."""
+        out = []
+        for hit in hits:
+            shard, local = self.index.locate(hit.row)
+            out.append(self.index.shards[shard].vectors[local])
+        return np.asarray(out, dtype=np.float32).reshape(len(hits), self.embedder.dim)
 
     def search_batch(
         self,

@@ -20,7 +20,7 @@ from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, EmbedderMismatch, IndexNotFound, InputError
 from docqa.keyword import BM25Index
-from docqa.retrieve.guard import GuardConfig, GuardedRetriever
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, semantic_side
 from docqa.stores.connection import connect, describe, store_url, translated
 from docqa.stores.migrations import migrate
 from docqa.types import Retriever
@@ -152,7 +152,13 @@ class PgVectorStore:
         side = None
         if mode != "keyword":  # the guard judges the keyword side's best passages beside the hits
             side = StoreRetriever(self, record, embedder, "keyword", tenant=tenant)
-        return GuardedRetriever(inner, config, bm25=self.term_statistics(record), evidence=side)
+        return GuardedRetriever(
+            inner,
+            config,
+            bm25=self.term_statistics(record),
+            evidence=side,
+            semantic=semantic_side(embedder),  # the drift check embeds the hits' texts
+        )
 
     def term_statistics(self, record: CollectionRecord) -> BM25Index:
         """The collection's term statistics for the guard (vocabulary and document
