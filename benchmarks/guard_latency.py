@@ -62,9 +62,15 @@ def main() -> None:
         )
         guarded = collection.retriever(args.mode)
         assert isinstance(guarded, GuardedRetriever)
+        drifting = set()  # the questions the drift check runs for
         for q in questions:  # warm-up: kernels compiled, pages mapped
             bare.search(q, K), guarded.search(q, K)
+            if guarded.last_verdict and any(
+                r.startswith("drift:") for r in guarded.last_verdict.reasons
+            ):
+                drifting.add(q)
         rows: list[tuple[float, float]] = []
+        asked: list[str] = []
         for r in range(args.rounds):
             for i, q in enumerate(questions):
                 first, second = (bare, guarded) if (r + i) % 2 == 0 else (guarded, bare)
@@ -74,6 +80,7 @@ def main() -> None:
                 )
                 assert got in (want, []), f"guarded hits differ from the baseline's for {q!r}"
                 rows.append((tb, tg))
+                asked.append(q)
     base = [b for b, _ in rows]
     guard = [g for _, g in rows]
     diffs = [g - b for b, g in rows]
@@ -82,6 +89,12 @@ def main() -> None:
     print(f"{args.mode}, guarded: p50 {p(guard, 50):.3f} ms, p90 {p(guard, 90):.3f} ms")
     what = "the guard's own cost" if args.baseline == "bare" else "the drift check's cost"
     print(f"{what} (paired differences): p50 {p(diffs, 50):.3f} ms, p90 {p(diffs, 90):.3f} ms")
+    ran = [d for d, q in zip(diffs, asked, strict=True) if q in drifting]
+    if ran:
+        print(
+            f"the drift check ran for {len(drifting)} of {len(questions)} questions; their "
+            f"paired differences: p50 {p(ran, 50):.3f} ms, p90 {p(ran, 90):.3f} ms"
+        )
 
 
 def p(values: list[float], q: int) -> float:
