@@ -18,7 +18,13 @@ Corpora (each with answerable and unanswerable labelled questions):
   tutorials shipped by Debian's ``libxslt1-dev`` package (``/usr/share/doc/libxslt1-dev/html``,
   built of nested layout tables; ``benchmarks/data/libxslt/``, whose ``pages.txt`` lines are
   ``SOURCE TARGET`` below ``/usr/share/doc``; 28 + 12), questions written before any score was
-  seen, in the sixteenth pass.
+  seen, in the sixteenth pass;
+- ``textdocs`` (not in the default list; ``--corpora textdocs``): five plain-text manuals as
+  Debian ships them, gzipped (the Debian Python policy, the man-db manual, fontconfig's user
+  guide, the xz file format, the libpng manual; ``benchmarks/data/textdocs/``; 28 + 12),
+  questions written in the seventeenth pass after the drift check's threshold was chosen and
+  before any score on them was seen. A plain-text page is one section, so every relevant
+  label is a whole document.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
