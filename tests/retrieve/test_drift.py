@@ -87,14 +87,27 @@ def test_without_word_removes_whole_words_only() -> None:
 def test_only_embedders_with_a_measured_threshold_have_the_check() -> None:
     assert measured_drift(MiniLMEmbedder()) == 0.1
     assert measured_drift(HashingEmbedder()) is None
-    assert semantic_side(HashingEmbedder()) is None
+    assert semantic_side(HashingEmbedder()).threshold is None
 
     class Odd(HashingEmbedder):
         guard_drift = True  # not a number
 
     assert measured_drift(Odd()) is None
     side = semantic_side(MiniLMEmbedder())
-    assert side is not None and side.threshold == 0.1 and side.vectors is None
+    assert side.threshold == 0.1 and side.vectors is None
+
+
+def test_a_lexical_embedder_runs_the_check_only_when_asked(tmp_path: Path) -> None:
+    shutil.copytree(LIBRARY, tmp_path / "library")
+    build_index([tmp_path / "library"], tmp_path / "index", IndexSettings())
+    collection = Collection.open(tmp_path / "index")
+    question = "How do I renew my passport?"
+    _, verdict = collection.retriever("keyword").check(question, 5)
+    assert verdict.passed and not any(r.startswith("drift:") for r in verdict.reasons)
+    # asked for: the hashing cosine only ever rises when a word no row holds goes
+    asked = collection.retriever("keyword", guard=GuardConfig(max_drift=0.01))
+    _, verdict = asked.check(question, 5)
+    assert not verdict.passed and "do not speak of passport" in verdict.reasons[-1]
 
 
 # A scripted semantic embedder: each text is the sum of the concepts its words name.
@@ -269,8 +282,8 @@ def test_minilm_refuses_the_passport_and_keeps_the_paraphrases(
 def test_minilm_stored_vectors_are_the_embedded_passages(minilm_library: Collection) -> None:
     hits = minilm_library.retriever("keyword", guard=False).search("renew my loans", 4)
     stored = minilm_library.row_vectors(hits)
-    side = semantic_side(minilm_library.embedder)
-    assert side is not None  # no vectors: it embeds the texts, as the pgvector store's does
+    side = semantic_side(minilm_library.embedder)  # no vectors: it embeds the texts, as the
+    # pgvector store's does
     # the int8 graph quantizes a batch's activations together, so a row embedded in another
     # batch moves a little: the same direction, within a cosine of 0.99
     cosines = (side.passage_vectors(hits) * stored).sum(axis=1)

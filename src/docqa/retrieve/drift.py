@@ -83,12 +83,12 @@ def drifts_reference(
 @dataclass(slots=True)
 class Semantic:
     """What the drift check needs: the collection's ``embedder``, its measured ``threshold``
-    and, when the collection stores them, a function giving the hits' stored ``vectors``
+    (None: the check runs only when the guard's settings give ``max_drift``) and, when the collection stores them, a function giving the hits' stored ``vectors``
     (None: the hits' texts are embedded). ``memo`` (a dict) keeps each question's embedded
     variants, for callers that judge the same questions many times (``docqa calibrate``)."""
 
     embedder: Embedder
-    threshold: float
+    threshold: float | None
     vectors: Callable[[Sequence[Hit]], np.ndarray] | None = None
     memo: dict[tuple[str, tuple[str, ...]], np.ndarray] | None = field(default=None)
 

@@ -17,7 +17,12 @@ none). The hits returned are still the mode's own. The checks:
 - **coverage**: among those hits, the best must hold at least ``min_coverage`` of the
   question's IDF mass (terms the collection never uses weigh the most).
 - optionally (``unknown_from``, off by default): in a collection of at least that many
-  distinct terms, a question word the collection never uses counts as a name.
+  distinct terms, a question word the collection never uses counts as a name;
+- **drift** (``drift``, with an embedder that has a measured ``guard_drift``: MiniLM): a
+  passage passing the checks above must also not be one that a question word the collection
+  never uses pulls the question away from, by ``max_drift`` or more of cosine
+  (:mod:`docqa.retrieve.drift`). Lexical embedders have no threshold, so the check runs with
+  them only when ``max_drift`` is given.
 
 Two optional absolute checks (off by default, since their scale depends on the embedder and the
 collection) remain for callers who calibrated them: ``min_cosine`` on the best dense score and
@@ -27,7 +32,8 @@ Every check must pass. No hits fail. The answer path then refuses without callin
 Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus and mode and
 leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
 Node.js API docs, checked on the Valgrind manual: ``names=True``, ``beyond_names=True``,
-``min_coverage=0.15``, ``unknown_from=None``, ``keyword_evidence=True``. ``docqa calibrate``
+``min_coverage=0.15``, ``unknown_from=None``, ``keyword_evidence=True``, ``drift=True``
+with the embedder's threshold (``max_drift=None``). ``docqa calibrate``
 fits ``min_coverage`` and ``unknown_from`` to a collection's own labelled questions and stores
 them in the index manifest.
 """
@@ -291,11 +297,11 @@ def term_statistics(retriever: Retriever) -> BM25Index | None:
 
 def semantic_side(
     embedder: Embedder, vectors: Callable[[Sequence[Hit]], np.ndarray] | None = None
-) -> Semantic | None:
+) -> Semantic:
     """The drift check's side for ``embedder`` (stored ``vectors`` of hits, if the collection
-    has them), or None when ``embedder`` has no measured drift threshold (a lexical one)."""
-    threshold = measured_drift(embedder)
-    return None if threshold is None else Semantic(embedder, threshold, vectors)
+    has them), with its measured threshold: None for a lexical embedder, so the check runs
+    only when the guard's settings give ``max_drift``."""
+    return Semantic(embedder, measured_drift(embedder), vectors)
 
 
 def with_evidence(hits: Sequence[Hit], extra: Sequence[Hit]) -> list[Hit]:
@@ -311,8 +317,8 @@ class GuardedRetriever:
     hybrid retrievers have one); a dense retriever needs the collection's passed in.
     ``evidence``: the collection's keyword retriever, whose best passages the guard judges
     beside the hits (``keyword_evidence``); None judges the hits alone. ``semantic``: the
-    collection's semantic embedder and vectors, for the drift check (None: no drift check;
-    :func:`semantic_side` gives it for embedders with a measured threshold).
+    collection's embedder and vectors, for the drift check (:func:`semantic_side`; None: no
+    drift check).
     """
 
     def __init__(
