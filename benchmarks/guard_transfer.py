@@ -24,7 +24,11 @@ Corpora (each with answerable and unanswerable labelled questions):
   guide, the xz file format, the libpng manual; ``benchmarks/data/textdocs/``; 28 + 12),
   questions written in the seventeenth pass after the drift check's threshold was chosen and
   before any score on them was seen. A plain-text page is one section, so every relevant
-  label is a whole document.
+  label is a whole document;
+- ``textdocs2`` (``--corpora textdocs2``): three more plain-text documents (the sed FAQ, the
+  libjpeg manual, dpkg's triggers spec; ``benchmarks/data/textdocs2/``; 24 + 12), questions
+  written in the seventeenth pass before any score on them was seen, after textdocs had shown
+  the defaults' refusals falling short on long manuals.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
