@@ -159,12 +159,14 @@ Cells = dict[tuple[str, str, Setting], Cell]
 
 def table(
     corpora: Sequence[str], scratch: Path, embedder: str = "hashing"
-) -> tuple[Cells, dict[tuple[str, str], Cell], Cells]:
-    """Every (corpus, mode, setting) cell, the candidate rule's (corpus, mode) cells, and the
-    cells without the drift check (the same as the first for a lexical embedder)."""
+) -> tuple[Cells, dict[tuple[str, str], Cell], Cells, dict[tuple[str, str], Cell]]:
+    """Every (corpus, mode, setting) cell, the candidate rule's (corpus, mode) cells, the
+    cells without the drift check (the same as the first for a lexical embedder), and the
+    defaults' (corpus, mode) cells without the unknown-share rule."""
     out: Cells = {}
     candidate: dict[tuple[str, str], Cell] = {}
     lexical: Cells = {}
+    no_share: dict[tuple[str, str], Cell] = {}
     for name in corpora:
         collection, qs = open_corpus(name, scratch, embedder)
         for mode in MODES:
@@ -178,7 +180,9 @@ def table(
                     else out[name, mode, setting]
                 )
             candidate[name, mode] = unknown_outweighs_cell(collection, gathered, qs)
-    return out, candidate, lexical
+            off = GuardConfig(unknown_share_from=None)
+            no_share[name, mode] = rates(collection, gathered, qs, off, semantic)
+    return out, candidate, lexical, no_share
 
 
 def unknown_outweighs_cell(
@@ -256,12 +260,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.scratch or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        cells, candidate, lexical = table(corpora, folder, args.embedder)
+        cells, candidate, lexical, no_share = table(corpora, folder, args.embedder)
     d = GuardConfig()
     default: Setting = (d.keyword_evidence, d.unknown_from, d.min_coverage)
     print(f"{args.embedder} embedder")
     print(f"defaults (keyword_evidence, unknown_from, min_coverage) = {default}, k={K}:")
     print_cells(cells, corpora, default)
+    print("\nthe defaults without the unknown-share rule (unknown_share_from=None):")
+    print("| corpus | dense | keyword | hybrid |\n|---|---|---|---|")
+    for c in corpora:
+        row = " | ".join(f"{no_share[c, m][0]:.2f} / {no_share[c, m][1]:.2f}" for m in MODES)
+        print(f"| {c} | {row} |")
     if lexical != cells:
         print("\nthe defaults without the drift check (the lexical checks alone):")
         print_cells(lexical, corpora, default)

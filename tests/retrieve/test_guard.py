@@ -3,6 +3,8 @@ the wrapper, and its settings' round trip."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from docqa.retrieve import (
     GuardedRetriever,
     HybridRetriever,
     KeywordRetriever,
+    evidence,
     judge,
 )
 from docqa.retrieve.guard import judge_with_prefix
@@ -93,6 +96,45 @@ def test_unknown_terms_count_as_names_in_large_vocabularies(
     assert judge(question, hits, GuardConfig(unknown_from=bm25.n_terms + 1), bm25).passed
 
 
+def test_unknown_share_is_the_idf_mass_of_terms_no_row_uses(bm25: BM25Index) -> None:
+    n = bm25.corpus_docs
+
+    def idf(df: int) -> float:
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    terms = evidence.question_terms(bm25, "zebras and books")  # "books": rows 0 and 1
+    assert evidence.unknown_share(bm25, terms) == pytest.approx(idf(0) / (idf(0) + idf(2)))
+    assert evidence.unknown_share(bm25, evidence.question_terms(bm25, "books")) == 0.0
+    assert evidence.unknown_share(bm25, evidence.question_terms(bm25, "the of")) == 0.0
+
+
+def test_in_a_large_vocabulary_the_passage_must_outweigh_the_unknown_words(
+    bm25: BM25Index, chunks: list[Chunk]
+) -> None:
+    question = "books borrowed for zebras giraffes and okapis"
+    hits = [hit(chunks, 0), hit(chunks, 1)]
+    share = evidence.unknown_share(bm25, evidence.question_terms(bm25, question))
+    # the sample corpus is small: with the default size the rule is off, coverage passes
+    assert bm25.n_terms < GuardConfig().unknown_share_from  # type: ignore[operator]
+    assert judge(question, hits, GuardConfig(), bm25).passed
+    large = GuardConfig(unknown_share_from=bm25.n_terms)  # as if the collection were large
+    verdict = judge(question, hits, large, bm25)
+    assert not verdict.passed
+    assert verdict.reasons[0].endswith(
+        f"< {share:.2f}, the share in words the collection never uses (zebras, giraffes, okapis)"
+    )
+    assert GuardConfig().min_coverage < share < 1
+    assert judge(question, hits, GuardConfig(unknown_share_from=bm25.n_terms + 1), bm25).passed
+    # one unknown word among many held ones: the passage holds more than it weighs
+    held = judge("loan periods books borrowed three weeks zebras", hits, large, bm25)
+    assert (
+        held.passed and "the share in words the collection never uses (zebras)" in (held.reasons[0])
+    )
+    # nothing unknown: the threshold stays min_coverage
+    plain = judge("loan periods for books", hits, large, bm25)
+    assert plain.passed and plain.reasons[0].endswith(">= min_coverage 0.15")
+
+
 def test_optional_absolute_checks(bm25: BM25Index, chunks: list[Chunk]) -> None:
     question = "pg_dump compressed archive"
     weak_dense = [hit(chunks, 3, dense=(0.2, 1))]
@@ -116,6 +158,8 @@ def test_optional_absolute_checks(bm25: BM25Index, chunks: list[Chunk]) -> None:
         ({"names": 1}, "names"),
         ({"beyond_names": None}, "beyond_names"),
         ({"unknown_from": -1}, "unknown_from"),
+        ({"unknown_share_from": -5}, "unknown_share_from"),
+        ({"unknown_share_from": True}, "unknown_share_from"),
         ({"min_cosine": float("nan")}, "min_cosine"),
         ({"min_keyword": "high"}, "min_keyword"),
     ],
@@ -126,7 +170,9 @@ def test_config_is_validated(changes: dict[str, object], match: str) -> None:
 
 
 def test_config_round_trips_through_a_dict() -> None:
-    config = GuardConfig(min_coverage=0.3, names=False, unknown_from=100, min_cosine=0.2)
+    config = GuardConfig(
+        min_coverage=0.3, names=False, unknown_from=100, unknown_share_from=None, min_cosine=0.2
+    )
     assert GuardConfig.from_dict(config.to_dict()) == config
     with pytest.raises(IndexCorrupt, match="unknown keys"):
         GuardConfig.from_dict({"min_coverage": 0.2, "rule": "all"})

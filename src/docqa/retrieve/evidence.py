@@ -61,6 +61,14 @@ def question_terms(bm25: BM25Index, question: str) -> QuestionTerms:
     return QuestionTerms(hashes, weights)
 
 
+def unknown_share(bm25: BM25Index, terms: QuestionTerms) -> float:
+    """The share of ``terms``' IDF mass in terms no row of ``bm25`` uses (0 for no terms)."""
+    mass = terms.mass
+    if mass <= 0:
+        return 0.0
+    return float(terms.weights[document_frequencies(bm25, terms.hashes) == 0].sum()) / mass
+
+
 def without(bm25: BM25Index, terms: QuestionTerms, words: Sequence[str]) -> QuestionTerms:
     """``terms`` less every term of ``words`` (the rest of a question besides its names)."""
     if not words:
