@@ -19,6 +19,7 @@ from guard_transfer import CORPORA, open_corpus
 
 from docqa.collection import MODES
 from docqa.eval.calibrate import calibrate
+from docqa.retrieve.guard import GuardConfig
 
 
 def main() -> None:
@@ -42,6 +43,8 @@ def main() -> None:
             chosen = f"min_coverage {c.min_coverage}" + (
                 ", unknown words as names" if c.unknown_from is not None else ""
             )
+            if c.unknown_share_from != GuardConfig().unknown_share_from:
+                chosen += ", unknown share at any size"
             held = fit.held_out
             out = "-" if held is None else f"{held.refused:.2f} / {held.kept:.2f}"
             print(

@@ -8,10 +8,19 @@ from pathlib import Path
 import pytest
 
 from docqa.build import build_index
+from docqa.cli.calibrate import frontier
 from docqa.collection import Collection
 from docqa.errors import InputError
 from docqa.eval import Question, load_questions
-from docqa.eval.calibrate import Point, calibrate, choose, folds_of, judged, trade_off
+from docqa.eval.calibrate import (
+    Point,
+    calibrate,
+    choose,
+    folds_of,
+    judged,
+    settings,
+    trade_off,
+)
 from docqa.retrieve.guard import GuardConfig, judge
 from docqa.types import Hit
 
@@ -47,7 +56,10 @@ def test_calibrate_on_the_sample_questions(library: Collection) -> None:
     assert fit.reached and fit.chosen.kept >= 0.9
     assert all(p.refused <= fit.chosen.refused for p in fit.points if p.kept >= 0.9)
     # the curve is monotone in the threshold: a higher one never keeps more
-    plain = [p for p in fit.points if p.config.unknown_from is None]
+    default = GuardConfig().unknown_share_from
+    plain = [p for p in fit.points if p.config.unknown_from is None
+             and p.config.unknown_share_from == default]  # fmt: skip
+    assert len(fit.points) == 4 * len(plain)  # unknown words as names or not, share rule
     assert all(a.kept >= b.kept for a, b in itertools.pairwise(plain))
     # the chosen settings do what the curve says on the same questions
     guarded = library.retriever("keyword", guard=fit.chosen.config)
@@ -118,3 +130,23 @@ def test_held_out_needs_two_questions_of_each_kind(library: Collection) -> None:
     assert fit.held_out is not None and fit.held_out.folds == 3  # no more folds than questions
     with pytest.raises(InputError, match="folds must be an integer >= 2"):
         calibrate(three, library.retriever("keyword", guard=False), library.bm25, folds=1)
+
+
+def test_the_unknown_share_rule_is_tried_at_any_size_only_where_it_is_off() -> None:
+    def shares(configs: list[GuardConfig]) -> set[int | None]:
+        return {c.unknown_share_from for c in configs}
+
+    base = GuardConfig()
+    assert shares(settings(base, n_terms=100)) == {base.unknown_share_from, 0}
+    assert shares(settings(base, n_terms=50_000)) == {base.unknown_share_from}  # on already
+    assert shares(settings(GuardConfig(unknown_share_from=None), n_terms=50_000)) == {None, 0}
+    assert len(settings(base, n_terms=100)) == 2 * len(settings(base, n_terms=50_000))
+
+
+def test_the_frontier_shows_the_chosen_setting_among_equals() -> None:
+    a = Point(GuardConfig(min_coverage=0.2), 0.9, 0.8)
+    b = Point(GuardConfig(min_coverage=0.2, unknown_share_from=0), 0.9, 0.8)
+    worse = Point(GuardConfig(min_coverage=0.5), 0.8, 0.8)
+    assert frontier([a, b, worse], b) == [b]
+    assert frontier([a, b, worse], a) == [a]
+    assert len(frontier([a, b, worse])) == 1

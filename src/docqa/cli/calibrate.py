@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def frontier(points: Sequence[Point]) -> list[Point]:
-    """The points no other point beats on both kept and refused, by threshold."""
+def frontier(points: Sequence[Point], chosen: Point | None = None) -> list[Point]:
+    """The points no other point beats on both kept and refused, by threshold (of settings
+    that tie, ``chosen`` when it is one of them)."""
     best = [
         p
         for p in points
@@ -54,12 +55,19 @@ def frontier(points: Sequence[Point]) -> list[Point]:
         )
     ]
     unique = {(p.kept, p.refused): p for p in sorted(best, key=lambda p: -p.config.min_coverage)}
+    if chosen is not None and (chosen.kept, chosen.refused) in unique and chosen in best:
+        unique[chosen.kept, chosen.refused] = chosen
     return sorted(unique.values(), key=lambda p: (-p.kept, p.refused))
 
 
 def _describe(p: Point) -> str:
-    unknown = "yes" if p.config.unknown_from is not None else "no"
-    return f"min_coverage={p.config.min_coverage} unknown words as names: {unknown}"
+    c = p.config
+    unknown = "yes" if c.unknown_from is not None else "no"
+    share = c.unknown_share_from
+    when = "off" if share is None else "always" if share == 0 else f"from {share} terms"
+    return (
+        f"min_coverage={c.min_coverage}, unknown words as names: {unknown}, unknown share: {when}"
+    )
 
 
 def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -> str:
@@ -70,7 +78,7 @@ def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -
         "trade-off (settings no other setting beats on both):",
         "   kept  refused  setting",
     ]
-    for p in frontier(fit.points):
+    for p in frontier(fit.points, fit.chosen):
         mark = "  <- chosen" if p == fit.chosen else ""
         lines.append(f"  {p.kept:5.2f}  {p.refused:7.2f}  {_describe(p)}{mark}")
     c = fit.chosen

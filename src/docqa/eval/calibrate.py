@@ -3,7 +3,8 @@
 Each question is searched once (the bare retriever, ``k`` hits); every candidate setting is then
 judged on those same hits, so the curve costs one search per question. A setting is a
 ``min_coverage`` on a grid, with unknown words counted as names or not (``unknown_from`` 0 or
-None). The chosen point refuses the most unanswerable questions among those keeping at least
+None) and the unknown-share rule from the collection's setting or at any size
+(``unknown_share_from`` as given or 0). The chosen point refuses the most unanswerable questions among those keeping at least
 ``min_kept`` of the answerable ones (ties: more kept, then the lower threshold); when none keeps
 that many, the one keeping the most (ties: more refused).
 
@@ -58,10 +59,20 @@ class Calibration:
     held_out: HeldOut | None = None  # None: too few questions of a kind for two folds
 
 
-def settings(base: GuardConfig, grid: Sequence[float] = GRID) -> list[GuardConfig]:
-    """The candidate settings: every threshold of ``grid``, unknown words as names or not."""
+def settings(
+    base: GuardConfig, grid: Sequence[float] = GRID, n_terms: int | None = None
+) -> list[GuardConfig]:
+    """The candidate settings: every threshold of ``grid``, unknown words as names or not, and
+    the unknown-share rule as ``base`` has it or, in a collection of ``n_terms`` terms that
+    it leaves out, at any size (``unknown_share_from=0``: a small collection's own questions
+    may show that it pays there too)."""
+    shares: list[int | None] = [base.unknown_share_from]
+    gate = base.unknown_share_from
+    if gate is None or n_terms is None or n_terms < gate:
+        shares = list(dict.fromkeys([*shares, 0]))
     return [
-        replace(base, min_coverage=threshold, unknown_from=unknown)
+        replace(base, min_coverage=threshold, unknown_from=unknown, unknown_share_from=share)
+        for share in shares
         for unknown in (None, 0)
         for threshold in grid
     ]
@@ -107,7 +118,7 @@ def trade_off(
     grid: Sequence[float] = GRID,
 ) -> list[Point]:
     """The kept / refused shares of every candidate setting (``base`` gives the rest)."""
-    configs = settings(base, grid)
+    configs = settings(base, grid, bm25.n_terms)
     answerable = np.array([q.answerable for q in questions], dtype=np.bool_)
     return points_of(configs, verdicts(questions, hits, bm25, configs), answerable)
 
@@ -189,7 +200,7 @@ def calibrate(
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
         raise InputError(f"folds must be an integer >= 2, got {folds!r}")
     hits = [judged(retriever, q.question, k) for q in questions]
-    configs = settings(base or GuardConfig())
+    configs = settings(base or GuardConfig(), n_terms=bm25.n_terms)
     semantic = retriever.semantic if isinstance(retriever, GuardedRetriever) else None
     passed = verdicts(questions, hits, bm25, configs, semantic)
     kinds = np.array([q.answerable for q in questions], dtype=np.bool_)
