@@ -3,10 +3,10 @@
 Each question is searched once (the bare retriever, ``k`` hits); every candidate setting is then
 judged on those same hits, so the curve costs one search per question. A setting is a
 ``min_coverage`` on a grid, with unknown words counted as names or not (``unknown_from`` 0 or
-None) and the unknown-share rule from the collection's setting or at any size
-(``unknown_share_from`` as given or 0). The chosen point refuses the most unanswerable questions among those keeping at least
-``min_kept`` of the answerable ones (ties: more kept, then the lower threshold); when none keeps
-that many, the one keeping the most (ties: more refused).
+None) and, where the collection is too small for the unknown-share rule, that rule at any size
+too (``unknown_share_from`` 0). The chosen point refuses the most unanswerable questions among
+those keeping at least ``min_kept`` of the answerable ones (ties: more kept, then the lower
+threshold); when none keeps that many, the one keeping the most (ties: more refused).
 
 The curve is in-sample: it is fitted on the questions it reports on. ``held_out`` estimates what
 the fit does on questions it has not seen: the questions are dealt into folds (answerable and

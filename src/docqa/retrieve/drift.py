@@ -15,7 +15,8 @@ to the passage before and after:
 The check needs a semantic embedder with a measured threshold: an embedder says so with a
 ``guard_drift`` attribute (MiniLM: 0.1, ``docs/trust.md``). Lexical embedders (hashing,
 TF-IDF) have none: removing a word no row holds only ever raises their cosines, which says
-nothing the lexical checks do not. Cosines are taken against the passages' stored vectors when
+nothing the lexical checks do not, so with them the check runs only when the guard's settings
+give a ``max_drift``. Cosines are taken against the passages' stored vectors when
 the collection has them (``vectors``), else against the embedded passage texts.
 """
 
@@ -83,9 +84,10 @@ def drifts_reference(
 @dataclass(slots=True)
 class Semantic:
     """What the drift check needs: the collection's ``embedder``, its measured ``threshold``
-    (None: the check runs only when the guard's settings give ``max_drift``) and, when the collection stores them, a function giving the hits' stored ``vectors``
-    (None: the hits' texts are embedded). ``memo`` (a dict) keeps each question's embedded
-    variants, for callers that judge the same questions many times (``docqa calibrate``)."""
+    (None: the check runs only when the guard's settings give ``max_drift``) and, when the
+    collection stores them, a function giving the hits' stored ``vectors`` (None: the hits'
+    texts are embedded). ``memo`` (a dict) keeps each question's embedded variants, for
+    callers that judge the same questions many times (``docqa calibrate``)."""
 
     embedder: Embedder
     threshold: float | None
