@@ -126,6 +126,25 @@ def test_txt_title_falls_back_to_file_name_for_long_first_line() -> None:
     assert [len(s.blocks) for s in doc.sections] == [2]
 
 
+def test_txt_saved_from_a_terminal_loses_its_escapes_and_keeps_its_lines() -> None:
+    text = (
+        "\x1b[1mman-db - the manual pager suite\x1b[0m\n\n"
+        "    \x1b[4mGraeme\x1b[24m \x1b[4mWilford\x1b[24m wrote it.\n\n"
+        "N\bNA\bAM\bME\bE\n  l\bls\bs - _\bl_\bi_\bs_\bt directory contents\n"
+    )
+    doc = parse_document("man-db-manual.txt", text)
+    assert doc.title == "man-db - the manual pager suite"
+    lines = [(ln.number, ln.text) for s in doc.sections for b in s.blocks for ln in b.lines]
+    assert lines == [
+        (1, "man-db - the manual pager suite"),
+        (3, "Graeme Wilford wrote it."),
+        (5, "NAME"),
+        (6, "ls - list directory contents"),
+    ]
+    plain = parse_document("plain.txt", "A tab\there and a caret ^[ stay.\n")
+    assert plain.sections[0].blocks[0].lines[0].text == "A tab here and a caret ^[ stay."
+
+
 # --- HTML ---------------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 import warnings
 import zlib
@@ -125,10 +126,19 @@ def _decode(data: bytes, html: bool = False) -> str:
         ) from exc
 
 
+# What a terminal formatter leaves in text saved from it (man-db's manual as Debian ships it,
+# a man page saved without `col -b`): SGR escapes (ESC [ 1 m bold, ESC [ 4 m underline) and
+# overstrikes (a character, a backspace, then the character shown: "_\bX", "X\bX").
+_TERMINAL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[^\n]\x08")
+
+
 def _text_items(text: str) -> list[Block]:
-    """Plain text as one ``"text"`` block per paragraph (paragraphs split on blank lines)."""
+    """Plain text as one ``"text"`` block per paragraph (paragraphs split on blank lines),
+    with a terminal's bold, underline and colour codes removed."""
     blocks: list[Block] = []
     lines: list[Line] = []
+    if "\x1b" in text or "\x08" in text:
+        text = _TERMINAL.sub("", text)
     for number, raw in enumerate([*text.splitlines(), ""], start=1):
         if raw.strip():
             lines.append(Line(number, " ".join(raw.split())))
