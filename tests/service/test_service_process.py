@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -217,6 +218,8 @@ def test_hot_reload_under_load_has_zero_failures(tmp_path: Path) -> None:
             worker.start()
         assert _wait(lambda: len(answers) > 20, 30.0)
         before = httpx.get(server.url + "/ready").json()["created"]
+        # the manifest's "created" counts whole seconds: let one pass, so the new one differs
+        assert _wait(lambda: _utc_now() > before, 5.0)
         versions.rebuild()
         assert _wait(lambda: any("twenty cents" in a for a in answers[-5:]), 60.0), server.log()
         seen = len(answers)
@@ -235,3 +238,8 @@ def test_hot_reload_under_load_has_zero_failures(tmp_path: Path) -> None:
     assert kinds == {"ten cents", "twenty cents"}
     assert all("twenty cents" in a for a in answers[-10:])
     assert "reloaded" in server.log()
+
+
+def _utc_now() -> str:
+    """Now as the manifest writes ``created`` (ISO 8601, whole seconds, UTC)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import re
 import stat
 import warnings
 import zlib
@@ -35,16 +34,15 @@ from pathlib import Path, PurePosixPath
 from docqa._parse import build_sections  # the twin of documents.build_sections
 from docqa.errors import InputError
 from docqa.text.documents import (
-    Block,
     Document,
     Heading,
-    Line,
     LoadReport,
     SkippedFile,
 )
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
+from docqa.text.plain import text_items
 from docqa.text.walk import tree
 
 FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
@@ -126,28 +124,6 @@ def _decode(data: bytes, html: bool = False) -> str:
         ) from exc
 
 
-# What a terminal formatter leaves in text saved from it (man-db's manual as Debian ships it,
-# a man page saved without `col -b`): SGR escapes (ESC [ 1 m bold, ESC [ 4 m underline) and
-# overstrikes (a character, a backspace, then the character shown: "_\bX", "X\bX").
-_TERMINAL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[^\n]\x08")
-
-
-def _text_items(text: str) -> list[Block]:
-    """Plain text as one ``"text"`` block per paragraph (paragraphs split on blank lines),
-    with a terminal's bold, underline and colour codes removed."""
-    blocks: list[Block] = []
-    lines: list[Line] = []
-    if "\x1b" in text or "\x08" in text:
-        text = _TERMINAL.sub("", text)
-    for number, raw in enumerate([*text.splitlines(), ""], start=1):
-        if raw.strip():
-            lines.append(Line(number, " ".join(raw.split())))
-        elif lines:
-            blocks.append(Block("text", tuple(lines)))
-            lines = []
-    return blocks
-
-
 def _html_name(source: str) -> str:
     """The file name a page's links use for itself: ``faq.html`` for ``manual/faq.html``
     (and for ``manual/faq.html.gz``, as the page was written before it was compressed)."""
@@ -178,10 +154,16 @@ def parse_document(source: str, text: str) -> Document:
 
         title, items = parse_html(text, page=_html_name(source))
     else:
-        blocks = _text_items(text)
-        items = list(blocks)
-        first = blocks[0].lines[0].text if blocks else ""
-        title = first if len(first) <= _MAX_TXT_TITLE else ""
+        items = text_items(text)
+        first = next((i for i in items), None)
+        line = (
+            first.text
+            if isinstance(first, Heading)
+            else first.lines[0].text
+            if first is not None
+            else ""
+        )
+        title = line if len(line) <= _MAX_TXT_TITLE else ""
     return Document(
         source=source,
         title=title or _title_from_name(source),

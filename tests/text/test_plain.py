@@ -1,0 +1,121 @@
+"""Plain text: the headings a plain-text manual writes (numbered, roman, underlined), what
+stays text (list items, counts, contents lists), and no line lost or renumbered."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docqa.text.documents import Block, Heading
+from docqa.text.loaders import parse_document
+from docqa.text.plain import numbered_heading, text_items
+
+
+def headings(text: str) -> list[tuple[str, int, int]]:
+    return [(i.text, i.level, i.line) for i in text_items(text) if isinstance(i, Heading)]
+
+
+def test_numbered_and_roman_headings_take_their_depth_as_level() -> None:
+    text = (
+        "The Policy\n\n1. Copyright\n\nSome text.\n\n2.1. Removal of the unversioned packages¶\n\n"
+        "More.\n\n2.1.1.  Stream Header\n\nIII. Reading\n\nBody.\n"
+    )
+    assert headings(text) == [
+        ("1. Copyright", 2, 3),
+        ("2.1. Removal of the unversioned packages", 3, 7),
+        ("2.1.1. Stream Header", 4, 11),
+        ("III. Reading", 2, 13),
+    ]
+
+
+def test_what_is_not_a_heading() -> None:
+    for line in (
+        "3 years",  # a count, no dot
+        "1. Install the package.",  # a list item: one number and a full stop
+        "2. the lower-case start of a list item",
+        "1.  Introduction ........................................    1",  # a contents entry
+        "4.2. Compressed cat pages and,",  # ends in a comma: the line goes on
+        "12. " + "Word " * 20,  # too many words
+        "    7. Indented four spaces",
+        "IV Missing its dot",
+    ):
+        assert numbered_heading(line) is None, line
+        assert headings(f"Title\n\n{line}\n\nText.\n") == [], line
+
+
+def test_a_section_number_may_end_in_a_full_stop_or_wrap() -> None:
+    assert numbered_heading("5.9. The 'r' command isn't inserting the file into the text.") == (
+        "5.9. The 'r' command isn't inserting the file into the text.",
+        3,
+    )
+    wrapped = "T\n\n4.41. How do I make substitutions in every file in a directory, or in\n      a complete directory tree?\n\nAnswer.\n"
+    assert headings(wrapped) == [
+        (
+            (
+                "4.41. How do I make substitutions in every file in a directory, or in a "
+                "complete directory tree?"
+            ),
+            3,
+            3,
+        )
+    ]
+    # a list item does not wrap into a heading, nor does an unindented second line
+    assert (
+        headings("T\n\n1. Applications should use Python 3 and must not\n   be packaged.\n") == []
+    )
+    assert headings("T\n\n2.1. Removal of the unversioned\npackages\n") == []
+
+
+def test_underlined_headings_take_levels_in_order_of_first_use() -> None:
+    text = (
+        "TRIGGERS\n========\n\nIntro.\n\nConcepts\n--------\n\nText.\n\n"
+        "DISCUSSION\n==========\n\nShort\n-------------------\n\nLong title line here\n---\n"
+    )
+    assert headings(text) == [
+        ("TRIGGERS", 2, 1),
+        ("Concepts", 3, 6),
+        ("DISCUSSION", 2, 11),
+        ("Short", 3, 14),
+    ]  # "---" under a 20-character title is less than half as long: text
+
+
+def test_a_contents_list_stays_text_and_the_heading_written_later_heads() -> None:
+    text = (
+        "FAQ\n\nCONTENTS\n\n1. GENERAL\n1.1. Introduction\n\n2.3. Where can I learn?\n\n"
+        "2.3.1. Books\n2.3.2. Mailing list\n\n1. GENERAL\n\nAbout it.\n\n"
+        "2.3. Where can I learn?\n\nRead books.\n"
+    )
+    assert headings(text) == [("1. GENERAL", 2, 13), ("2.3. Where can I learn?", 3, 17)]
+    doc = parse_document("faq.txt", text)
+    assert [s.heading for s in doc.sections] == ["", "1. GENERAL", "2.3. Where can I learn?"]
+    assert doc.title == "FAQ"
+    assert doc.sections[0].blocks[-1].lines[0].text == "2.3.1. Books"  # contents: text
+
+
+LINES = st.sampled_from(
+    [
+        "1. Intro", "2.1. Details here", "III. Reading", "Plain prose line.", "Title",
+        "=====", "-----", "  wrapped tail?", "3 years", "1. A list item.", "", "", "",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(LINES, max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_every_line_is_kept_once_with_its_number(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    items = text_items(text)
+    seen: list[int] = []
+    for item in items:
+        if isinstance(item, Heading):
+            seen.append(item.line)
+        else:
+            assert isinstance(item, Block)
+            seen.extend(line.number for line in item.lines)
+    non_blank = [n for n, raw in enumerate(lines, start=1) if raw.strip()]
+    assert seen == sorted(seen) and len(set(seen)) == len(seen)
+    missing = set(non_blank) - set(seen)
+    # only a setext underline or a wrapped title's second line is folded into its heading
+    for n in missing:
+        assert n - 1 in {i.line for i in items if isinstance(i, Heading)}
+    assert set(seen) <= set(non_blank)
