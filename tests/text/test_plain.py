@@ -119,3 +119,38 @@ def test_every_line_is_kept_once_with_its_number(lines: list[str]) -> None:
     for n in missing:
         assert n - 1 in {i.line for i in items if isinstance(i, Heading)}
     assert set(seen) <= set(non_blank)
+
+
+def test_a_man_page_saved_as_text_is_cut_at_its_sections() -> None:
+    text = (
+        "LS(1)                    User Commands                    LS(1)\n\n"
+        "NAME\n       ls - list directory contents\n\n"
+        "SYNOPSIS\n       ls [OPTION]... [FILE]...\n\n"
+        "SEE ALSO\n       Full documentation <https://www.gnu.org/software/coreutils/ls>\n\n"
+        "NOTE\n\nA line in capitals alone stays text.\n\n"
+        "WARNING not indented\nstays text too\n"
+    )
+    doc = parse_document("ls.1.txt", text)
+    assert [(s.heading, s.level, s.start_line) for s in doc.sections] == [
+        ("", 0, 1), ("NAME", 2, 3), ("SYNOPSIS", 2, 6), ("SEE ALSO", 2, 9),
+    ]  # fmt: skip
+    assert doc.sections[1].blocks[0].lines[0].text == "ls - list directory contents"
+    assert doc.sections[1].blocks[0].lines[0].number == 4
+    tail = [b.lines[0].text for b in doc.sections[3].blocks]
+    assert tail == ["Full documentation <https://www.gnu.org/software/coreutils/ls>", "NOTE",
+                    "A line in capitals alone stays text.", "WARNING not indented"]  # fmt: skip
+
+
+def test_titles_at_the_margin_head_a_text_dump_and_not_a_text_written_at_the_margin() -> None:
+    dump = (
+        "fonts-conf\n\nName\n\n   fonts.conf -- Font configuration files\n\n"
+        "Functional Overview\n\n   Fontconfig contains two modules,\n   the configuration"
+        " module and the matching module.\n\n   More of it\n   on two lines.\n"
+    )
+    assert headings(dump) == [("Name", 2, 3), ("Functional Overview", 2, 7)]
+    prose = (
+        "Guide\n\nWrite the code at the margin, as prose is,\nover several lines.\n\n"
+        "Typical code is just\n\n    jpeg_create_compress(&cinfo);\n    jpeg_finish(&cinfo);\n\n"
+        "And prose again\nat the margin.\n"
+    )
+    assert headings(prose) == []  # most paragraphs sit at the margin: the lead-in is a sentence

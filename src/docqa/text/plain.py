@@ -14,7 +14,15 @@ heading only when it is one of them:
   ``1.`` they are list items;
 - **an underlined line** (setext, as reStructuredText and Markdown write it): a line, then a
   line of one repeated ``= - ~ ^ * #`` at least half as long. Levels follow the order the
-  underline characters first appear in (the first level 2).
+  underline characters first appear in (the first level 2);
+- **a man page's section** (``man ls > ls.txt``): a name in capitals at the margin, at most
+  five words (``NAME``, ``SEE ALSO``), whose paragraph goes on indented. A line in capitals on
+  its own (``NOTE``, ``WARNING``) stays text;
+- **a title at the margin over indented text** (a browser's text dump, DocBook's text
+  output: ``Synopsis``, then its paragraphs indented): one line of at most six words and 60
+  characters, starting with a capital, no punctuation but ``' ( ) / & -``, whose next paragraph
+  is indented 3 spaces or more, in a text whose paragraphs are mostly indented (elsewhere an
+  indented paragraph is code, and the line before it a sentence leading into it). Level 2.
 
 Contents lists are runs of numbered lines with no blank line between them, so they stay
 text; an entry standing alone between blank lines is text too when the same heading is
@@ -37,6 +45,9 @@ _NUMBERED = re.compile(
     r"(?P<dot>\.?)\s+(?P<title>[A-Z].*?)\s*¶?\s*"
 )
 _UNDERLINE = re.compile(r"\s*([=\-~^*#])\1{2,}\s*")
+_MARGIN_TITLE = re.compile(r"[A-Z][\w'()/&-]*(?: [\w'()/&-]+){0,5}")
+MARGIN_TITLE = 60
+_MAN_SECTION = re.compile(r"[A-Z][A-Z0-9]*(?:[ /&-][A-Z0-9]+){0,4}\s*")
 _DOT_LEADER = re.compile(r"\.{4,}|(?:\. ){3,}")
 MAX_TITLE = 72
 MAX_WORDS = 16
@@ -92,16 +103,59 @@ def text_items(text: str) -> list[Heading | Block]:
             paragraphs.append(paragraph)
             paragraph = []
     underlines: dict[str, int] = {}
-    items = [_item(p, underlines) for p in paragraphs]
-    last = {" ".join(i.text.split()): at for at, i in enumerate(items) if isinstance(i, Heading)}
-    return [
-        _block(p) if isinstance(i, Heading) and last[" ".join(i.text.split())] != at else i
-        for at, (i, p) in enumerate(zip(items, paragraphs, strict=True))
-    ]
+    items = [_items(p, underlines) for p in paragraphs]
+    if _indented_body(paragraphs):  # titles at the margin over indented text (a text dump)
+        for at in range(len(items) - 1):
+            if isinstance(items[at][0], Block) and _margin_title(
+                paragraphs[at], paragraphs[at + 1]
+            ):
+                items[at] = [Heading(paragraphs[at][0][1].strip(), 2, paragraphs[at][0][0])]
+    last = {
+        " ".join(i[0].text.split()): at
+        for at, i in enumerate(items)
+        if len(i) == 1 and isinstance(i[0], Heading)
+    }
+    out: list[Heading | Block] = []
+    for at, (found, p) in enumerate(zip(items, paragraphs, strict=True)):
+        alone = len(found) == 1 and isinstance(found[0], Heading)
+        out.extend([_block(p)] if alone and last[" ".join(found[0].text.split())] != at else found)
+    return out
 
 
 def _block(paragraph: list[tuple[int, str]]) -> Block:
     return Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in paragraph))
+
+
+def _indented_body(paragraphs: list[list[tuple[int, str]]]) -> bool:
+    """Whether most of the text is indented (at least 70% of the paragraphs of two lines or
+    more), as in a text dump; in a text written at the margin, an indented paragraph is code
+    and the line before it a sentence leading into it ("Typical code is just")."""
+    body = [p for p in paragraphs if len(p) > 1]
+    indented = sum(all(raw[:3].isspace() for _, raw in p) for p in body)
+    return bool(body) and indented >= 0.7 * len(body)
+
+
+def _margin_title(paragraph: list[tuple[int, str]], after: list[tuple[int, str]]) -> bool:
+    """Whether ``paragraph`` is one short title at the margin and ``after`` is indented (how a
+    browser's text dump and DocBook's text output lay out sections: ``Synopsis`` then
+    ``   /etc/fonts/fonts.conf``)."""
+    if len(paragraph) != 1:
+        return False
+    line = paragraph[0][1].rstrip()
+    return (
+        _MARGIN_TITLE.fullmatch(line) is not None
+        and len(line) <= MARGIN_TITLE
+        and all(raw[:3].isspace() for _, raw in after)
+    )
+
+
+def _items(paragraph: list[tuple[int, str]], underlines: dict[str, int]) -> list[Heading | Block]:
+    """One paragraph as a heading, a text block, or a man page's section: its name in capitals
+    at the margin, then its text indented (``NAME`` / ``       ls - list directory contents``)."""
+    (number, first), rest = paragraph[0], paragraph[1:]
+    if rest and _MAN_SECTION.fullmatch(first) and all(raw[:3].isspace() for _, raw in rest):
+        return [Heading(first.strip(), 2, number), _block(rest)]
+    return [_item(paragraph, underlines)]
 
 
 def _item(paragraph: list[tuple[int, str]], underlines: dict[str, int]) -> Heading | Block:
