@@ -1,7 +1,7 @@
 """Plain text to a parser's stream: paragraphs, and the headings a plain-text manual writes.
 
 A paragraph is a run of non-blank lines. Manuals in plain text (specs, FAQs, the text that
-documentation tools print) mark their headings in two ways, and a paragraph is read as a
+documentation tools print) mark their headings in a few ways, and a paragraph is read as a
 heading only when it is one of them:
 
 - **a numbered line** standing alone: ``2.1. Removal of the unversioned packages``,
