@@ -9,6 +9,7 @@ ends, which a client with a short read timeout sees as a timeout.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,6 +38,17 @@ class Request:
     body: Any
 
 
+class _Server(ThreadingHTTPServer):
+    """A stand-in server that lets a client hang up mid-reply (the tests that stop a stream do
+    that on purpose) without printing the server thread's traceback; any other error still
+    prints."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class StandIn:
     """The server; ``url`` is its root, ``script`` the replies to give, ``requests`` the log."""
 
@@ -44,7 +56,7 @@ class StandIn:
         self.script: list[Reply] = []
         self.requests: list[Request] = []
         self.release = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._server.block_on_close = False
         self._thread = threading.Thread(
