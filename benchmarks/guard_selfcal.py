@@ -98,7 +98,7 @@ def pseudo_questions(
 
 def self_calibrated(collection: Collection, qs: Sequence[Question], mode: str) -> GuardConfig:
     """The setting ``docqa calibrate`` would choose on ``qs`` (pseudo-questions) in ``mode``."""
-    gathered = gather(collection, mode, qs)
+    gathered, _ = gather(collection, mode, qs)
     hits = [gathered[q.id][1] for q in qs]
     chosen, _ = choose(trade_off(qs, hits, collection.bm25, GuardConfig()), 0.9)
     return chosen.config
@@ -118,7 +118,7 @@ def main() -> None:
             pseudo = pseudo_questions(collection, others)
             for mode in MODES:
                 cfg = self_calibrated(collection, pseudo, mode)
-                gathered = gather(collection, mode, real)
+                gathered, _ = gather(collection, mode, real)
                 mine = rates(collection, gathered, real, cfg)
                 base = rates(collection, gathered, real, GuardConfig())
                 what = f"min_coverage={cfg.min_coverage} unknown_from={cfg.unknown_from}"

@@ -14,18 +14,18 @@ Corpora (each with answerable and unanswerable labelled questions):
   package (``/usr/share/doc/python3-pip/html``, some gzipped and read as shipped;
   ``benchmarks/data/pipdocs/``; 22 + 12), questions written before any score was seen, in the
   eighth pass;
-- ``libxslt`` (not in the default list; ``--corpora libxslt``): 16 pages of libxslt's site and
+- ``libxslt``: 16 pages of libxslt's site and
   tutorials shipped by Debian's ``libxslt1-dev`` package (``/usr/share/doc/libxslt1-dev/html``,
   built of nested layout tables; ``benchmarks/data/libxslt/``, whose ``pages.txt`` lines are
   ``SOURCE TARGET`` below ``/usr/share/doc``; 28 + 12), questions written before any score was
   seen, in the sixteenth pass;
-- ``textdocs`` (not in the default list; ``--corpora textdocs``): five plain-text manuals as
+- ``textdocs``: five plain-text manuals as
   Debian ships them, gzipped (the Debian Python policy, the man-db manual, fontconfig's user
   guide, the xz file format, the libpng manual; ``benchmarks/data/textdocs/``; 28 + 12),
   questions written in the seventeenth pass after the drift check's threshold was chosen and
-  before any score on them was seen. A plain-text page is one section, so every relevant
-  label is a whole document;
-- ``textdocs2`` (``--corpora textdocs2``): three more plain-text documents (the sed FAQ, the
+  before any score on them was seen; the labels are the sections the loader reads from the
+  manuals' numbered and underlined headings (since later in that pass);
+- ``textdocs2``: three more plain-text documents (the sed FAQ, the
   libjpeg manual, dpkg's triggers spec; ``benchmarks/data/textdocs2/``; 24 + 12), questions
   written in the seventeenth pass before any score on them was seen, after textdocs had shown
   the defaults' refusals falling short on long manuals.
@@ -81,7 +81,7 @@ UNKNOWN = (None, 2000)
 EVIDENCE = (True, False)
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5
-CORPORA = "library,pydocs,nodejs,valgrind-guard,pipdocs"
+CORPORA = "library,pydocs,nodejs,valgrind-guard,pipdocs,libxslt,textdocs,textdocs2"
 
 Setting = tuple[bool, int | None, float]  # (keyword_evidence, unknown_from, min_coverage)
 Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
