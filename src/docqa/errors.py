@@ -125,3 +125,16 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
 ]
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM, as docqa's commands raise them (``docqa.cli.main.entry``, ``docqa
+    watch``); caught wherever ``KeyboardInterrupt`` is. A subclass on purpose: CPython marks a
+    bare ``KeyboardInterrupt`` that passes through source run by ``exec`` (the code dataclasses,
+    namedtuples and numba generate) as unhandled, and the process then ends by SIGINT at exit
+    even though docqa caught it and returned 0 or 130. Its check is for the exact type."""
+
+
+def raise_interrupted(signum: int, frame: object) -> None:
+    """A signal handler: raise :class:`Interrupted`."""
+    raise Interrupted

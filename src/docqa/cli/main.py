@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from docqa.cli import batch, serve
-from docqa.errors import DocqaError
+from docqa.errors import DocqaError, raise_interrupted
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
@@ -387,6 +388,8 @@ def entry() -> int:
 
     Not in ``main``, which a program may call many times: what it freezes is never collected.
     """
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored
+        signal.signal(signal.SIGINT, raise_interrupted)  # Ctrl-C as Interrupted (errors.py)
     code = _main(None, freeze=True)
     gc.freeze()
     return code

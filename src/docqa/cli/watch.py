@@ -25,11 +25,10 @@ from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 from docqa.build import BuildReport, Progress, build_index, default_index_dir
 from docqa.cli.index import index_settings, print_report, progress_bar
-from docqa.errors import DocqaError, InputError
+from docqa.errors import DocqaError, InputError, raise_interrupted
 
 EXIT_OK = 0
 Changes = AbstractSet[tuple[object, str]]
@@ -76,10 +75,7 @@ def _stop_on_sigterm() -> Iterator[None]:
     """SIGTERM (a service manager's stop) ends the watch as Ctrl-C does: between updates,
     or in one, which then leaves the index as it was."""
 
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = signal.signal(signal.SIGTERM, raise_interrupted)  # not a bare KeyboardInterrupt
     try:
         yield
     finally:

@@ -1,0 +1,73 @@
+"""Ctrl-C and SIGTERM raised inside source run by ``exec`` (dataclasses, namedtuples and numba
+generate such code while a command runs) end the process with the code docqa returns. CPython
+treats a bare KeyboardInterrupt that passed through ``exec`` as unhandled and ends the process
+by SIGINT at exit even when it was caught; docqa's handlers raise a subclass. The first test
+shows CPython doing it, so the others can fail."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+# Raise the signal from inside exec'd source, catch the interrupt, exit normally.
+SCRIPT = """
+import os, signal, sys
+{setup}
+try:
+    exec("os.kill(os.getpid(), signal.{sig})\\nimport time\\nfor _ in range(200): time.sleep(0.01)")
+except KeyboardInterrupt as exc:
+    print("caught", type(exc).__name__, file=sys.stderr)
+"""
+
+
+def run(setup: str, sig: str) -> subprocess.CompletedProcess[str]:
+    code = SCRIPT.format(setup=setup, sig=sig)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_cpython_ends_by_sigint_after_a_bare_keyboard_interrupt_in_exec_was_caught() -> None:
+    bare = "def handler(s, f):\n    raise KeyboardInterrupt\nsignal.signal(signal.SIGTERM, handler)"
+    done = run(bare, "SIGTERM")
+    assert "caught KeyboardInterrupt" in done.stderr
+    assert done.returncode == -signal.SIGINT  # caught, and still killed by SIGINT at exit
+
+
+def test_the_watchs_sigterm_in_exec_exits_normally() -> None:
+    setup = (
+        "from docqa.cli.watch import _stop_on_sigterm\nstop = _stop_on_sigterm()\nstop.__enter__()"
+    )
+    done = run(setup, "SIGTERM")
+    assert "caught Interrupted" in done.stderr
+    assert done.returncode == 0, done.stderr
+
+
+def test_ctrl_c_in_exec_exits_normally_with_the_commands_handler() -> None:
+    setup = (
+        "from docqa.errors import raise_interrupted\n"
+        "signal.signal(signal.SIGINT, raise_interrupted)"
+    )
+    done = run(setup, "SIGINT")
+    assert "caught Interrupted" in done.stderr
+    assert done.returncode == 0, done.stderr
+
+
+def test_entry_installs_the_handler_only_over_the_default_one() -> None:
+    code = (
+        "import importlib, signal, sys\n"
+        "main = importlib.import_module('docqa.cli.main')\n"
+        "sys.argv = ['docqa', '--help']\n"
+        "try:\n    main.entry()\nexcept SystemExit:\n    pass\n"
+        "from docqa.errors import raise_interrupted\n"
+        "print(signal.getsignal(signal.SIGINT) is raise_interrupted)\n"
+    )
+    default = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=60, check=False)  # fmt: skip
+    assert default.stdout.strip().endswith("True"), default.stderr
+    ignored = subprocess.run(
+        [sys.executable, "-c", "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n" + code],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert ignored.stdout.strip().endswith("False"), ignored.stderr  # a background job's ignore
