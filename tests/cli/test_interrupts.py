@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 # Raise the signal from inside exec'd source, catch the interrupt, exit normally.
 SCRIPT = """
 import os, signal, sys
@@ -35,21 +37,28 @@ def test_cpython_ends_by_sigint_after_a_bare_keyboard_interrupt_in_exec_was_caug
     assert done.returncode == -signal.SIGINT  # caught, and still killed by SIGINT at exit
 
 
-def test_the_watchs_sigterm_in_exec_exits_normally() -> None:
-    setup = (
-        "from docqa.cli.watch import _stop_on_sigterm\nstop = _stop_on_sigterm()\nstop.__enter__()"
-    )
-    done = run(setup, "SIGTERM")
-    assert "caught Interrupted" in done.stderr
-    assert done.returncode == 0, done.stderr
-
-
-def test_ctrl_c_in_exec_exits_normally_with_the_commands_handler() -> None:
-    setup = (
-        "from docqa.errors import raise_interrupted\n"
-        "signal.signal(signal.SIGINT, raise_interrupted)"
-    )
-    done = run(setup, "SIGINT")
+@pytest.mark.parametrize(
+    ("setup", "sig"),
+    [
+        (  # docqa watch's SIGTERM
+            (
+                "from docqa.cli.watch import _stop_on_sigterm\nstop = _stop_on_sigterm()\n"
+                "stop.__enter__()"
+            ),
+            "SIGTERM",
+        ),
+        (  # the console script's Ctrl-C
+            (
+                "from docqa.errors import raise_interrupted\n"
+                "signal.signal(signal.SIGINT, raise_interrupted)"
+            ),
+            "SIGINT",
+        ),
+    ],
+    ids=["watch-sigterm", "ctrl-c"],
+)
+def test_docqas_handlers_in_exec_exit_normally(setup: str, sig: str) -> None:
+    done = run(setup, sig)
     assert "caught Interrupted" in done.stderr
     assert done.returncode == 0, done.stderr
 

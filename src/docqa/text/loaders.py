@@ -155,14 +155,8 @@ def parse_document(source: str, text: str) -> Document:
         title, items = parse_html(text, page=_html_name(source))
     else:
         items = text_items(text)
-        first = next((i for i in items), None)
-        line = (
-            first.text
-            if isinstance(first, Heading)
-            else first.lines[0].text
-            if first is not None
-            else ""
-        )
+        first = items[0] if items else None
+        line = first.text if isinstance(first, Heading) else first.lines[0].text if first else ""
         title = line if len(line) <= _MAX_TXT_TITLE else ""
     return Document(
         source=source,
