@@ -19,7 +19,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from docqa.pipeline.postings import PostingRuns
 from docqa.pipeline.previous import Scan, old_rows, trusted, up_to_date
 from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
 from docqa.pipeline.work import Task
-from docqa.text.documents import LoadReport, SkippedFile
+from docqa.text.documents import READERS, LoadReport, SkippedFile
 from docqa.text.loaders import _raise_nothing_loaded
 from docqa.text.sections import HEADING_WEIGHT
 from docqa.text.windows import check_window
@@ -64,6 +64,9 @@ class IndexSettings:
     heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
     storage: str = "float32"  # "int8": int8 codes beside the vectors (docqa.search.compact)
     tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
+    # the readers' version, not a choice: an index of other readers reuses nothing (a file
+    # unchanged since is read again, as a fresh build would read it)
+    readers: int = field(default=READERS, init=False)
 
     def __post_init__(self) -> None:
         if self.embedder not in EMBEDDERS:

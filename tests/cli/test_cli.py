@@ -218,22 +218,22 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     docs = tmp_path / "docs"
     (docs / "api").mkdir(parents=True)
     (docs / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
-    (docs / "index.rst").write_text("Parking\n=======\n")
-    (docs / "api" / "usage.rst").write_text("Usage\n=====\n")
+    (docs / "index.adoc").write_text("= Parking\n")
+    (docs / "api" / "usage.adoc").write_text("= Usage\n")
     (docs / "logo.PNG").write_bytes(b"\x89PNG")
     (docs / "README").write_text("read me")
-    (docs / ".hidden.rst").write_text("hidden files are not counted")
+    (docs / ".hidden.adoc").write_text("hidden files are not counted")
     result = docqa("index", "docs", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     [summary] = result.stdout.splitlines()
     assert "indexed 1 documents" in summary and "skipped 0 (none)" in summary
-    assert ("passed over 4 files of other types (.rst 2, (no suffix) 1, .png 1; docqa reads "
-            ".md, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
+    assert ("passed over 4 files of other types (.adoc 2, (no suffix) 1, .png 1; docqa reads "
+            ".md, .rst, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
     assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout
-    assert "passed over 4 files of other types (.rst 2," in again.stdout
+    assert "passed over 4 files of other types (.adoc 2," in again.stdout
     sharded = docqa("index", "docs", "--index", "shards", "--shard-rows", "1", cwd=tmp_path)
-    assert "passed over 4 files of other types (.rst 2," in sharded.stdout
+    assert "passed over 4 files of other types (.adoc 2," in sharded.stdout
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
     plain = docqa("index", "plain", "--index", "ix2", cwd=tmp_path)
@@ -297,7 +297,7 @@ def test_empty_folder_and_missing_model_config(tmp_path: Path, workdir: Path) ->
     (tmp_path / "empty").mkdir()
     result = docqa("index", str(tmp_path / "empty"), cwd=tmp_path)
     assert_one_line_error(result)
-    assert "no .md, .txt, .html" in result.stderr
+    assert "no .md, .rst, .txt, .html" in result.stderr
     result = docqa("ask", "What does RNW-409 mean?", "--backend", "anthropic", cwd=workdir)
     assert_one_line_error(result)
     assert "DOCQA_MODEL" in result.stderr or "ANTHROPIC_API_KEY" in result.stderr

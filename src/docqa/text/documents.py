@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 BlockKind = Literal["text", "table", "code"]
+# The version of what the readers (Markdown, reStructuredText, HTML, text, PDF) make of a file.
+# Raise it with any change to what a reader yields for the same bytes: an index built by other
+# readers is then rebuilt rather than updated, so no file keeps what an older reader made of it.
+# 2: reStructuredText read; plain-text headings.
+READERS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +92,7 @@ class Document:
     (``"guide/loans.md"``); ``title`` comes from front matter, ``<title>``, the first h1, the
     first line of a .txt file, or the file name, in that order of preference; ``metadata``
     holds the YAML front matter (dates as ISO strings) and ``format``
-    (``"markdown" | "html" | "text"``); ``content_hash`` is the hex sha256 of the file's bytes
+    (``"markdown" | "rst" | "html" | "text" | "pdf"``); ``content_hash`` is the hex sha256 of the file's bytes
     (empty for a document parsed from a string), so an index update can tell which files
     changed.
     """

@@ -1,5 +1,6 @@
-"""Files to ``Document``s: a folder (recursively) or files of .md, .txt, .html, .htm and .pdf,
-each also gzipped (``guide.md.gz``, as Debian ships documentation).
+"""Files to ``Document``s: a folder (recursively) or files of .md, .rst, .txt, .html, .htm and
+.pdf, each also gzipped (``guide.md.gz``, as Debian ships documentation). A Sphinx build's
+copy of a page's source, ``page.rst.txt``, is read as reStructuredText.
 
 This module is the edge where files are read; parsing is delegated to the pure parsers.
 
@@ -43,10 +44,19 @@ from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.plain import text_items
+from docqa.text.rst import rst_items
 from docqa.text.walk import tree
 
-FORMATS = {".md": "markdown", ".txt": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
-READS = "docqa reads .md, .txt, .html and .pdf files, also gzipped"
+FORMATS = {
+    ".md": "markdown",
+    ".rst": "rst",
+    ".txt": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+}
+READS = "docqa reads .md, .rst, .txt, .html and .pdf files, also gzipped"
+_SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
 GZIP = ".gz"
 # A gzipped file is read whole into memory, as any other file is; past this size it is skipped
 # (a gzip "bomb" unpacks a few kB into gigabytes).
@@ -60,7 +70,11 @@ def format_of(name: str) -> str | None:
         name = name[: -len(GZIP)]
     name = name[name.rfind("/") + 1 :]
     dot = name.rfind(".")  # ``PurePosixPath(name).suffix``, without making a path of each name
-    return FORMATS.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
+    if not 0 < dot < len(name) - 1:
+        return None
+    if name.lower().endswith(_SPHINX_SOURCE) and len(name) > len(_SPHINX_SOURCE):
+        return "rst"
+    return FORMATS.get(name[dot:].lower())
 
 
 def _gunzip(data: bytes) -> bytes:
@@ -135,8 +149,9 @@ def parse_document(source: str, text: str) -> Document:
     """Parse ``text`` as the format of ``source``'s extension into a ``Document``.
 
     Pure (no I/O). A Markdown page's title is its front matter ``title``, else its first h1;
-    an HTML page's is its ``<title>``, else its first h1; a .txt file's is its first line when
-    that line has at most 80 characters; failing those, the file name (``"Opening hours"``).
+    an HTML page's is its ``<title>``, else its first h1; a reStructuredText page's is its
+    first section title; a .txt file's is its first line when that line has at most 80
+    characters; failing those, the file name (``"Opening hours"``).
     Raises ``InputError`` for broken front matter.
     """
     kind = format_of(source)
@@ -153,6 +168,9 @@ def parse_document(source: str, text: str) -> Document:
         from docqa.text.html import parse_html  # html.parser: ~3 ms of imports, when needed
 
         title, items = parse_html(text, page=_html_name(source))
+    elif kind == "rst":
+        items = rst_items(text)
+        title = next((i.text for i in items if isinstance(i, Heading)), "")
     else:
         items = text_items(text)
         first = items[0] if items else None
@@ -341,7 +359,7 @@ def _raise_nothing_loaded(paths: list[str | Path], report: LoadReport) -> None:
     where = ", ".join(repr(str(p)) for p in paths) or "(no paths given)"
     if not report.skipped:
         raise InputError(
-            f"no .md, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; add some"
+            f"no .md, .rst, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; add some"
         )
     raise InputError(f"no documents loaded from {where}: {report.summary()}")
 

@@ -1,0 +1,257 @@
+"""The reStructuredText reader: sections, shown text, code, tables, Sphinx's directives."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docqa.build import IndexSettings, build_index
+from docqa.index import open_index
+from docqa.text import load_path, parse_document
+from docqa.text.documents import Block, Heading
+from docqa.text.rst import rst_items
+from docqa.text.rst_inline import inline_text
+
+
+def shown(text: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` of each item: ``("h2", title)`` or ``(block kind, block text)``."""
+    return [
+        (f"h{i.level}", i.text) if isinstance(i, Heading) else (i.kind, i.text)
+        for i in rst_items(text)
+    ]
+
+
+def test_titles_take_levels_in_the_order_their_styles_appear() -> None:
+    text = (
+        "=====\nGuide\n=====\n\nIntro.\n\nLoans\n=====\n\nBorrow.\n\n"
+        "Periods\n-------\n\nThree weeks.\n\nFines\n=====\n\nNone.\n"
+    )
+    assert shown(text) == [
+        ("h1", "Guide"),
+        ("text", "Intro."),
+        ("h2", "Loans"),
+        ("text", "Borrow."),
+        ("h3", "Periods"),
+        ("text", "Three weeks."),
+        ("h2", "Fines"),
+        ("text", "None."),
+    ]
+    heading = rst_items(text)[2]
+    assert isinstance(heading, Heading) and heading.line == 7
+
+
+def test_an_underline_too_short_for_its_title_is_text_and_a_transition_is_dropped() -> None:
+    # docutils: an underline shorter than its title and than 4 characters is ordinary text
+    assert shown("A long title\n---\n") == [("text", "A long title ---")]
+    assert shown("A long title\n----\n") == [("h1", "A long title")]
+    assert shown("One.\n\n----------\n\nTwo.\n") == [("text", "One."), ("text", "Two.")]
+
+
+def test_titles_are_not_read_inside_a_directive_or_a_list() -> None:
+    assert shown(".. note::\n\n   Not\n   ===\n")[0] == ("text", "Note")
+    assert all(kind != "h1" for kind, _ in shown("- item\n\n  Not\n  ===\n"))
+
+
+def test_inline_markup_shows_what_a_reader_sees() -> None:
+    line = (
+        "Use :func:`os.walk` or :py:meth:`~pathlib.Path.glob` with ``top``, see "
+        ":ref:`the loans page <loans>`, `PyPI <https://pypi.org/>`_, `Docs`_, Wheel_, "
+        "*emphasis*, **strong**, |version|, a note [1]_ and \\*stars\\*; :pep:`427`."
+    )
+    assert inline_text(line) == (
+        "Use os.walk or pathlib.Path.glob with top, see the loans page, PyPI, Docs, Wheel, "
+        "emphasis, strong, version, a note and *stars*; PEP 427."
+    )
+
+
+def test_what_is_not_markup_stays_as_written() -> None:
+    for text in (
+        "def f(*args, **kwargs): pass",
+        "2 * 3 * 4 = 24",
+        "call __init__ and my_var",
+        "a | b | c",
+        "snake_case_name",
+    ):
+        assert inline_text(text) == text
+
+
+def test_markup_across_lines_keeps_every_line_number() -> None:
+    text = "Earlier pip `does not resolve\n<https://x.org/988>`_, but uses the first\nfound.\n"
+    (block,) = rst_items(text)
+    assert isinstance(block, Block)
+    assert [line.number for line in block.lines] == [1, 2, 3]
+    assert block.text == "Earlier pip does not resolve, but uses the first found."
+
+
+def test_literal_blocks_after_double_colons() -> None:
+    assert shown("Run this::\n\n    pip install x\n      --user\n\nDone.\n") == [
+        ("text", "Run this:"),
+        ("code", "pip install x\n  --user"),
+        ("text", "Done."),
+    ]
+    assert shown("Run this ::\n\n    pip\n")[0] == ("text", "Run this")
+    assert shown("Text.\n\n::\n\n    code\n") == [("text", "Text."), ("code", "code")]
+    assert shown(">>> 1 + 1\n2\n\nAfter.\n") == [("code", ">>> 1 + 1\n2"), ("text", "After.")]
+
+
+def test_code_directives_drop_their_options_and_keep_indentation() -> None:
+    text = ".. code-block:: python\n   :caption: demo\n\n   def f():\n       return 1\n"
+    assert shown(text) == [("code", "def f():\n    return 1")]
+    assert shown(".. literalinclude:: demo.py\n   :lines: 1-3\n") == []
+
+
+def test_directives_show_their_label_arguments_and_body() -> None:
+    text = (
+        ".. versionadded:: 3.2\n   The *top* argument.\n\n"
+        ".. versionchanged:: 3.4\n\n"
+        ".. note:: Loans last\n   three weeks.\n\n"
+        ".. py:function:: walk(top, topdown=True)\n   :noindex:\n\n   Walk a tree.\n\n"
+        ".. only:: html\n\n   Shown in HTML.\n\n"
+        ".. tab:: Windows\n\n   Use py.\n"
+    )
+    assert shown(text) == [
+        ("text", "Added in version 3.2: The top argument."),
+        ("text", "Changed in version 3.4"),
+        ("text", "Note"),
+        ("text", "Loans last three weeks."),
+        ("text", "walk(top, topdown=True)"),
+        ("text", "Walk a tree."),
+        ("text", "Shown in HTML."),
+        ("text", "Windows"),
+        ("text", "Use py."),
+    ]
+
+
+def test_what_shows_nothing_is_dropped() -> None:
+    text = (
+        ".. toctree::\n   :maxdepth: 2\n\n   loans\n   fines\n\n"
+        ".. image:: logo.png\n   :alt: Logo\n\n"
+        ".. _loans-label:\n\n"
+        ".. |name| replace:: docqa\n\n"
+        ".. A comment\n   that goes on.\n\n"
+        ":orphan:\n\n"
+        "Kept.\n"
+    )
+    assert shown(text) == [("text", "Kept.")]
+
+
+def test_an_empty_comment_ends_a_list_before_a_block_quote() -> None:
+    assert shown("- item\n\n..\n\n   quoted\n") == [("text", "item"), ("text", "quoted")]
+
+
+def test_lists_fields_and_definitions() -> None:
+    text = (
+        "- first item\n  goes on\n- second\n\n  - nested\n\n"
+        "1. step one\n#. step two\n\n"
+        ":param top: the folder\n   to walk\n\n"
+        "term\n   Its definition.\n"
+    )
+    assert shown(text) == [
+        ("text", "first item goes on"),
+        ("text", "second"),
+        ("text", "nested"),
+        ("text", "step one"),
+        ("text", "step two"),
+        ("text", "param top: the folder to walk"),
+        ("text", "term"),
+        ("text", "Its definition."),
+    ]
+
+
+def test_a_directive_first_in_a_list_item_is_read_as_one() -> None:
+    # CMake's help: "* .. versionadded:: 3.15" with the text indented under it
+    text = "* .. versionadded:: 3.15\n    Include the file named by\n    :variable:`X`.\n"
+    assert shown(text) == [("text", "Added in version 3.15: Include the file named by X.")]
+
+
+def test_grid_and_simple_tables_are_rows_of_cells() -> None:
+    grid = (
+        "+------+-------+\n| Term | Weeks |\n+======+=======+\n| Book | 3     |\n+------+-------+\n"
+    )
+    assert shown(grid) == [("table", "Term | Weeks\nBook | 3")]
+    simple = "=====  ======\nItem   Weeks\n=====  ======\nBook   3\nDVD    ``1``\n=====  ======\n"
+    assert shown(simple) == [("table", "Item | Weeks\nBook | 3\nDVD | 1")]
+
+
+def test_footnotes_and_line_blocks_are_text() -> None:
+    assert shown(".. [1] The footnote.\n\n| one\n| two\n") == [
+        ("text", "The footnote."),
+        ("text", "one two"),
+    ]
+
+
+_PIECES = st.sampled_from(
+    [
+        "Title",
+        "=====",
+        "-----",
+        "",
+        "   indented",
+        ".. note::",
+        ".. code-block:: py",
+        "   :caption: x",
+        "- item",
+        "1. step",
+        ":field: value",
+        "text ``literal`` and :role:`x <y>`",
+        "`open",
+        "*",
+        "::",
+        "+---+---+",
+        "| a | b |",
+        "===  ===",
+        ">>> x",
+        "..",
+        ".. _t:",
+        "\tTabbed",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=30))
+def test_any_text_reads_without_error_and_keeps_line_order(pieces: list[str]) -> None:
+    numbers: list[int] = []
+    for item in rst_items("\n".join(pieces)):
+        if isinstance(item, Heading):
+            numbers.append(item.line)
+        else:
+            assert item.lines and all(line.text for line in item.lines)
+            numbers.extend(line.number for line in item.lines)
+    assert numbers == sorted(numbers)
+    assert all(1 <= n <= len(pieces) for n in numbers)
+
+
+def test_rst_files_load_as_documents(tmp_path: Path) -> None:
+    page = "=========\nLoans\n=========\n\nLoan periods\n------------\n\nThree weeks.\n"
+    (tmp_path / "loans.rst").write_text(page)
+    (tmp_path / "fines.rst.gz").write_bytes(gzip.compress(b"Fines\n=====\n\nNone.\n"))
+    (tmp_path / "_sources").mkdir()
+    (tmp_path / "_sources" / "hours.rst.txt").write_text("Hours\n=====\n\nNine to five.\n")
+    (tmp_path / "only-include.rst").write_text(".. include:: other.rst\n")
+    with pytest.warns(UserWarning, match="only-include.rst"):
+        documents, report = load_path(tmp_path)
+    by_source = {d.source: d for d in documents}
+    assert set(by_source) == {"loans.rst", "fines.rst.gz", "_sources/hours.rst.txt"}
+    assert all(d.metadata["format"] == "rst" for d in documents)
+    assert by_source["loans.rst"].title == "Loans"
+    assert [s.heading for s in by_source["loans.rst"].sections] == ["Loans", "Loan periods"]
+    assert [s.path for s in report.skipped] == ["only-include.rst"]
+    assert parse_document("a/b.rst", "Text only.\n").title == "B"
+
+
+def test_an_index_of_other_readers_is_rebuilt_not_updated(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "loans.rst").write_text("Loans\n=====\n\nThree weeks.\n")
+    older = IndexSettings(dim=32)
+    object.__setattr__(older, "readers", older.readers - 1)  # as an older docqa wrote it
+    build_index([tmp_path / "docs"], tmp_path / "ix", older)
+    again = build_index([tmp_path / "docs"], tmp_path / "ix", IndexSettings(dim=32))
+    assert again.reused == 0 and again.embedded == again.chunks
+    meta = open_index(tmp_path / "ix").manifest.meta["settings"]
+    assert meta["readers"] == IndexSettings().readers
+    assert build_index([tmp_path / "docs"], tmp_path / "ix", IndexSettings(dim=32)).reused == 1
