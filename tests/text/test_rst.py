@@ -51,6 +51,15 @@ def test_an_underline_too_short_for_its_title_is_text_and_a_transition_is_droppe
     assert shown("One.\n\n----------\n\nTwo.\n") == [("text", "One."), ("text", "Two.")]
 
 
+def test_an_underline_as_long_as_a_short_title_makes_it_one() -> None:
+    # CMake's release notes: "C#" over "^^" (docutils reads it as a title; "--" alone is text)
+    assert shown("Languages\n---------\n\nC#\n^^\n\nSupported.\n\n--\n")[:2] == [
+        ("h1", "Languages"),
+        ("h2", "C#"),
+    ]
+    assert shown("One.\n\n--\n") == [("text", "One."), ("text", "--")]
+
+
 def test_titles_are_not_read_inside_a_directive_or_a_list() -> None:
     assert shown(".. note::\n\n   Not\n   ===\n")[0] == ("text", "Note")
     assert all(kind != "h1" for kind, _ in shown("- item\n\n  Not\n  ===\n"))
@@ -70,6 +79,7 @@ def test_inline_markup_shows_what_a_reader_sees() -> None:
 
 def test_what_is_not_markup_stays_as_written() -> None:
     for text in (
+        "CMAKE_<LANG>_FLAGS and CMAKE_MATCH_<n>",
         "def f(*args, **kwargs): pass",
         "2 * 3 * 4 = 24",
         "call __init__ and my_var",
@@ -111,7 +121,8 @@ def test_directives_show_their_label_arguments_and_body() -> None:
         ".. note:: Loans last\n   three weeks.\n\n"
         ".. py:function:: walk(top, topdown=True)\n   :noindex:\n\n   Walk a tree.\n\n"
         ".. only:: html\n\n   Shown in HTML.\n\n"
-        ".. tab:: Windows\n\n   Use py.\n"
+        ".. tab:: Windows\n\n   Use py.\n\n"
+        ".. warning ::\n\n   A space before the colons.\n"
     )
     assert shown(text) == [
         ("text", "Added in version 3.2: The top argument."),
@@ -123,6 +134,8 @@ def test_directives_show_their_label_arguments_and_body() -> None:
         ("text", "Shown in HTML."),
         ("text", "Windows"),
         ("text", "Use py."),
+        ("text", "Warning"),
+        ("text", "A space before the colons."),
     ]
 
 

@@ -103,7 +103,9 @@ def plan_groups(paths: Sequence[str | Path], n_groups: int) -> list[tuple[tuple[
         seen[source] = path
     if not found:
         where = ", ".join(map(str, paths))
-        raise InputError(f"no .md, .rst, .txt, .html, .htm or .pdf files (also gzipped) found in {where}")
+        raise InputError(
+            f"no .md, .rst, .txt, .html, .htm or .pdf files (also gzipped) found in {where}"
+        )
     sizes = np.cumsum([p.stat().st_size + 1 for p, _ in found])
     cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_groups) / n_groups, side="right")
     bounds = [0, *sorted(set(cuts.tolist()) - {0, len(found)}), len(found)]

@@ -47,8 +47,8 @@ Styles = dict[tuple[str, bool], int] | None
 # a construct's items; its return value is the line where the next construct begins
 Construct = Generator[Heading | Block, None, int]
 
-_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}")
-_DIRECTIVE = re.compile(r"\.\.\s+(?P<name>[\w][\w:+.-]*)::(?:\s+(?P<args>.*))?")
+_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+")
+_DIRECTIVE = re.compile(r"\.\.\s+(?P<name>[\w][\w:+.-]*) ?::(?:\s+(?P<args>.*))?")
 _TARGET = re.compile(r"\.\.\s+(?:_|\[|\|)")
 _FOOTNOTE = re.compile(r"\.\.\s+\[(?:\d+|\#[\w-]*|\*|[A-Za-z][\w.-]*)\]\s*(?P<text>.*)")
 _OPTION = re.compile(r":[\w][\w .-]*:(?:\s.*)?")
@@ -121,7 +121,7 @@ def _construct(lines: Lines, i: int, styles: Styles) -> Construct:
         return (yield from _grid_table(lines, i))
     if _SIMPLE_BORDER.fullmatch(text) and " " in text:
         return (yield from _simple_table(lines, i))
-    if _ADORNMENT.fullmatch(text):  # a transition
+    if len(text) >= 4 and _ADORNMENT.fullmatch(text):  # a transition
         return i + 1
     item = _BULLET.match(text) or _ENUMERATED.match(text)
     if item is not None:  # the marker is dropped, as the Markdown reader drops it

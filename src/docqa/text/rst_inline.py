@@ -24,9 +24,10 @@ from docqa.text.documents import Line
 
 # docutils' inline-markup recognition rules, in short: a start-string follows the start of the
 # text, whitespace or opening punctuation, and is followed by a non-space; an end-string follows
-# a non-space and is followed by the end, whitespace or closing punctuation.
-_BEFORE = r"(?<![\w`*|\\])"
-_AFTER = r"(?![\w`*|])"
+# a non-space and is followed by the end, whitespace or closing punctuation
+# (``CMAKE_<LANG>_FLAGS`` holds no reference: ``<`` closes nothing).
+_BEFORE = r"(?<![^\s\-:/'\"<(\[{‘“«‹–—])"
+_AFTER = r"(?=[\s\-.,:;!?\\/'\")\]}>’”»›…–—]|$)"
 _INLINE = re.compile(
     r"\\(?P<esc>.)"
     rf"|{_BEFORE}``(?P<literal>\S(?:.*?\S)??)``{_AFTER}"
@@ -36,7 +37,7 @@ _INLINE = re.compile(
     rf"|{_BEFORE}\*(?P<em>[^\s*](?:[^*]*?[^\s*])??)\*{_AFTER}"
     rf"|{_BEFORE}\|(?P<sub>[^|\s](?:[^|]*?[^|\s])??)\|(?:__?)?{_AFTER}"
     r"|\s?\[(?:\d+|\#[\w-]*|\*|[A-Za-z][\w.-]*)\]_(?!\w)"
-    r"|(?<![\w.+-])(?P<name>[A-Za-z0-9](?:[\w.+-]*[A-Za-z0-9])?)__?(?![\w])",
+    rf"|{_BEFORE}(?P<name>[A-Za-z0-9](?:[\w.+-]*[A-Za-z0-9])?)__?{_AFTER}",
     re.DOTALL,
 )
 # ``Title <target>`` inside a role or a reference: the title is shown, the target is not
