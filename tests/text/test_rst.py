@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from docqa.build import IndexSettings, build_index
 from docqa.index import open_index
 from docqa.text import load_path, parse_document
+from docqa.text.loaders import BUILT_SOURCES, find_files
 from docqa.text.documents import Block, Heading
 from docqa.text.rst import rst_items
 from docqa.text.rst_inline import inline_text
@@ -255,6 +257,32 @@ def test_rst_files_load_as_documents(tmp_path: Path) -> None:
     assert [s.heading for s in by_source["loans.rst"].sections] == ["Loans", "Loan periods"]
     assert [s.path for s in report.skipped] == ["only-include.rst"]
     assert parse_document("a/b.rst", "Text only.\n").title == "B"
+
+
+def test_a_sphinx_build_is_read_once_its_pages_sources_passed_over(tmp_path: Path) -> None:
+    page = "<html><head><title>os</title></head><body><h1>os</h1><p>Walk.</p></body></html>"
+    (tmp_path / "html" / "_sources" / "library").mkdir(parents=True)
+    (tmp_path / "html" / "library" / "os.html").parent.mkdir()
+    (tmp_path / "html" / "library" / "os.html").write_text(page)
+    (tmp_path / "html" / "_sources" / "library" / "os.rst.txt").write_text("os\n==\n\nWalk.\n")
+    (tmp_path / "html" / "_sources" / "old.txt").write_text("Old\n===\n\nSphinx 1.4.\n")
+    (tmp_path / "html" / "old.html").write_text(page)
+    (tmp_path / "html" / "_sources" / "lone.rst.txt").write_text("Lone\n====\n\nNo page.\n")
+    (tmp_path / "dirhtml" / "intro").mkdir(parents=True)
+    (tmp_path / "dirhtml" / "intro" / "index.html").write_text(page)
+    (tmp_path / "dirhtml" / "_sources").mkdir()
+    (tmp_path / "dirhtml" / "_sources" / "intro.md.txt").write_text("# Intro\n")
+    others: Counter[str] = Counter()
+    found, _ = find_files([tmp_path], others)
+    assert [source for _, source in found] == [
+        "dirhtml/intro/index.html",
+        "html/_sources/lone.rst.txt",
+        "html/library/os.html",
+        "html/old.html",
+    ]
+    assert others == {BUILT_SOURCES: 3}
+    named = tmp_path / "html" / "_sources" / "library" / "os.rst.txt"  # named: read
+    assert [source for _, source in find_files([named])[0]] == ["os.rst.txt"]
 
 
 def test_an_index_of_other_readers_is_rebuilt_not_updated(tmp_path: Path) -> None:

@@ -15,7 +15,9 @@ CLI silences it with ``warnings.catch_warnings`` and prints the report instead, 
 has to configure logging for it to be seen.
 
 Folders are walked in sorted order; hidden files and folders (``.git``, ``.docqa``) and files
-of other types are ignored. ``source`` is the path relative to the folder given (for a file
+of other types are ignored, and so is a Sphinx build's copy of a page's source
+(``_sources/os.rst.txt``) when the built page (``os.html``) is in the same folder: the same
+text twice would fill a search's hits with pairs. ``source`` is the path relative to the folder given (for a file
 given directly, its name), with ``/`` separators.
 """
 
@@ -211,6 +213,28 @@ def _walk_problem(relative: str, symlink: Path | None) -> str | None:
     return None
 
 
+# A Sphinx build keeps each page's source beside the built page: ``_sources/os.rst.txt`` (or
+# ``.md.txt``; ``os.txt`` before Sphinx 1.5) for ``os.html`` (``os/index.html`` from dirhtml).
+SPHINX_SOURCES = "_sources"
+BUILT_SOURCES = "Sphinx sources of built pages"  # how the summary counts those passed over
+
+
+def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
+    """Whether ``parts`` is a Sphinx build's copy of a page's source (``_sources/...txt``)
+    whose built page is in ``files`` (relative paths): the same text, twice, else."""
+    at = parts.index(SPHINX_SOURCES)
+    name = "/".join(parts[at + 1 :])
+    if not name.lower().endswith(".txt"):
+        return False
+    prefix = "".join(f"{p}/" for p in parts[:at])
+    stem = name[:-4]
+    stems = [stem]
+    dot = stem.rfind(".")
+    if dot > stem.rfind("/") + 1:
+        stems.append(stem[:dot])  # os.rst -> os
+    return any(f"{prefix}{s}{page}" in files for s in stems for page in (".html", "/index.html"))
+
+
 def _walk(
     given: Path,
     found: list[tuple[Path, str]],
@@ -218,14 +242,21 @@ def _walk(
     others: Counter[str] | None,
     stats: list[os.stat_result] | None,
 ) -> None:
-    for parts, entry in tree(given):  # sorted, hidden entries left out
+    entries = tree(given)  # sorted, hidden entries left out
+    built: set[str] = set()
+    if any(SPHINX_SOURCES in parts for parts, _ in entries):
+        built = {"/".join(parts) for parts, e in entries if e.name.lower().endswith(".html")}
+    for parts, entry in entries:
         relative = "/".join(parts)
         problem = _walk_problem(relative, Path(entry.path) if entry.is_symlink() else None)
         wanted = format_of(entry.name) is not None
         if problem is not None and (wanted or "folder" in problem):
             unknown.append(SkippedFile(printable_name(relative), problem))
         elif problem is None and entry.is_file():
-            if wanted:  # the same Path as given.joinpath(*parts), parsed once
+            if wanted and built and SPHINX_SOURCES in parts and _built_page(parts, built):
+                if others is not None:
+                    others[BUILT_SOURCES] += 1
+            elif wanted:  # the same Path as given.joinpath(*parts), parsed once
                 found.append((Path(entry.path), relative))
                 if stats is not None:
                     stats.append(entry.stat())  # as Path.stat: a symlink's target
