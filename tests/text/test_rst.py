@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from docqa.build import IndexSettings, build_index
 from docqa.index import open_index
 from docqa.text import load_path, parse_document
-from docqa.text.loaders import BUILT_SOURCES, find_files
 from docqa.text.documents import Block, Heading
+from docqa.text.loaders import BUILT_SOURCES, find_files
 from docqa.text.rst import rst_items
 from docqa.text.rst_inline import inline_text
 

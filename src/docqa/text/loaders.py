@@ -125,7 +125,9 @@ def _decode(data: bytes, html: bool = False) -> str:
         raise _Skip("empty file")
     # anywhere: a NUL after the first 8 KiB is as binary as one before (but UTF-16 HTML)
     if b"\x00" in data and not (html and utf16_bom(data)):
-        raise _Skip("binary file (NUL bytes), not text; docqa reads UTF-8 .md, .rst, .txt and .html")
+        raise _Skip(
+            "binary file (NUL bytes), not text; docqa reads UTF-8 .md, .rst, .txt and .html"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
