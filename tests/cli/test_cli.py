@@ -223,10 +223,12 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     (docs / "logo.PNG").write_bytes(b"\x89PNG")
     (docs / "README").write_text("read me")
     (docs / ".hidden.adoc").write_text("hidden files are not counted")
+    (docs / "ok.html").write_text("<h1>Parking</h1><p>The car park closes at 9 p.m.</p>")
     result = docqa("index", "docs", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     [summary] = result.stdout.splitlines()
-    assert "indexed 1 documents" in summary and "skipped 0 (none)" in summary
+    assert "indexed 1 document" in summary and "skipped 0 (none)" in summary
+    assert "; passed over 1 copy of pages read (the same page in another format 1); " in summary
     assert ("passed over 4 files of other types (.adoc 2, (no suffix) 1, .png 1; docqa reads "
             ".md, .rst, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
@@ -234,6 +236,7 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     assert "passed over 4 files of other types (.adoc 2," in again.stdout
     sharded = docqa("index", "docs", "--index", "shards", "--shard-rows", "1", cwd=tmp_path)
     assert "passed over 4 files of other types (.adoc 2," in sharded.stdout
+    assert "passed over 1 copy of pages read" in sharded.stdout
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
     plain = docqa("index", "plain", "--index", "ix2", cwd=tmp_path)
@@ -251,7 +254,7 @@ def test_a_latin_1_html_page_is_indexed_and_found(tmp_path: Path) -> None:
     (tmp_path / "docs" / "news.html").write_bytes(page.encode("latin-1"))
     result = docqa("index", "docs", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "indexed 1 documents" in result.stdout and "skipped 0" in result.stdout
+    assert "indexed 1 document" in result.stdout and "skipped 0" in result.stdout
     found = docqa("search", "Pokorn\xfd typos", "--json", cwd=tmp_path)
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)["hits"]

@@ -111,6 +111,20 @@ def test_labels_grow_until_they_differ(tmp_path: Path) -> None:
     assert [s for _, s in files] == ["x/docs/admin.md", "y/docs/admin.md"]
 
 
+def test_folders_whose_pages_would_share_ids_get_prefixed_ids(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "admin.md").write_text("# Admin\n\nsource\n")
+    (tmp_path / "b" / "admin.html").write_text("<h1>Admin</h1><p>built</p>")
+    files, _ = discover([tmp_path / "a", tmp_path / "b"])
+    assert [s for _, s in files] == ["a/admin.md", "b/admin.html"]
+    named, _ = discover([tmp_path / "a" / "admin.md", tmp_path / "b" / "admin.html"])
+    assert [s for _, s in named] == ["a/admin.md", "b/admin.html"]
+    (tmp_path / "a" / "admin.html").write_text("<h1>Admin</h1><p>built here</p>")
+    with pytest.raises(InputError, match=r"admin\.html would both get the ids \S*a/admin#\.\.\.;"):
+        discover([tmp_path / "a" / "admin.md", tmp_path / "a" / "admin.html"])
+
+
 def test_the_same_folder_twice_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="would both be"):
         discover([LIBRARY, LIBRARY])

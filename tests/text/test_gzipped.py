@@ -114,7 +114,7 @@ def test_the_cli_indexes_and_cites_a_gzipped_page(tmp_path: Path) -> None:
 
     built = docqa("index", "docs", "--index", "ix")
     assert built.returncode == 0, built.stderr
-    assert "indexed 1 documents" in built.stdout and "passed over" not in built.stdout
+    assert "indexed 1 document" in built.stdout and "passed over" not in built.stdout
     found = docqa("search", "What does error RNW-409 mean?", "--index", "ix", "--json", "-k", "1")
     assert found.returncode == 0, found.stderr
     (hit,) = json.loads(found.stdout)["hits"]

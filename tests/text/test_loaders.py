@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from docqa.errors import InputError
 from docqa.text import SkippedFileWarning, load_path, load_paths, parse_document
 from docqa.text.html import parse_html
+from docqa.text.loaders import LINKS, OTHER_FORMATS, find_files
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
 
@@ -99,6 +102,64 @@ def test_same_source_twice_is_an_error(tmp_path: Path) -> None:
     two = write(tmp_path, "y/a.md", "# A\n\ntwo\n")
     with pytest.raises(InputError, match=r"would both be 'a\.md'"):
         load_paths([one, two])
+
+
+def test_a_page_in_several_formats_is_read_once_in_the_format_a_writer_keeps(
+    tmp_path: Path,
+) -> None:
+    # as Node.js's API docs (vm.md beside vm.html) and Debian's docs (a page's .html beside
+    # its .txt.gz) ship them: the same ids twice, else
+    write(tmp_path, "api/vm.md", "# vm\n\nContexts.\n")
+    write(tmp_path, "api/vm.html", "<h1>vm</h1><p>Contexts.</p>")
+    write(tmp_path, "guide.txt.gz", gzip.compress(b"Guide\n\nPlain.\n"))
+    write(tmp_path, "guide.html", "<h1>Guide</h1><p>Built.</p>")
+    write(tmp_path, "intro.rst", "Intro\n=====\n\nSource.\n")
+    write(tmp_path, "intro.htm", "<h1>Intro</h1><p>Built.</p>")
+    write(tmp_path, "notes.md.gz", gzip.compress(b"# Notes\n\nPacked.\n"))
+    write(tmp_path, "notes.md", "# Notes\n\nPlain.\n")
+    write(tmp_path, "report.pdf", b"%PDF-1.4 not read here")  # ids keep .pdf: no clash
+    write(tmp_path, "report.txt", "Report\n")
+    write(tmp_path, "other/vm.html", "<h1>vm</h1><p>Another folder.</p>")
+    others: Counter[str] = Counter()
+    found, _ = find_files([tmp_path], others)
+    assert [source for _, source in found] == [
+        "api/vm.md",
+        "guide.html",
+        "intro.rst",
+        "notes.md",
+        "other/vm.html",
+        "report.pdf",
+        "report.txt",
+    ]
+    assert others == {OTHER_FORMATS: 4}
+    # the page left is read in the next format once the kept one is gone
+    (tmp_path / "api" / "vm.md").unlink()
+    assert "api/vm.html" in [source for _, source in find_files([tmp_path])[0]]
+
+
+def test_a_file_met_twice_through_a_symlink_is_read_once_under_its_own_name(
+    tmp_path: Path,
+) -> None:
+    # Debian's python3 docs: index.html -> python-policy.html
+    write(tmp_path, "python-policy.html", "<h1>Policy</h1><p>Packaging.</p>")
+    (tmp_path / "index.html").symlink_to("python-policy.html")
+    write(tmp_path, "outside/notes.md", "# Notes\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").symlink_to(tmp_path / "outside" / "notes.md")
+    others: Counter[str] = Counter()
+    found, _ = find_files([tmp_path], others)
+    assert [source for _, source in found] == ["outside/notes.md", "python-policy.html"]
+    assert others == {LINKS: 2}
+    # a link to a file outside the walk is read, under the link's name
+    found, _ = find_files([tmp_path / "docs"])
+    assert [source for _, source in found] == ["notes.md"]
+
+
+def test_files_given_by_name_that_would_share_ids_are_an_error(tmp_path: Path) -> None:
+    md = write(tmp_path, "a.md", "# A\n\none\n")
+    html = write(tmp_path, "a.html", "<h1>A</h1><p>two</p>")
+    with pytest.raises(InputError, match=r"a\.md and .*a\.html would both get the ids a#\.\.\.;"):
+        load_paths([md, html])
 
 
 def test_utf8_bom_and_uppercase_suffix(tmp_path: Path) -> None:

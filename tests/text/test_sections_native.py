@@ -1,6 +1,6 @@
 """The native ``docqa._parse.build_sections`` groups a parser's items exactly as its twin
 ``docqa.text.documents.build_sections`` does (generated streams: headings first or not,
-blocks without lines, headings without bodies), and ``sections.id_base`` cuts a source as
+blocks without lines, headings without bodies), and ``ids.id_base`` cuts a source as
 ``PurePosixPath`` does (``id_base_reference``), on generated paths and the sample library."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from docqa import _parse
 from docqa.text.documents import Block, Heading, Line, Section, build_sections
+from docqa.text.ids import id_base, id_base_reference
 from docqa.text.loaders import find_files
-from docqa.text.sections import id_base, id_base_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 

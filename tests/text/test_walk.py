@@ -1,7 +1,7 @@
 """The folder walk (``docqa.text.walk``, under ``find_files``) against its reference: the
 ``sorted(folder.rglob("*"))`` walk it replaced, over generated trees of files, folders,
-hidden entries, symbolic links (to files, to folders, dangling, in loops) and file names that
-are not UTF-8."""
+hidden entries, symbolic links (to files, to folders, dangling, in loops), pages in two
+formats and file names that are not UTF-8."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import FORMATS, _walk_problem, find_files, printable_name
+from docqa.text.ids import id_base
+from docqa.text.loaders import FORMATS, _walk_problem, find_files, format_of, printable_name
 from docqa.text.walk import tree
 
 
@@ -33,7 +34,27 @@ def reference(given: Path) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
             unknown.append(SkippedFile(printable_name(relative), problem))
         elif problem is None and wanted and path.is_file():
             found.append((path, relative.as_posix()))
-    return found, unknown
+    return _copies_left_out(found), unknown
+
+
+RANK = ["markdown", "rst", "html", "text", "pdf"]
+
+
+def _copies_left_out(found: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """``found`` less the copies the loader passes over, by its rules written again: a file
+    met twice is read under its first name that is not a link; of the files whose ids would
+    be the same, the one of the first format in ``RANK``, the first met among equals."""
+    by_file: dict[tuple[int, int], tuple[bool, int]] = {}
+    for i, (path, _) in enumerate(found):
+        st = path.stat()
+        by_file[st.st_dev, st.st_ino] = min(by_file.get((st.st_dev, st.st_ino), (True, i)),
+                                            (path.is_symlink(), i))  # fmt: skip
+    once = [f for i, f in enumerate(found) if i in {j for _, j in by_file.values()}]
+    by_id: dict[str, tuple[int, int]] = {}
+    for i, (_, source) in enumerate(once):
+        rank = (RANK.index(format_of(source) or "text"), i)
+        by_id[id_base(source)] = min(by_id.get(id_base(source), rank), rank)
+    return [f for i, f in enumerate(once) if i in {j for _, j in by_id.values()}]
 
 
 def _problem(path: Path, relative: Path) -> str | None:
@@ -48,7 +69,9 @@ NAMES = st.sampled_from(
         "a",
         "b.md",
         "B.md",
+        "b.html",  # the same ids as b.md: one is read
         "c.txt",
+        "c.md",
         "d.html",
         "e.HTM",
         "f.pdf",

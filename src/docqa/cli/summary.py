@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from docqa.controls import escape_controls
-from docqa.text.loaders import READS
+from docqa.text.loaders import COPIES, READS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -25,7 +25,7 @@ SUFFIXES_SHOWN = 4  # of the files of other types, by suffix
 def build_summary(r: BuildReport) -> str:
     skipped = skipped_text(r.skipped)
     line = (
-        f"indexed {r.documents} documents, {r.chunks} chunks ({r.embedded} embedded, "
+        f"indexed {r.documents} {'document' if r.documents == 1 else 'documents'}, {r.chunks} chunks ({r.embedded} embedded, "
         f"{r.reused} reused) into {_shown_path(r.path)}; "
         f"{'' if r.delta is None else f'written as a delta of {r.delta} rows; '}skipped {len(r.skipped)} ({skipped}); "
         f"{passed_over_text(r.passed_over)}"
@@ -59,17 +59,25 @@ def skipped_text(files: Sequence[SkippedFile]) -> str:
 
 
 def passed_over_text(counts: Sequence[tuple[str, int]]) -> str:
-    """The files of other types met in the folders, by suffix (the most common first), or
-    nothing when there were none."""
-    if not counts:
-        return ""
-    total = sum(n for _, n in counts)
-    shown = ", ".join(f"{suffix} {n}" for suffix, n in counts[:SUFFIXES_SHOWN])
-    more = ", ..." if len(counts) > SUFFIXES_SHOWN else ""
-    return (
-        f"passed over {total} {'file' if total == 1 else 'files'} of other types ({shown}{more}; "
-        f"{READS}); "
-    )
+    """The copies of pages read that were passed over (``COPIES``), then the files of other
+    types met in the folders, by suffix (the most common first); nothing when there were
+    none."""
+    copies = [(what, n) for what, n in counts if what in COPIES]
+    types = [(suffix, n) for suffix, n in counts if suffix not in COPIES]
+    out = ""
+    if copies:
+        total = sum(n for _, n in copies)
+        shown = ", ".join(f"{what} {n}" for what, n in copies)
+        out += f"passed over {total} {'copy' if total == 1 else 'copies'} of pages read ({shown}); "
+    if types:
+        total = sum(n for _, n in types)
+        shown = ", ".join(f"{suffix} {n}" for suffix, n in types[:SUFFIXES_SHOWN])
+        more = ", ..." if len(types) > SUFFIXES_SHOWN else ""
+        out += (
+            f"passed over {total} {'file' if total == 1 else 'files'} of other types "
+            f"({shown}{more}; {READS}); "
+        )
+    return out
 
 
 def _shown_path(path: Any) -> str:

@@ -2,7 +2,8 @@
 
 A file's source is its path relative to the folder given (or its name, for a file given
 directly), as ``docqa.text.loaders.find_files`` says. When two given paths would give the
-same source (``docqa index docs/a docs/b``, both holding ``admin.md``), every file of each
+same source, or sources with the same ids (``docqa index docs/a docs/b``, holding
+``admin.md`` and ``admin.html``), every file of each
 path taking part in such a clash is prefixed by that path's *label*: the folder's own name
 (``a/admin.md``, ``b/admin.md``; for a file given directly, its folder's name). When the
 labels clash too (``x/docs`` and ``y/docs``), more of the folder's path is used
@@ -18,9 +19,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from docqa.errors import InputError
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import find_files
+from docqa.text.ids import id_base
+from docqa.text.loaders import check_unique, find_files
 
 SourceFile = tuple[Path, str]
 
@@ -57,20 +58,14 @@ def discover(
         found, bad = find_files([path], others, stats)
         groups.append(found)
         unknown.extend(bad)
-    counts = Counter(source for group in groups for _, source in group)
-    clashing = [i for i, g in enumerate(groups) if any(counts[s] > 1 for _, s in g)]
+    counts = Counter(id_base(source) for group in groups for _, source in group)
+    clashing = [i for i, g in enumerate(groups) if any(counts[id_base(s)] > 1 for _, s in g)]
     if clashing:
         labels = _labels([_base(given[i]) for i in clashing])
         for i, label in zip(clashing, labels, strict=True):
             groups[i] = [(p, f"{label}/{s}") for p, s in groups[i]]
     files = [item for group in groups for item in group]
-    seen: dict[str, Path] = {}
-    for path, source in files:
-        if source in seen:
-            raise InputError(
-                f"{seen[source]} and {path} would both be {source!r}; load them separately"
-            )
-        seen[source] = path
+    check_unique(files)
     return files, unknown
 
 

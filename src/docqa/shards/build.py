@@ -44,7 +44,7 @@ from docqa.index.writer import _install
 from docqa.keyword import BM25Index
 from docqa.keyword.config import BM25Config
 from docqa.text import SkippedFile, SkippedFileWarning, keyword_text
-from docqa.text.loaders import find_files
+from docqa.text.loaders import check_unique, find_files
 from docqa.types import Chunk
 
 DEFAULT_SHARD_ROWS = 1 << 20
@@ -92,15 +92,9 @@ class CutTask:
 
 def plan_groups(paths: Sequence[str | Path], n_groups: int) -> list[tuple[tuple[str, str], ...]]:
     """The files of ``paths`` in load order, split into up to ``n_groups`` contiguous runs of
-    about equal bytes; ``InputError`` when two files would get the same source."""
+    about equal bytes; ``InputError`` when two files would get the same source or ids."""
     found, _ = find_files(paths)
-    seen: dict[str, Path] = {}
-    for path, source in found:
-        if source in seen:
-            raise InputError(
-                f"{seen[source]} and {path} would both be {source!r}; load them separately"
-            )
-        seen[source] = path
+    check_unique(found)
     if not found:
         where = ", ".join(map(str, paths))
         raise InputError(

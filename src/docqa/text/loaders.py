@@ -43,6 +43,7 @@ from docqa.text.documents import (
     SkippedFile,
 )
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
+from docqa.text.ids import id_base
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.plain import text_items
@@ -237,6 +238,46 @@ def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
     return any(f"{prefix}{s}{page}" in files for s in stems for page in (".html", "/index.html"))
 
 
+# A folder often holds one page in several formats: Node.js's API docs ship ``vm.md`` beside
+# ``vm.html``, Debian's docs ``guide.html`` beside ``guide.txt.gz``. They would get the same
+# ids (``vm#...``), so one is read: the format a writer keeps (Markdown, reStructuredText)
+# before what is made from it (HTML, then plain text), the first by name among equals
+# (``guide.md`` before ``guide.md.gz``); the others are counted. A PDF's ids keep its
+# suffix, so a PDF is never one of them.
+_FORMAT_RANK = {"markdown": 0, "rst": 1, "html": 2, "text": 3, "pdf": 4}
+OTHER_FORMATS = "the same page in another format"  # how the summary counts those passed over
+# Debian's python3 docs hold ``index.html``, a symlink to ``python-policy.html``: one file
+# met twice in a walk is read once, under the name that is not a link.
+LINKS = "links to pages read"
+COPIES = (BUILT_SOURCES, OTHER_FORMATS, LINKS)  # counted apart from the files of other types
+
+
+def _one_per_id(relatives: list[str]) -> list[bool]:
+    """Per file (paths relative to one folder walked, in walk order), whether it is read:
+    of the files whose ids would be the same, the one of the most kept format."""
+    best: dict[str, tuple[int, int]] = {}
+    for i, relative in enumerate(relatives):
+        key, rank = id_base(relative), (_FORMAT_RANK[format_of(relative) or "text"], i)
+        best[key] = min(best.get(key, rank), rank)
+    return [best[id_base(r)][1] == i for i, r in enumerate(relatives)]
+
+
+def _one_per_file(entries: list[os.DirEntry[str]]) -> list[bool]:
+    """Per file met in one walk, whether it is read: of the entries naming the same file
+    (a symlink to another file of the walk), the first that is not a link. Only a walk that
+    meets a symlink asks for the files' stats (cached: an index's build takes them anyway)."""
+    if not any(e.is_symlink() for e in entries):
+        return [True] * len(entries)
+    read = [False] * len(entries)
+    seen: set[tuple[int, int]] = set()
+    for i in sorted(range(len(entries)), key=lambda i: entries[i].is_symlink()):
+        st = entries[i].stat()
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            read[i] = True
+    return read
+
+
 def _walk(
     given: Path,
     found: list[tuple[Path, str]],
@@ -248,22 +289,32 @@ def _walk(
     built: set[str] = set()
     if any(SPHINX_SOURCES in parts for parts, _ in entries):
         built = {"/".join(parts) for parts, e in entries if e.name.lower().endswith(".html")}
+    wanted: list[tuple[str, os.DirEntry[str]]] = []
     for parts, entry in entries:
         relative = "/".join(parts)
         problem = _walk_problem(relative, Path(entry.path) if entry.is_symlink() else None)
-        wanted = format_of(entry.name) is not None
-        if problem is not None and (wanted or "folder" in problem):
+        readable = format_of(entry.name) is not None
+        if problem is not None and (readable or "folder" in problem):
             unknown.append(SkippedFile(printable_name(relative), problem))
         elif problem is None and entry.is_file():
-            if wanted and built and SPHINX_SOURCES in parts and _built_page(parts, built):
+            if readable and built and SPHINX_SOURCES in parts and _built_page(parts, built):
                 if others is not None:
                     others[BUILT_SOURCES] += 1
-            elif wanted:  # the same Path as given.joinpath(*parts), parsed once
-                found.append((Path(entry.path), relative))
-                if stats is not None:
-                    stats.append(entry.stat())  # as Path.stat: a symlink's target
+            elif readable:
+                wanted.append((relative, entry))
             elif others is not None:
                 others[PurePosixPath(entry.name).suffix.lower() or "(no suffix)"] += 1
+    files = _one_per_file([e for _, e in wanted])
+    if others is not None and not all(files):
+        others[LINKS] += files.count(False)
+    wanted = [w for w, read in zip(wanted, files, strict=True) if read]
+    for (relative, entry), read in zip(wanted, _one_per_id([r for r, _ in wanted]), strict=True):
+        if read:  # the same Path as given.joinpath(*parts), parsed once
+            found.append((Path(entry.path), relative))
+            if stats is not None:
+                stats.append(entry.stat())  # as Path.stat: a symlink's target (cached)
+        elif others is not None:
+            others[OTHER_FORMATS] += 1
 
 
 def find_files(
@@ -300,6 +351,25 @@ def find_files(
                 f"{printable_name(given)!r} does not exist; give a folder or files to load"
             )
     return found, unknown
+
+
+def check_unique(files: Iterable[tuple[Path, str]]) -> None:
+    """Raise ``InputError`` when two files would get the same source, or the same ids
+    (``guide.md`` and ``guide.html`` given by name: a folder's walk reads one of them)."""
+    seen: dict[str, tuple[Path, str]] = {}
+    for path, source in files:
+        key = id_base(source)
+        if key in seen:
+            first, earlier = seen[key]
+            if earlier == source:
+                raise InputError(
+                    f"{first} and {path} would both be {source!r}; load them separately"
+                )
+            raise InputError(
+                f"{first} and {path} would both get the ids {key}#...; give one of them, or "
+                "rename one"
+            )
+        seen[key] = (path, source)
 
 
 def read_bytes(path: Path) -> bytes | SkippedFile:
@@ -369,13 +439,8 @@ def load_paths(
     skipped: list[SkippedFile] = []
     for item in unknown:
         _skip(skipped, item.path, item.reason)
-    seen: dict[str, Path] = {}
+    check_unique(found)
     for path, source in found:
-        if source in seen:
-            raise InputError(
-                f"{seen[source]} and {path} would both be {source!r}; load them separately"
-            )
-        seen[source] = path
         document = load_file(path, source)
         if isinstance(document, SkippedFile):
             _skip(skipped, source, document.reason)

@@ -23,12 +23,13 @@ import functools
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import MappingProxyType
 
 from docqa._parse import section_windows
 from docqa.errors import InputError
 from docqa.text.documents import Document, LoadReport, Section
+from docqa.text.ids import id_base
 from docqa.text.loaders import load_paths
 from docqa.text.windows import check_window
 from docqa.types import Chunk
@@ -66,39 +67,6 @@ def section_ids(document: Document) -> list[str]:
         used.add(candidate)
         ids.append(f"{base}#{candidate}")
     return ids
-
-
-def id_base(source: str) -> str:
-    """The part of a section id before ``#``: ``source`` without its extension (a PDF's kept),
-    as ``PurePosixPath`` gives it, and a gzipped file's as its unpacked name's
-    (``guide.md.gz`` -> ``guide``); plain relative paths (the loaders' sources) skip the
-    ``PurePosixPath``, the rest go through ``id_base_reference`` (tested equal)."""
-    source = _without_gz(source)
-    if not source or "//" in source or "/." in source or source[0] == "." or source[-1] == "/":
-        return id_base_reference(source)
-    name_at = source.rfind("/") + 1
-    dot = source.rfind(".")
-    if dot <= name_at or dot == len(source) - 1 or source[dot:].lower() == ".pdf":
-        return source  # no suffix (a dot first in the name or last is none), or a PDF
-    return source[:dot]
-
-
-def _without_gz(source: str) -> str:
-    """``source`` without a final ``.gz``, when a name (not ``.`` or ``..``) is left."""
-    name = source.rsplit("/", 1)[-1]
-    gz = name.lower().endswith(".gz") and name[:-3] not in _NO_NAME
-    return source[:-3] if gz else source
-
-
-_NO_NAME = ("", ".", "..")
-
-
-def id_base_reference(source: str) -> str:
-    """``id_base`` through ``PurePosixPath``."""
-    path = PurePosixPath(source)
-    if path.suffix.lower() == ".gz" and path.stem not in _NO_NAME:
-        path = path.with_suffix("")
-    return (path if path.suffix.lower() == ".pdf" else path.with_suffix("")).as_posix()
 
 
 def heading_paths(document: Document) -> list[tuple[str, ...]]:
