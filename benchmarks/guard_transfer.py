@@ -28,7 +28,11 @@ Corpora (each with answerable and unanswerable labelled questions):
 - ``textdocs2``: three more plain-text documents (the sed FAQ, the
   libjpeg manual, dpkg's triggers spec; ``benchmarks/data/textdocs2/``; 24 + 12), questions
   written in the seventeenth pass before any score on them was seen, after textdocs had shown
-  the defaults' refusals falling short on long manuals.
+  the defaults' refusals falling short on long manuals;
+- ``cmakedocs``: 80 pages of CMake's reStructuredText help (``/usr/share/cmake-3.25/Help``;
+  ``benchmarks/data/cmakedocs/``, whose ``pages.txt`` lines are ``SOURCE TARGET`` with
+  absolute sources; 40 + 14), questions written in the eighteenth pass before any score was
+  seen.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
@@ -81,7 +85,7 @@ UNKNOWN = (None, 2000)
 EVIDENCE = (True, False)
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5
-CORPORA = "library,pydocs,nodejs,valgrind-guard,pipdocs,libxslt,textdocs,textdocs2"
+CORPORA = "library,pydocs,nodejs,valgrind-guard,pipdocs,libxslt,textdocs,textdocs2,cmakedocs"
 
 Setting = tuple[bool, int | None, float]  # (keyword_evidence, unknown_from, min_coverage)
 Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
@@ -96,7 +100,7 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
     folder = scratch / f"{name}-docs"
     folder.mkdir(exist_ok=True)
     for line in (DATA / name / "pages.txt").read_text().splitlines():
-        if len(line.split()) == 2:  # SOURCE TARGET, SOURCE below /usr/share/doc
+        if len(line.split()) == 2:  # SOURCE TARGET, SOURCE below /usr/share/doc or absolute
             page, name_there = line.split()
             origin, target = Path("/usr/share/doc") / page, folder / name_there
         else:
