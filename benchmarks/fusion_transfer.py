@@ -12,7 +12,11 @@ Corpora (answerable questions only):
   and kept out of every choice of the rule;
 - ``libxslt`` (not in the default list; ``--corpora libxslt``): libxslt's site and tutorials from
   ``/usr/share/doc/libxslt1-dev/html`` (``benchmarks/data/libxslt``, Debian's ``libxslt1-dev``),
-  28 answerable questions written in the sixteenth pass before any score was seen.
+  28 answerable questions written in the sixteenth pass before any score was seen;
+- ``cmakedocs`` (not in the default list either): 80 pages of CMake's reStructuredText help
+  from ``/usr/share/cmake-3.25/Help`` (Debian's ``cmake-data``; ``benchmarks/data/cmakedocs``,
+  absolute sources in its ``pages.txt``), 40 answerable questions written in the eighteenth
+  pass before any score was seen.
 
 The ``/usr/share/doc`` corpora need the Debian packages ``nodejs``, ``libffi-dev``,
 ``base-passwd`` and ``valgrind``. For each corpus and embedder (``hashing``, ``minilm``) it builds
@@ -97,7 +101,7 @@ def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
 
 def _pages(name: str) -> list[tuple[Path, str]]:
     """``(source file, path in the corpus)`` of each line of ``data/NAME/pages.txt``: a Node.js
-    page name, or ``SOURCE TARGET`` with SOURCE below ``/usr/share/doc``."""
+    page name, or ``SOURCE TARGET`` with SOURCE below ``/usr/share/doc`` (or absolute)."""
     out = []
     for line in (DATA / name / "pages.txt").read_text(encoding="utf-8").splitlines():
         parts = line.split()
