@@ -21,7 +21,8 @@ from docqa.eval.calibrate import (
     settings,
     trade_off,
 )
-from docqa.retrieve.guard import GuardConfig, judge
+from docqa.retrieve.drift import Semantic
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
 from docqa.types import Hit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,19 +86,27 @@ def test_folds_deal_each_kind_round_robin() -> None:
 
 
 def held_out_by_refitting(
-    questions: list[Question], hits: list[list[Hit]], collection: Collection, folds: int
+    questions: list[Question],
+    hits: list[list[Hit]],
+    collection: Collection,
+    folds: int,
+    semantic: Semantic | None,
 ) -> tuple[float, float]:
     """The slow twin of ``held_out``: per fold, fit the curve again on the other folds
-    with ``trade_off`` and ``choose``, then judge the fold's questions one by one."""
+    with ``trade_off`` and ``choose``, then judge the fold's questions one by one (with the
+    guard's drift side ``semantic``, as ``calibrate`` judges)."""
     fold = folds_of([q.answerable for q in questions], folds)
     passed: dict[int, bool] = {}
     for f in range(folds):
         train = [i for i in range(len(questions)) if fold[i] != f]
         curve = trade_off([questions[i] for i in train], [hits[i] for i in train],
-                          collection.bm25, GuardConfig())  # fmt: skip
+                          collection.bm25, GuardConfig(), semantic=semantic)  # fmt: skip
         chosen, _ = choose(curve, 0.9)
         for i in (i for i in range(len(questions)) if fold[i] == f):
-            passed[i] = judge(questions[i].question, hits[i], chosen.config, collection.bm25).passed
+            verdict = judge(
+                questions[i].question, hits[i], chosen.config, collection.bm25, semantic
+            )
+            passed[i] = verdict.passed
     kept = [passed[i] for i, q in enumerate(questions) if q.answerable]
     refused = [not passed[i] for i, q in enumerate(questions) if not q.answerable]
     return sum(kept) / len(kept), sum(refused) / len(refused)
@@ -107,13 +116,16 @@ def held_out_by_refitting(
 def test_held_out_equals_refitting_each_fold(library: Collection, folds: int) -> None:
     questions = load_questions(ROOT / "examples" / "questions.jsonl")
     retriever = library.retriever("hybrid", guard=GuardConfig())
+    assert isinstance(retriever, GuardedRetriever)
     fit = calibrate(questions, retriever, library.bm25, folds=folds)
     assert fit.held_out is not None and fit.held_out.folds == folds
     hits = [judged(retriever, q.question, 5) for q in questions]
-    kept, refused = held_out_by_refitting(questions, hits, library, folds)
+    semantic = retriever.semantic
+    kept, refused = held_out_by_refitting(questions, hits, library, folds, semantic)
     assert (fit.held_out.kept, fit.held_out.refused) == pytest.approx((kept, refused))
     # the in-sample curve is still the one trade_off gives on every question
-    assert list(fit.points) == trade_off(questions, hits, library.bm25, GuardConfig())
+    curve = trade_off(questions, hits, library.bm25, GuardConfig(), semantic=semantic)
+    assert list(fit.points) == curve
 
 
 def test_held_out_needs_two_questions_of_each_kind(library: Collection) -> None:

@@ -306,6 +306,23 @@ def test_calibration_embeds_each_question_once(
     assert passed.tolist() == [[False, True]] * 3
     asked = [call for call in emb.calls if call[0].startswith(("How", "Can"))]
     assert len(asked) == 2
+    # each passage embedded once over every setting and question: the two that hold evidence
+    embedded = [text for call in emb.calls if call not in asked for text in call]
+    assert sorted(embedded) == sorted(PASSAGES[:2])
+
+
+def test_a_memo_gives_the_passages_embedded_alone(
+    library: tuple[BM25Index, Concepts, list[Hit]],
+) -> None:
+    _, emb, hits = library
+    memo: dict[tuple[str, ...], np.ndarray] = {}
+    remembered = Semantic(emb, 0.1, memo=memo)
+    first = remembered.passage_vectors([hits[2], hits[0]])
+    again = remembered.passage_vectors([hits[0], hits[1], hits[0]])
+    assert emb.calls == [[PASSAGES[2], PASSAGES[0]], [PASSAGES[1]]]  # only the new one
+    fresh = Semantic(emb, 0.1).passage_vectors(hits)
+    np.testing.assert_array_equal(first, fresh[[2, 0]])
+    np.testing.assert_array_equal(again, fresh[[0, 1, 0]])
 
 
 def test_drift_settings_are_checked_and_round_trip() -> None:

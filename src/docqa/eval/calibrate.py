@@ -116,11 +116,13 @@ def trade_off(
     bm25: BM25Index,
     base: GuardConfig,
     grid: Sequence[float] = GRID,
+    semantic: Semantic | None = None,
 ) -> list[Point]:
-    """The kept / refused shares of every candidate setting (``base`` gives the rest)."""
+    """The kept / refused shares of every candidate setting (``base`` gives the rest;
+    ``semantic`` adds the drift check)."""
     configs = settings(base, grid, bm25.n_terms)
     answerable = np.array([q.answerable for q in questions], dtype=np.bool_)
-    return points_of(configs, verdicts(questions, hits, bm25, configs), answerable)
+    return points_of(configs, verdicts(questions, hits, bm25, configs, semantic), answerable)
 
 
 def folds_of(answerable: Sequence[bool], folds: int) -> np.ndarray:

@@ -84,16 +84,18 @@ def drifts_reference(
 
 @dataclass(slots=True)
 class Semantic:
-    """What the drift check needs: the collection's ``embedder``, its measured ``threshold``
-    (None: the check runs only when the guard's settings give ``max_drift``) and, when the
-    collection stores them, a function giving the hits' stored ``vectors`` (None: the hits'
-    texts are embedded; ``by`` names a model that is not the collection's). ``memo`` (a dict) keeps each question's embedded variants, for
-    callers that judge the same questions many times (``docqa calibrate``)."""
+    """What the drift check needs: the judging ``embedder`` (the collection's, or a model
+    judging beside it, named by ``by``), its measured ``threshold`` (None: the check runs only
+    when the guard's settings give ``max_drift``) and, when the collection stores them in that
+    model's space, a function giving the hits' stored ``vectors`` (None: the hits' texts are
+    embedded). ``memo`` (a dict) keeps each question's embedded variants and each embedded
+    passage (by id: one collection's), for callers that judge the same questions many times
+    (``docqa calibrate``)."""
 
     embedder: Embedder
     threshold: float | None
     vectors: Callable[[Sequence[Hit]], np.ndarray] | None = None
-    memo: dict[tuple[str, tuple[str, ...]], np.ndarray] | None = field(default=None)
+    memo: dict[tuple[str, ...], np.ndarray] | None = field(default=None)
     by: str = ""  # said after "drift" when another model than the collection's judges
 
     def warm(self) -> None:
@@ -101,20 +103,33 @@ class Semantic:
         self.embedder.embed(["warm up the guard"], query=True)
 
     def passage_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
-        """The hits' vectors: stored, else their embed texts embedded."""
+        """The hits' vectors: stored, else their embed texts embedded (each passage once
+        while there is a ``memo``)."""
         if self.vectors is not None:
             return self.vectors(hits)
-        texts = [embed_text(h.chunk) if h.chunk is not None else "" for h in hits]
-        return self.embedder.embed(texts)
+        memo = self.memo
+        if memo is None:
+            return self.embedder.embed([_text(h) for h in hits])
+        missing = list({h.id: h for h in hits if ("passage", h.id) not in memo}.values())
+        if missing:
+            for hit, row in zip(
+                missing, self.embedder.embed([_text(h) for h in missing]), strict=True
+            ):
+                memo["passage", hit.id] = row
+        return np.stack([memo["passage", h.id] for h in hits])
 
     def drifts(
         self, question: str, words: Sequence[str], hits: Sequence[Hit]
     ) -> tuple[np.ndarray, np.ndarray]:
         """:func:`drifts` of ``question`` without each of ``words`` against ``hits``."""
-        key = (question, tuple(words))
+        key = ("question", question, *words)
         asked = None if self.memo is None else self.memo.get(key)
         if asked is None:
             asked = self.embedder.embed(variants(question, words), query=True)
             if self.memo is not None:
                 self.memo[key] = asked
         return drifts(asked, self.passage_vectors(hits))
+
+
+def _text(hit: Hit) -> str:
+    return embed_text(hit.chunk) if hit.chunk is not None else ""
