@@ -47,8 +47,11 @@ reported on the corpus left out. Run:
     .venv/bin/python benchmarks/guard_transfer.py [--corpora library,pydocs,nodejs,valgrind-guard]
 
 ``--embedder minilm`` builds the indexes with MiniLM (the ``minilm`` extra), whose guard adds
-the drift check (``docqa.retrieve.drift``); the script then also prints the defaults without
-it. ``--scratch DIR`` keeps the indexes there for the next run.
+the drift check (``docqa.retrieve.drift``) on the stored rows. With the default hashing
+indexes MiniLM judges that check beside them when it is installed (the guard's
+``drift_model="auto"``), embedding the passages' texts. Whenever the drift check runs, the
+script also prints the defaults without it. ``--scratch DIR`` keeps the indexes there for the
+next run.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ from docqa.collection import MODES, Collection
 from docqa.eval import Question, load_questions
 from docqa.retrieve import evidence
 from docqa.retrieve.drift import Semantic
-from docqa.retrieve.guard import GuardConfig, GuardedRetriever, judge
+from docqa.retrieve.guard import GuardConfig, GuardedRetriever, guard_model, judge
 from docqa.types import Hit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -267,7 +270,9 @@ def main() -> None:
         cells, candidate, lexical, no_share = table(corpora, folder, args.embedder)
     d = GuardConfig()
     default: Setting = (d.keyword_evidence, d.unknown_from, d.min_coverage)
-    print(f"{args.embedder} embedder")
+    model = guard_model() if args.embedder == "hashing" else None
+    beside = f"; the drift check judged beside it by {model.name}" if model is not None else ""
+    print(f"{args.embedder} embedder{beside}")
     print(f"defaults (keyword_evidence, unknown_from, min_coverage) = {default}, k={K}:")
     print_cells(cells, corpora, default)
     print("\nthe defaults without the unknown-share rule (unknown_share_from=None):")

@@ -37,10 +37,11 @@ def twin(dense: Pairs, keyword: Pairs, bound: float, w: float) -> list[tuple[int
     rank = {r: i + 1 for i, (r, _) in enumerate(dense)}
     krank = {r: i + 1 for i, (r, _) in enumerate(keyword)}
     rows = set(d) | set(k)
-    score = {
-        r: w * d.get(r, floor) + (1 - w) * (k.get(r, 0.0) / bound if bound > 0 else 0.0)
-        for r in rows
-    }
+
+    def share(r: int) -> float:  # a side of weight 0 adds 0, whatever its score
+        return k.get(r, 0.0) / bound if bound > 0 and w < 1 else 0.0
+
+    score = {r: w * d.get(r, floor) + (1 - w) * share(r) for r in rows}
     best = {r: min(rank.get(r, 10**9), krank.get(r, 10**9)) for r in rows}
     return [(r, score[r]) for r in sorted(rows, key=lambda r: (-score[r], best[r], r))]
 
@@ -80,6 +81,12 @@ def test_no_keyword_bound_means_no_keyword_evidence() -> None:
     fused = bounded_fusion([(1, 0.5)], [(2, 3.0)], keyword_bound=0.0, dense_weight=0.2)
     assert [(f.row, f.score) for f in fused] == [(1, pytest.approx(0.1)), (2, pytest.approx(0.1))]
     assert bounded_fusion([], [], keyword_bound=5.0) == []
+
+
+def test_a_keyword_side_of_weight_zero_adds_nothing_even_over_a_subnormal_bound() -> None:
+    # 4.0 / 5e-324 overflows to inf, and 0 * inf is nan: the side is skipped, not multiplied
+    fused = bounded_fusion([], [(1, 4.0), (0, 0.0)], keyword_bound=5e-324, dense_weight=1.0)
+    assert [(f.row, f.score) for f in fused] == [(1, 0.0), (0, 0.0)]  # by rank, both 0
 
 
 def test_bad_input() -> None:

@@ -186,6 +186,8 @@ def bounded_fusion(
         for position, (row, _) in enumerate(pairs):
             ranks.setdefault(int(row), {})[name] = position + 1
     w = dense_weight
+    if w == 1.0:  # the keyword side weighs nothing: 0 * a share, not 0 * inf = nan when a
+        shares = {}  # score over a subnormal bound overflows
     fused = [
         Fused(
             row,
