@@ -24,7 +24,7 @@ from docqa.errors import IndexCorrupt, InputError
 from docqa.eval.calibrate import verdicts
 from docqa.eval.questions import Question
 from docqa.keyword import BM25Index
-from docqa.retrieve import GuardConfig, GuardedRetriever, judge
+from docqa.retrieve import GuardConfig, GuardedRetriever, evidence, judge
 from docqa.retrieve.drift import (
     Semantic,
     drifts,
@@ -33,7 +33,7 @@ from docqa.retrieve.drift import (
     variants,
     without_word,
 )
-from docqa.retrieve.guard import drift_side, semantic_side
+from docqa.retrieve.guard import _evidence_check, drift_side, judge_with_prefix, semantic_side
 from docqa.shards.build import build_sharded
 from docqa.shards.collection import ShardedCollection
 from docqa.types import Chunk, Component, Hit
@@ -280,6 +280,56 @@ def test_the_check_embeds_nothing_it_does_not_need(
     judge("How do I renew my passport?", hits, GuardConfig(), bm25, side)
     assert emb.calls[0] == ["How do I renew my passport?", "How do I renew my  ?"]
     assert emb.calls[1] == [PASSAGES[0]]
+
+
+def test_a_first_passage_that_does_not_drift_spares_embedding_the_others(
+    library: tuple[BM25Index, Concepts, list[Hit]],
+) -> None:
+    bm25, emb, every = library
+    side = Semantic(emb, 0.1)
+    question = "books to my house"  # passages 0 and 1 hold the evidence; "house" is unknown
+    delivery_first = [every[1], every[0], every[2]]
+    verdict, alone = judge_with_prefix(question, delivery_first, 3, GuardConfig(), bm25, side)
+    assert verdict.passed and alone
+    assert emb.calls[1:] == [[PASSAGES[1]]]  # the first judged alone, and that was enough
+    emb.calls.clear()
+    # the renewals passage first: "house" pulls the question away from it, so the rest follow
+    verdict, alone = judge_with_prefix(question, every, 3, GuardConfig(), bm25, side)
+    assert verdict.passed and alone
+    assert emb.calls[1:] == [[PASSAGES[0]], [PASSAGES[1]]]
+    # the mode's one hit drifts; a passage of the keyword side's passes: not the hits alone
+    verdict, alone = judge_with_prefix(question, every, 1, GuardConfig(), bm25, side)
+    assert verdict.passed and not alone
+
+
+QUESTIONS = [
+    "How do I renew my passport?",
+    "books to my house",
+    "Can you bring books to my house?",
+    "Is home delivery for ill readers?",
+    "renew books for my house passport",
+    "What time does the reading room open for passport holders?",
+]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+@pytest.mark.parametrize("order", [(0, 1, 2), (1, 0, 2), (2, 1, 0), (1, 2, 0)])
+def test_judging_the_first_passage_first_gives_the_verdicts_of_judging_all(
+    library: tuple[BM25Index, Concepts, list[Hit]], question: str, order: tuple[int, ...]
+) -> None:
+    bm25, emb, every = library
+    hits = [every[i] for i in order]
+    side = Semantic(emb, 0.1)
+    good, _ = _evidence_check(question, hits, GuardConfig(), bm25)
+    words = list(dict.fromkeys(evidence.unknown_terms(bm25, evidence.plain_words(question))))
+    for n in range(len(hits) + 1):
+        verdict, alone = judge_with_prefix(question, hits, n, GuardConfig(), bm25, side)
+        if not words or not good.any():  # no drift check: the lexical verdicts
+            continue
+        gains, _ = side.drifts(question, words, hits)  # every passage, judged at once
+        passes = good & (gains < 0.1)
+        assert verdict.passed == bool(passes.any()), (question, order, n)
+        assert alone == bool(passes[:n].any()), (question, order, n)
 
 
 def test_stored_vectors_are_used_when_given(

@@ -118,17 +118,21 @@ class Semantic:
                 memo["passage", hit.id] = row
         return np.stack([memo["passage", h.id] for h in hits])
 
-    def drifts(
-        self, question: str, words: Sequence[str], hits: Sequence[Hit]
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`drifts` of ``question`` without each of ``words`` against ``hits``."""
+    def asked(self, question: str, words: Sequence[str]) -> np.ndarray:
+        """``question`` and its :func:`variants` without each of ``words``, embedded."""
         key = ("question", question, *words)
         asked = None if self.memo is None else self.memo.get(key)
         if asked is None:
             asked = self.embedder.embed(variants(question, words), query=True)
             if self.memo is not None:
                 self.memo[key] = asked
-        return drifts(asked, self.passage_vectors(hits))
+        return asked
+
+    def drifts(
+        self, question: str, words: Sequence[str], hits: Sequence[Hit]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`drifts` of ``question`` without each of ``words`` against ``hits``."""
+        return drifts(self.asked(question, words), self.passage_vectors(hits))
 
 
 def _text(hit: Hit) -> str:
