@@ -243,3 +243,27 @@ def test_hot_reload_under_load_has_zero_failures(tmp_path: Path) -> None:
 def _utc_now() -> str:
     """Now as the manifest writes ``created`` (ISO 8601, whole seconds, UTC)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def test_drift_model_option_over_http(tmp_path: Path) -> None:
+    library = Path(__file__).resolve().parents[2] / "examples" / "library"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    subprocess.run([sys.executable, "-m", "docqa", "index", str(library), "--index",
+                    str(tmp_path / "ix")], env=env, check=True, capture_output=True,
+                   timeout=120)  # fmt: skip
+    passport = {"question": "How do I renew my passport?", "k": 3}
+    hits = {}
+    for option in ("auto", "embedder"):
+        log = tmp_path / f"{option}.log"
+        args = ("--index", str(tmp_path / "ix"), "--drift-model", option)
+        with serving(*args, log=log, keyed=False) as server, server.client() as client:
+            hits[option] = client.post("/search", json=passport).json()["hits"]
+    assert hits["auto"] == []  # MiniLM, loaded before /ready, judges beside the hashing index
+    assert hits["embedder"] and hits["embedder"][0]["id"].startswith("renewals#")
+    bad = subprocess.run(
+        [sys.executable, "-m", "docqa", "serve", "--index", str(tmp_path / "ix"),
+         "--drift-model", "bert"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "invalid choice: 'bert'" in bad.stderr
+    assert "Traceback" not in bad.stderr

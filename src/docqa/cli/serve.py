@@ -54,6 +54,13 @@ def add_parser(
     )
     p.add_argument("--min-score", type=float, default=None, help="guard threshold (as for ask)")
     p.add_argument(
+        "--drift-model",
+        choices=("auto", "embedder", "minilm"),
+        default=None,
+        help="which model judges the guard's drift check (as for ask; embedder spares the "
+        "~230 MiB and ~30 ms MiniLM costs beside a lexical index)",
+    )
+    p.add_argument(
         "--workers",
         type=positive,
         default=1,

@@ -84,7 +84,8 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     tenant_sets = [g.tenants for g in keys.grants()] if keys else []
     root = args.index if args.index is not None else default_index_dir()
-    live = LiveIndex(root, guard=_serve_guard(args.min_score), tenant_sets=tenant_sets)
+    guard = _serve_guard(args.min_score, args.drift_model)
+    live = LiveIndex(root, guard=guard, tenant_sets=tenant_sets)
     app = create_app(live, make_model(args), _settings(args, keys))
     sockets = _listen(args.host, args.port, args.workers)
     host, port = sockets[0].getsockname()[:2]
@@ -181,11 +182,15 @@ def _run(
     logging.getLogger("docqa.serve").info("docqa serve: stopped")
 
 
-def _serve_guard(min_score: float | None) -> Any:
+def _serve_guard(min_score: float | None, drift_model: str | None) -> Any:
     """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults);
-    ``--min-score`` adds the absolute score checks on both components, as ``ask`` does."""
+    ``--min-score`` adds the absolute score checks on both components, as ``ask`` does, and
+    ``--drift-model`` names the drift check's model."""
     from docqa.retrieve.guard import GuardConfig
 
-    if min_score is None:
-        return True
-    return GuardConfig(min_cosine=min_score, min_keyword=min_score)
+    changes: dict[str, Any] = {}
+    if min_score is not None:
+        changes.update(min_cosine=min_score, min_keyword=min_score)
+    if drift_model is not None:
+        changes["drift_model"] = drift_model
+    return GuardConfig(**changes) if changes else True
