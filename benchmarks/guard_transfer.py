@@ -32,7 +32,12 @@ Corpora (each with answerable and unanswerable labelled questions):
 - ``cmakedocs``: 80 pages of CMake's reStructuredText help (``/usr/share/cmake-3.25/Help``;
   ``benchmarks/data/cmakedocs/``, whose ``pages.txt`` lines are ``SOURCE TARGET`` with
   absolute sources; 40 + 14), questions written in the eighteenth pass before any score was
-  seen.
+  seen;
+- ``x11protos``: the ten plain-text X11 protocol extension specifications Debian's
+  ``x11proto-dev`` ships (Composite, Damage, DRI2, DRI3, XFIXES, Present, RandR, Render,
+  X-Resource, Xv; ``benchmarks/data/x11protos/``; 28 + 12), questions written in the
+  twentieth pass before any score was seen, after MiniLM began judging the drift check
+  beside hashing indexes.
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
@@ -88,7 +93,9 @@ UNKNOWN = (None, 2000)
 EVIDENCE = (True, False)
 TARGET_REFUSE, TARGET_KEEP = 0.75, 0.90
 K = 5
-CORPORA = "library,pydocs,nodejs,valgrind-guard,pipdocs,libxslt,textdocs,textdocs2,cmakedocs"
+CORPORA = (
+    "library,pydocs,nodejs,valgrind-guard,pipdocs,libxslt,textdocs,textdocs2,cmakedocs,x11protos"
+)
 
 Setting = tuple[bool, int | None, float]  # (keyword_evidence, unknown_from, min_coverage)
 Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
