@@ -148,11 +148,13 @@ def test_the_unknown_share_rule_is_tried_at_any_size_only_where_it_is_off() -> N
     def shares(configs: list[GuardConfig]) -> set[int | None]:
         return {c.unknown_share_from for c in configs}
 
-    base = GuardConfig()
-    assert shares(settings(base, n_terms=100)) == {base.unknown_share_from, 0}
-    assert shares(settings(base, n_terms=50_000)) == {base.unknown_share_from}  # on already
-    assert shares(settings(GuardConfig(unknown_share_from=None), n_terms=50_000)) == {None, 0}
-    assert len(settings(base, n_terms=100)) == 2 * len(settings(base, n_terms=50_000))
+    base = GuardConfig()  # the rule off: tried on at any size, whatever the collection's
+    assert shares(settings(base, n_terms=100)) == {None, 0}
+    assert shares(settings(base, n_terms=50_000)) == {None, 0}
+    gated = GuardConfig(unknown_share_from=2000)
+    assert shares(settings(gated, n_terms=100)) == {2000, 0}  # off at that size: tried at any
+    assert shares(settings(gated, n_terms=50_000)) == {2000}  # on already
+    assert len(settings(gated, n_terms=100)) == 2 * len(settings(gated, n_terms=50_000))
 
 
 def test_the_frontier_shows_the_chosen_setting_among_equals() -> None:

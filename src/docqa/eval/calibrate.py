@@ -3,8 +3,9 @@
 Each question is searched once (the bare retriever, ``k`` hits); every candidate setting is then
 judged on those same hits, so the curve costs one search per question. A setting is a
 ``min_coverage`` on a grid, with unknown words counted as names or not (``unknown_from`` 0 or
-None) and, where the collection is too small for the unknown-share rule, that rule at any size
-too (``unknown_share_from`` 0). The chosen point refuses the most unanswerable questions among
+None) and, where the guard leaves the unknown-share rule off for this collection (by default
+it is off), that rule on too (``unknown_share_from`` 0): a collection's own questions may show
+that it pays there. The chosen point refuses the most unanswerable questions among
 those keeping at least ``min_kept`` of the answerable ones (ties: more kept, then the lower
 threshold); when none keeps that many, the one keeping the most (ties: more refused).
 
