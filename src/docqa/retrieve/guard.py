@@ -46,8 +46,8 @@ Node.js API docs, checked on the Valgrind manual: ``names=True``, ``beyond_names
 ``min_coverage=0.15``, ``unknown_share_from=None``, ``unknown_from=None``,
 ``keyword_evidence=True``, ``drift=True`` with the model's threshold (``max_drift=None``),
 ``drift_model="auto"``.
-Measured since on four more corpora, two of them held out (``docs/trust.md``). ``docqa
-calibrate`` fits ``min_coverage``, ``unknown_from`` and, in a small collection,
+Measured since on ten corpora in all, most with questions written before any score on them
+(``docs/trust.md``). ``docqa calibrate`` fits ``min_coverage``, ``unknown_from`` and
 ``unknown_share_from`` to a collection's own labelled questions and stores them in the index
 manifest.
 """
