@@ -37,7 +37,11 @@ Corpora (each with answerable and unanswerable labelled questions):
   ``x11proto-dev`` ships (Composite, Damage, DRI2, DRI3, XFIXES, Present, RandR, Render,
   X-Resource, Xv; ``benchmarks/data/x11protos/``; 28 + 12), questions written in the
   twentieth pass before any score was seen, after MiniLM began judging the drift check
-  beside hashing indexes.
+  beside hashing indexes;
+- ``x11protos2``: nine of the same specs (``benchmarks/data/x11protos2/``; 28 + 12), questions
+  a helper wrote from a brief alone before any score, measured after every change of the
+  twentieth pass (``--corpora x11protos2``; not in the default list, which the pass's
+  leave-one-out figures were taken over).
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
