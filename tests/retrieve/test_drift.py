@@ -175,6 +175,8 @@ def test_drift_side_keeps_a_collection_model_that_has_a_threshold() -> None:
     for model in ("auto", "embedder"):
         assert drift_side(own, model) is own
     assert drift_side(None, "minilm") is None  # no side given: no drift check at all
+    with pytest.raises(InputError, match="drift_model must be one of auto, embedder, minilm"):
+        drift_side(own, "bert")
     lexical = semantic_side(HashingEmbedder())
     assert drift_side(lexical, "embedder") is lexical
     chosen = drift_side(own, "minilm")  # asked for by name: MiniLM, not the scripted model

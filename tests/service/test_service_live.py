@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,10 @@ import pytest
 from service_helpers import write_docs
 
 from docqa.build import build_index
+from docqa.cli.serving import _serve_guard
+from docqa.index.meta import update_meta
 from docqa.retrieve import guard
+from docqa.retrieve.guard import GuardConfig
 from docqa.service.live import LiveIndex, identity
 
 
@@ -82,3 +86,18 @@ def test_warming_loads_the_guards_model_before_the_service_is_ready(
     assert model.calls == [] and not live.ready  # nothing loaded by opening the index
     live.warm()
     assert live.ready and model.calls == [["warm up the guard"]]  # once, for every mode
+
+
+def test_serve_options_change_the_indexs_own_guard_not_replace_it(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "docs")
+    build_index([docs], tmp_path / "index")
+    calibrated = GuardConfig(min_coverage=0.4, unknown_share_from=0)  # as calibrate stores it
+    update_meta(tmp_path / "index", "guard", calibrated.to_dict())
+    changes = _serve_guard(0.2, "embedder")
+    assert changes == {"min_cosine": 0.2, "min_keyword": 0.2, "drift_model": "embedder"}
+    assert _serve_guard(None, None) is True
+    snapshot = LiveIndex(tmp_path / "index", guard=changes).current()
+    for mode in ("dense", "keyword", "hybrid"):
+        retriever = snapshot.retriever(mode, None)
+        assert isinstance(retriever, guard.GuardedRetriever)
+        assert retriever.config == replace(calibrated, **changes)  # calibration kept

@@ -183,14 +183,12 @@ def _run(
 
 
 def _serve_guard(min_score: float | None, drift_model: str | None) -> Any:
-    """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults);
-    ``--min-score`` adds the absolute score checks on both components, as ``ask`` does, and
-    ``--drift-model`` names the drift check's model."""
-    from docqa.retrieve.guard import GuardConfig
-
+    """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults),
+    with the command line's changes, as ``ask`` makes them: ``--min-score`` adds the absolute
+    score checks on both components, ``--drift-model`` names the drift check's model."""
     changes: dict[str, Any] = {}
     if min_score is not None:
         changes.update(min_cosine=min_score, min_keyword=min_score)
     if drift_model is not None:
         changes["drift_model"] = drift_model
-    return GuardConfig(**changes) if changes else True
+    return changes or True

@@ -366,7 +366,9 @@ def semantic_side(
 def drift_side(own: Semantic | None, model: str) -> Semantic | None:
     """The side that judges the drift check for ``drift_model`` ``model`` (see
     :data:`DRIFT_MODELS`), given the collection's own side ``own`` (None: no drift check)."""
-    if own is None or model not in DRIFT_MODELS:
+    if model not in DRIFT_MODELS:
+        raise InputError(f"drift_model must be one of {', '.join(DRIFT_MODELS)}, got {model!r}")
+    if own is None:
         return own
     own_measured = own.threshold is not None
     if model == "embedder" or (model == "auto" and own_measured):

@@ -14,8 +14,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +26,10 @@ from docqa.errors import DocqaError
 from docqa.index.format import MANIFEST
 from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import GuardConfig
+
+# What a served index is guarded by: True (its own guard, calibrated or default), False (none),
+# a GuardConfig, or changes to make to its own guard (``docqa serve --min-score/--drift-model``).
+Guard = GuardConfig | bool | Mapping[str, Any]
 from docqa.retrieve.masked import MaskedRetriever
 from docqa.types import Retriever
 
@@ -46,14 +52,13 @@ def identity(root: Path | str, manifest: str | None = None) -> Identity | None:
 class Snapshot:
     """One opened index: its collection, identity, and a retriever per mode."""
 
-    def __init__(
-        self, collection: AnyCollection, ident: Identity | None, guard: GuardConfig | bool
-    ) -> None:
+    def __init__(self, collection: AnyCollection, ident: Identity | None, guard: Guard) -> None:
         self.collection = collection
         self.identity = ident
         self.created = collection.index.manifest.created
         self.chunks = len(collection.index)
-        self._retrievers = {m: collection.retriever(m, guard=guard) for m in MODES}
+        config = replace(collection.guard, **guard) if isinstance(guard, Mapping) else guard
+        self._retrievers = {m: collection.retriever(m, guard=config) for m in MODES}
 
     def retriever(self, mode: Mode, tenants: frozenset[str] | None) -> Retriever:
         """The guarded retriever of ``mode``, restricted to ``tenants`` (None: every row)."""
@@ -85,7 +90,7 @@ class LiveIndex:
         self,
         root: Path,
         *,
-        guard: GuardConfig | bool = True,
+        guard: Guard = True,
         tenant_sets: Iterable[frozenset[str] | None] = (),
     ) -> None:
         self.root = root
