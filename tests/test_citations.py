@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from docqa.answering import answer, cited_ids, is_docqa_id
 from docqa.keyword import BM25Index
 from docqa.models import ExtractiveModel, FakeModel
+from docqa.models.extractive import MAX_UNITS
 from docqa.retrieve import KeywordRetriever
 from docqa.text import embed_text, load_chunks
 
@@ -94,7 +95,7 @@ def test_extractive_answers_on_real_text_raise_no_false_flags(
     for question in questions:
         a = answer(question, retriever, model, k=3)
         assert a.not_retrieved == (), (question, a.text)
-        assert a.refused or len(a.cited_ids) == 1
+        assert a.refused or 1 <= len(a.cited_ids) <= MAX_UNITS
         quoted_brackets += a.text.count("[") - len(a.cited_ids)
     bracketed = any("[" in c.text for c in retriever.chunks)
     assert quoted_brackets > 0 or not bracketed  # where the text has brackets, some were quoted

@@ -1,25 +1,68 @@
-"""The offline default model: answers with the best-matching sentence of the passages.
+"""The offline default model: answers with the passages' own whole sentences.
 
 No network, no weights. It reads the passages and question back out of the prompt (the same
-``stream(prompt)`` protocol as every other client), splits each passage into sentences and
-picks the sentence sharing the most distinct content words with the question (tokens with the
-English stop words dropped and plurals folded). Ties go to the earlier passage (better rank),
-then the earlier sentence. The reply is that sentence and ``[passage id]``; when no sentence
-shares a content word, the reply is :data:`docqa.prompt.REFUSAL`.
+``stream(prompt)`` protocol as every other client) and cuts each passage into *units*: whole
+sentences, a table row as one sentence naming its columns, and a sentence that ends in ``:``
+("To install it, run:") together with the block that follows it (the command or code it
+introduces, kept intact). A retrieved window can begin or end inside a sentence; such a
+fragment is never quoted (:func:`units`).
+
+Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
+units of the prompt, so a word every unit holds says little. A unit scores the weight of the
+question words it holds. The reply is chosen greedily (:func:`choose`):
+
+1. the best unit (ties: the better-ranked passage, then the earlier unit);
+2. the unit after it in the same passage, which often carries what the first one introduces
+   ("If all you want is a unique ID, call uuid1() or uuid4()." / "uuid4() creates a random
+   UUID.");
+3. then, up to :data:`MAX_UNITS`, the unit adding the most weight of question words not yet
+   covered, while one adds any (ties: the earlier unit);
+
+only from passages that hold at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
+(the guard's coverage rule, per passage). The chosen units are printed in the order of the
+prompt (passage rank, then place in the passage), each run from one passage followed by its
+``[passage id]``. When no unit holds a question word the reply is :data:`docqa.prompt.REFUSAL`.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
-from docqa.prompt import REFUSAL, read_prompt
+from docqa.prompt import REFUSAL, Passage, read_prompt
 from docqa.text.tokenize import tokenize
 from docqa.types import Prompt
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+MAX_UNITS = 3
+"""At most this many units (sentences, or a sentence with its block) in a reply."""
+MIN_PASSAGE_COVERAGE = 0.15
+"""A passage quoted from must hold this share of the question's weight (the guard's
+``min_coverage`` default, applied to each passage)."""
+MAX_BLOCK_CHARS = 600
+"""A block longer than this is not attached to the sentence introducing it."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+# Words ending in "." that do not end a sentence: "e.g. the", "etc. and", "vs. dict".
+_ABBREVIATIONS = frozenset(
+    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig", "no", "sec", "ch"]
+)
+_ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
+_CONTINUATION = re.compile(r"-p\d+$")
+_STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A quotable piece of a passage: its ``text`` (whitespace collapsed, except inside an
+    attached block), the passage's index in the prompt and the unit's place in it."""
+
+    text: str
+    passage: int
+    place: int
 
 
 def _cells(line: str) -> list[str]:
@@ -38,19 +81,75 @@ def table_rows(lines: list[str]) -> Iterator[str]:
             yield " ".join(cells)
 
 
+def _is_table(lines: list[str]) -> bool:
+    return len(lines) > 1 and all(ln.lstrip().startswith("|") for ln in lines)
+
+
+def _split(block: str) -> list[str]:
+    """The sentences of one paragraph, whitespace collapsed: split after ``. ! ?`` (and a
+    closing quote or bracket) and space, except after an abbreviation such as ``e.g.``."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(" ".join(block.split())):
+        if out and out[-1].rsplit(" ", 1)[-1].lower().rstrip(".") in _ABBREVIATIONS:
+            out[-1] = f"{out[-1]} {piece}"
+        elif piece:
+            out.append(piece)
+    return out
+
+
 def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``: split after ``. ! ?`` + space and at blank lines; a table
-    (lines starting with ``|``) gives one sentence per row; whitespace inside a sentence
-    collapsed to single spaces; empty pieces skipped."""
+    """The sentences of ``text``: paragraphs (split at blank lines) split as :func:`_split`
+    does; a table (lines starting with ``|``)
+    gives one sentence per row; whitespace inside a sentence collapsed; empty pieces skipped."""
     for block in re.split(r"\n\s*\n", text):
         lines = [ln for ln in block.splitlines() if ln.strip()]
-        if len(lines) > 1 and all(ln.lstrip().startswith("|") for ln in lines):
+        if _is_table(lines):
             yield from table_rows(lines)
-            continue
-        for part in _SENTENCE_END.split(block):
-            sentence = " ".join(part.split())
-            if sentence:
-                yield sentence
+        elif lines:
+            yield from _split(block)
+
+
+def _blocks(text: str) -> list[str]:
+    return [b.strip("\n") for b in re.split(r"\n\s*\n", text) if b.strip()]
+
+
+def units(passage: Passage, index: int) -> list[Unit]:
+    """The units of ``passage`` (the ``index``-th of the prompt), in order.
+
+    A continuation window (id ending ``-pN``) whose text starts in lower case or with
+    punctuation begins inside a sentence: that first piece is dropped. A last piece that does
+    not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is the start of a
+    sentence cut at the window's end: dropped too. A sentence ending in ``:`` takes the next
+    block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept.
+    """
+    pieces: list[str] = []
+    attached: list[bool] = []
+    blocks = _blocks(passage.text)
+    b = 0
+    while b < len(blocks):
+        lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
+        found = list(table_rows(lines)) if _is_table(lines) else _split(blocks[b])
+        if b == 0 and found and _cut_at_start(passage.id, blocks[b]):
+            found = found[1:]
+        pieces.extend(found)
+        attached.extend([False] * len(found))
+        b += 1
+        if (
+            found
+            and found[-1].endswith(":")
+            and b < len(blocks)
+            and len(blocks[b]) <= MAX_BLOCK_CHARS
+        ):
+            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
+            attached[-1] = True
+            b += 1
+    if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
+        pieces.pop()
+    return [Unit(text, index, place) for place, text in enumerate(pieces)]
+
+
+def _cut_at_start(passage_id: str, block: str) -> bool:
+    return _CONTINUATION.search(passage_id) is not None and not _STARTS_SENTENCE.match(block)
 
 
 def content_words(text: str) -> set[str]:
@@ -58,22 +157,80 @@ def content_words(text: str) -> set[str]:
     return set(tokenize(text, stop_words=True, fold_plurals=True))
 
 
-def best_sentence(prompt: Prompt) -> tuple[str, str] | None:
-    """``(sentence, passage id)`` sharing the most content words with the question, or None."""
-    passages, question = read_prompt(prompt)
+def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
+    """Each question word's weight: ``log(1 + n / (1 + units holding it))`` over the units."""
+    n = len(words)
+    return {w: math.log1p(n / (1 + sum(w in u for u in words))) for w in sorted(question)}
+
+
+def choose(question: str, passages: Sequence[Passage]) -> list[Unit]:
+    """The units to quote, in prompt order (see the module docstring); ``[]``: none holds a
+    question word."""
     wanted = content_words(question)
-    best: tuple[str, str] | None = None
-    best_score = 0
-    for passage in passages:
-        for sentence in sentences(passage.text):
-            score = len(wanted & content_words(sentence))
-            if score > best_score:
-                best, best_score = (sentence, passage.id), score
-    return best
+    found = [u for i, p in enumerate(passages) for u in units(p, i)]
+    words = [content_words(u.text) & wanted for u in found]
+    weight = _weights(wanted, words)
+    total = math.fsum(weight.values())
+    if total <= 0:
+        return []
+    held = [math.fsum(weight[w] for w in ws) for ws in words]
+    eligible = _eligible_passages(passages, wanted, weight, total)
+    order = [i for i in range(len(found)) if found[i].passage in eligible and held[i] > 0]
+    if not order:
+        return []
+    first = max(order, key=lambda i: (held[i], -i))
+    chosen, covered = [first], set(words[first])
+    after = first + 1
+    if after < len(found) and found[after].passage == found[first].passage:
+        chosen.append(after)
+        covered |= words[after]
+    while len(chosen) < MAX_UNITS:
+        gains = {i: math.fsum(weight[w] for w in words[i] - covered) for i in order}
+        best = max(
+            (i for i in order if i not in chosen), key=lambda i: (gains[i], -i), default=None
+        )
+        if best is None or gains[best] <= 0:
+            break
+        chosen.append(best)
+        covered |= words[best]
+    return [found[i] for i in sorted(chosen)]
+
+
+def _eligible_passages(
+    passages: Sequence[Passage], wanted: set[str], weight: dict[str, float], total: float
+) -> set[int]:
+    """Indices of the passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the weight."""
+    out = set()
+    for i, p in enumerate(passages):
+        share = math.fsum(weight[w] for w in content_words(p.text) & wanted) / total
+        if share >= MIN_PASSAGE_COVERAGE:
+            out.add(i)
+    return out
+
+
+def reply(question: str, passages: Sequence[Passage]) -> str:
+    """The extractive reply: the chosen units, each run from one passage followed by
+    ``[its id]``; :data:`~docqa.prompt.REFUSAL` when nothing was chosen."""
+    chosen = choose(question, passages)
+    if not chosen:
+        return REFUSAL
+    parts: list[str] = []
+    for j, unit in enumerate(chosen):
+        parts.append(unit.text)
+        if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
+            parts[-1] += f" [{passages[unit.passage].id}]"
+    return " ".join(parts)
+
+
+def best_sentence(prompt: Prompt) -> tuple[str, str] | None:
+    """``(text, passage id)`` of the first unit :func:`choose` quotes, or None."""
+    passages, question = read_prompt(prompt)
+    chosen = choose(question, passages)
+    return (chosen[0].text, passages[chosen[0].passage].id) if chosen else None
 
 
 class ExtractiveModel:
-    """A :class:`~docqa.types.ModelClient` that quotes one sentence of the passages."""
+    """A :class:`~docqa.types.ModelClient` that quotes whole sentences of the passages."""
 
     name = "extractive"
     in_process = True
@@ -90,8 +247,8 @@ class ExtractiveModel:
 
     def stream(self, prompt: Prompt) -> PieceStream:
         """Yield the reply in pieces; return None (no token counts: callers estimate)."""
-        found = best_sentence(prompt)
-        reply = REFUSAL if found is None else f"{found[0]} [{found[1]}]"
-        for start in range(0, len(reply), self._piece_size):
-            yield reply[start : start + self._piece_size]
+        passages, question = read_prompt(prompt)
+        text = reply(question, passages)
+        for start in range(0, len(text), self._piece_size):
+            yield text[start : start + self._piece_size]
         return None

@@ -1,0 +1,113 @@
+"""The extractive answer: whole sentences, commands kept with the sentence introducing them,
+at most three units in prompt order, nothing from a passage that holds too little of the
+question."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from docqa.models.extractive import MAX_UNITS, choose, reply, units
+from docqa.prompt import REFUSAL, Passage
+
+
+def p(pid: str, text: str) -> Passage:
+    return Passage(pid, "", text)
+
+
+def test_a_continuation_window_drops_the_sentence_it_starts_inside() -> None:
+    text = "and they keep showing up in the output of status. Ignored files are listed apart."
+    assert [u.text for u in units(p("git#ignoring-p2", text), 0)] == [
+        "Ignored files are listed apart."
+    ]
+    # the first window of a section starts where the section starts: nothing is dropped
+    first = [u.text for u in units(p("git#ignoring", text), 0)]
+    assert first[0].startswith("and they keep")
+
+
+def test_a_sentence_cut_at_the_window_end_is_dropped() -> None:
+    text = "Loans last three weeks. You can renew an item twice if nobody"
+    assert [u.text for u in units(p("loans#periods", text), 0)] == ["Loans last three weeks."]
+    # a last line that ends like a sentence, a code line or a closing bracket stays
+    assert units(p("a#b", "Call it:\n\nprint(x)"), 0)[-1].text.endswith("print(x)")
+    assert units(p("a#b", "See the list (below)"), 0)[-1].text == "See the list (below)"
+
+
+def test_a_command_stays_with_the_sentence_that_introduces_it() -> None:
+    text = (
+        "To undo the last commit but keep its changes, run:\n\n"
+        "    git reset --soft HEAD~1\n    git status\n\n"
+        "The changes stay staged."
+    )
+    found = units(p("git#undo", text), 0)
+    assert found[0].text == (
+        "To undo the last commit but keep its changes, run:\n"
+        "    git reset --soft HEAD~1\n    git status"
+    )
+    assert [u.text for u in found[1:]] == ["The changes stay staged."]
+    answer = reply("How do I undo the last commit but keep the changes?", [p("git#undo", text)])
+    assert "git reset --soft HEAD~1\n    git status" in answer
+    assert answer.endswith("[git#undo]")
+
+
+def test_the_sentence_after_the_best_one_comes_along() -> None:
+    text = (
+        "Several functions make identifiers. "
+        "If all you want is a unique ID, call uuid1() or uuid4(). "
+        "uuid4() creates a random UUID. Note that uuid1() uses the network address."
+    )
+    answer = reply("How do I get a unique ID?", [p("uuid#functions", text)])
+    assert answer == (
+        "If all you want is a unique ID, call uuid1() or uuid4(). uuid4() creates a random UUID."
+        " [uuid#functions]"
+    )
+
+
+def test_units_from_several_passages_are_cited_in_prompt_order() -> None:
+    passages = [
+        p("fines#overdue", "Overdue DVDs cost $1.00 a day. Cats are not fined."),
+        p("loans#periods", "DVDs are lent for 7 days. Board games for 14 days."),
+    ]
+    answer = reply("How long are DVDs lent and what is the overdue fine?", passages)
+    assert answer.index("[fines#overdue]") < answer.index("[loans#periods]")
+    assert "$1.00" in answer and "7 days" in answer
+
+
+def test_at_most_three_units_and_each_adds_a_question_word() -> None:
+    text = " ".join(f"Word{i} alpha beta gamma delta epsilon{i}." for i in range(8))
+    chosen = choose("alpha beta gamma delta epsilon1 epsilon2 epsilon5 epsilon6", [p("a#b", text)])
+    assert len(chosen) == MAX_UNITS
+    assert [u.place for u in chosen] == sorted(u.place for u in chosen)
+
+
+def test_a_passage_holding_too_little_of_the_question_is_not_quoted() -> None:
+    passages = [
+        p("a#renewals", "You can renew a loan online, at a kiosk or by phone."),
+        p("b#phones", "Phones must be silent in the reading room."),
+    ]
+    answer = reply("Can I renew a loan by phone or online at a kiosk?", passages)
+    assert "[b#phones]" not in answer
+    assert "[a#renewals]" in answer
+
+
+def test_no_shared_word_means_the_refusal() -> None:
+    assert reply("zebras?", [p("a#b", "The library opens at nine.")]) == REFUSAL
+    assert reply("zebras?", []) == REFUSAL
+    assert reply("the of and?", [p("a#b", "The library opens at nine.")]) == REFUSAL
+
+
+@given(st.text(max_size=400), st.text(max_size=60), st.integers(1, 4))
+def test_every_quoted_unit_is_text_of_its_passage(text: str, question: str, n: int) -> None:
+    pid = f"doc#sec-p{n}"
+    for unit in choose(question, [p(pid, text)]):
+        words = unit.text.split()
+        assert words and all(w in text for w in words)
+
+
+def test_sentences_split_before_lower_case_names_but_not_after_abbreviations() -> None:
+    found = units(p("a#b", "Call uuid4(). uuid4() is random, e.g. for keys. Done."), 0)
+    assert [u.text for u in found] == [
+        "Call uuid4().",
+        "uuid4() is random, e.g. for keys.",
+        "Done.",
+    ]
