@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docqa.answering import answer, answer_stream, check_citations, cited_ids
+from docqa.answering import answer, answer_stream
 from docqa.errors import InputError, ModelStreamBroken
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.pricing import Price
 from docqa.prompt import REFUSAL, read_prompt
+from docqa.support import cited_ids, not_retrieved
 from docqa.text.tokenize import tokenize
 from docqa.types import Answer, Chunk, Hit, Prompt, Usage
 
@@ -187,4 +188,4 @@ def test_citations_round_trip(groups: list[list[str]], retrieved: set[str]) -> N
     expected = tuple(dict.fromkeys(i for g in groups for i in g))
     assert cited_ids(text) == expected
     hits = [Hit(n, i, i, 1.0) for n, i in enumerate(sorted(retrieved))]
-    assert check_citations(expected, hits) == tuple(i for i in expected if i not in retrieved)
+    assert not_retrieved(expected, hits) == tuple(i for i in expected if i not in retrieved)

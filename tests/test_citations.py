@@ -15,11 +15,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docqa.answering import answer, cited_ids, is_docqa_id
+from docqa.answering import answer
 from docqa.keyword import BM25Index
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.models.extractive import MAX_UNITS
 from docqa.retrieve import KeywordRetriever
+from docqa.support import cited_ids, is_docqa_id
 from docqa.text import embed_text, load_chunks
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,50 +8,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from docqa.errors import InputError
 from docqa.models.base import join_pieces
 from docqa.pricing import Price, cost
 from docqa.prompt import REFUSAL, build_prompt, read_prompt
+from docqa.support import cited_ids, claims, not_retrieved
 from docqa.types import Answer, Hit, ModelClient, Retriever
 
 Context = Callable[[Sequence[Hit]], Sequence[Hit]]
 """Turns the retrieved hits into the passages the model reads (e.g. ``SectionContext``)."""
-
-_BRACKETS = re.compile(r"\[([^\[\]\n]+)\](?!\()")
-_SLUG = r"[^\W_]+(?:-[^\W_]+)*"  # what slugify makes, plus a chunk's -pN
-_PATH = r"[^\s\[\](),#`'\"]+(?: [^\s\[\](),#`'\"]+)*"  # a source path without its suffix
-DOCQA_ID = re.compile(rf"{_PATH}#{_SLUG}")
-"""The shape of the ids docqa gives passages: ``path#slug`` or ``path#slug-p2``."""
-
-
-def is_docqa_id(text: str) -> bool:
-    """Whether ``text`` is shaped like a passage id docqa hands a model (``guide/loans#fees``)."""
-    return DOCQA_ID.fullmatch(text) is not None
-
-
-def cited_ids(text: str) -> tuple[str, ...]:
-    """Every id cited in ``text``, first-seen order, no repeats.
-
-    A citation is square brackets holding one docqa-shaped id or a comma-separated list of
-    them (``[a#b]``, ``[a#b-p2, c#d]``). Other brackets are text: syntax synopses
-    (``[option...]``, ``[, suffix]``), arrays, ``[ RECORD 1 ]``, Markdown links
-    (``[text](url)``), and any bracket with an item not shaped like an id.
-    """
-    found: dict[str, None] = {}
-    for inside in _BRACKETS.findall(text):
-        items = [item.strip() for item in inside.split(",")]
-        if all(is_docqa_id(item) for item in items):
-            found.update(dict.fromkeys(items))
-    return tuple(found)
-
-
-def check_citations(cited: Sequence[str], hits: Sequence[Hit]) -> tuple[str, ...]:
-    """The cited ids that are not among the retrieved hits' ids (the ``not_retrieved`` ids)."""
-    retrieved = {hit.id for hit in hits}
-    return tuple(cid for cid in cited if cid not in retrieved)
 
 
 def answer_stream(
@@ -89,12 +56,14 @@ def answer_stream(
     done = yield from join_pieces(model.stream(prompt), prompt)
     cited = cited_ids(done.text)
     name = getattr(model, "name", None)
+    checked = passages if context is not None else shown
     yield Answer(
         question=question,
         text=done.text,
         hits=passages,
         cited_ids=cited,
-        not_retrieved=check_citations(cited, shown),
+        not_retrieved=not_retrieved(cited, shown),
+        claims=claims(done.text, checked),
         refused=done.text.strip() == REFUSAL,
         usage=done.usage,
         cost=cost(done.usage, name if isinstance(name, str) else None, prices or {}),

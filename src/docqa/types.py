@@ -105,6 +105,23 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """One cited stretch of an answer: its ``text`` (citations removed, whitespace collapsed),
+    the ids it ``cited``, and of those, the ones whose passage holds it (``supported_by``)
+    and the ones whose passage does not, or was not retrieved (``unsupported_by``)."""
+
+    text: str
+    cited: tuple[str, ...]
+    supported_by: tuple[str, ...]
+    unsupported_by: tuple[str, ...]
+
+    @property
+    def supported(self) -> bool:
+        """Every id the claim cites holds it."""
+        return not self.unsupported_by
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     """A grounded answer, or an honest refusal (``refused=True``: no passage was found, so no
     model call was made, or the model replied with exactly the refusal sentence)."""
@@ -117,3 +134,6 @@ class Answer:
     refused: bool
     usage: Usage | None = None
     cost: float | None = None
+    claims: tuple[Claim, ...] = ()
+    """Each cited stretch of ``text`` and which cited passages hold it
+    (:func:`docqa.support.claims`)."""

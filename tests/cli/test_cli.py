@@ -78,7 +78,7 @@ def test_ask_extractive_cites_a_retrieved_passage(workdir: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "max_renewals" in result.stdout
     assert "[renewals#when-a-renewal-is-refused]" in result.stdout
-    assert "citations: ok (renewals#when-a-renewal-is-refused)" in result.stdout
+    assert "citations: 1 cited, all retrieved; 1 of 1 claim supported" in result.stdout
     assert "(estimated)" in result.stdout
 
 
@@ -105,7 +105,8 @@ def test_ask_fake_backend_flags_unretrieved_citation_and_shows_prompt(workdir: P
     )
     assert result.returncode == 0, result.stderr
     assert reply in result.stdout
-    assert "NOT RETRIEVED made#up" in result.stdout
+    assert "citations: 2 cited, 1 not retrieved (made#up); " in result.stdout
+    assert "  not supported by [made#up]: or see" in result.stdout
     assert "--- system ---" in result.stderr and '<passage id="' in result.stderr
     assert "How many times can I renew a book?" in result.stderr
 

@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
+from docqa import support
 from docqa.controls import BIDI, escape_controls
 from docqa.types import Answer, Hit, Prompt
 
@@ -121,6 +122,16 @@ def answer_json(a: Answer) -> dict[str, Any]:
         "refused": a.refused,
         "cited": list(a.cited_ids),
         "not_retrieved": list(a.not_retrieved),
+        "claims": [
+            {
+                "text": c.text,
+                "cited": list(c.cited),
+                "supported": c.supported,
+                "supported_by": list(c.supported_by),
+                "not_supported_by": list(c.unsupported_by),
+            }
+            for c in a.claims
+        ],
         "hits": [hit_json(i, h) for i, h in enumerate(a.hits, 1)],
         "usage": None
         if a.usage is None
@@ -142,13 +153,12 @@ def verdict_text(verdict: Verdict, mode: str, k: int) -> str:
 def answer_footer(a: Answer) -> str:
     if a.refused and not a.hits:
         return "refused: no passage was relevant enough, so no model was called"
-    lines = []
-    if a.not_retrieved:
-        lines.append(f"citations: NOT RETRIEVED {', '.join(a.not_retrieved)}")
-    elif a.cited_ids:
-        lines.append(f"citations: ok ({', '.join(a.cited_ids)})")
-    else:
-        lines.append("citations: none")
+    lines = [f"citations: {support.summary(a.cited_ids, a.not_retrieved, a.claims)}"]
+    lines.extend(
+        f"  not supported by [{', '.join(c.unsupported_by)}]: {c.text}"
+        for c in a.claims
+        if not c.supported
+    )
     if a.usage is not None:
         mark = " (estimated)" if a.usage.estimated else ""
         cost = "cost not configured" if a.cost is None else f"cost ${a.cost:.6f}"

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docqa.answering import cited_ids
 from docqa.errors import InputError
 from docqa.models.base import complete
 from docqa.prompt import Passage, fence, neutralise
+from docqa.support import cited_ids
 from docqa.text.tokenize import tokenize
 from docqa.types import Answer, Hit, ModelClient, Prompt
 

@@ -2,7 +2,8 @@
 
 No network, no weights. It reads the passages and question back out of the prompt (the same
 ``stream(prompt)`` protocol as every other client) and cuts each passage into *units*: whole
-sentences, a table row as one sentence naming its columns, and a sentence that ends in ``:``
+sentences, a table row as one sentence naming its columns (``Item type: DVDs; Loan period: 7
+days.``), and a sentence that ends in ``:``
 ("To install it, run:") together with the block that follows it (the command or code it
 introduces, kept intact). A retrieved window can begin or end inside a sentence; such a
 fragment is never quoted (:func:`units`).
@@ -12,7 +13,7 @@ units of the prompt, so a word every unit holds says little. A unit scores the w
 question words it holds. The reply is chosen greedily (:func:`choose`):
 
 1. the best unit (ties: the better-ranked passage, then the earlier unit);
-2. the unit after it in the same passage, which often carries what the first one introduces
+2. the unit after it in the same passage (unless the best is a table row), which often carries what the first one introduces
    ("If all you want is a unique ID, call uuid1() or uuid4()." / "uuid4() creates a random
    UUID.");
 3. then, up to :data:`MAX_UNITS`, the unit adding the most weight of question words not yet
@@ -63,6 +64,8 @@ class Unit:
     text: str
     passage: int
     place: int
+    row: bool = False
+    """A table row (its neighbours are other rows, not its continuation)."""
 
 
 def _cells(line: str) -> list[str]:
@@ -124,13 +127,17 @@ def units(passage: Passage, index: int) -> list[Unit]:
     """
     pieces: list[str] = []
     attached: list[bool] = []
+    rows: set[int] = set()
     blocks = _blocks(passage.text)
     b = 0
     while b < len(blocks):
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
-        found = list(table_rows(lines)) if _is_table(lines) else _split(blocks[b])
+        table = _is_table(lines)
+        found = [f"{r}." for r in table_rows(lines)] if table else _split(blocks[b])
         if b == 0 and found and _cut_at_start(passage.id, blocks[b]):
             found = found[1:]
+        if table:
+            rows.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
         attached.extend([False] * len(found))
         b += 1
@@ -145,7 +152,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             b += 1
     if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
         pieces.pop()
-    return [Unit(text, index, place) for place, text in enumerate(pieces)]
+    return [Unit(text, index, place, place in rows) for place, text in enumerate(pieces)]
 
 
 def _cut_at_start(passage_id: str, block: str) -> bool:
@@ -181,7 +188,7 @@ def choose(question: str, passages: Sequence[Passage]) -> list[Unit]:
     first = max(order, key=lambda i: (held[i], -i))
     chosen, covered = [first], set(words[first])
     after = first + 1
-    if after < len(found) and found[after].passage == found[first].passage:
+    if after < len(found) and found[after].passage == found[first].passage and not found[first].row:
         chosen.append(after)
         covered |= words[after]
     while len(chosen) < MAX_UNITS:

@@ -56,12 +56,21 @@ class UsageBody(BaseModel):
     estimated: bool
 
 
+class ClaimBody(BaseModel):
+    text: str = Field(description="a stretch of the answer, its citations removed")
+    cited: list[str]
+    supported: bool = Field(description="every passage it cites holds its content words")
+    supported_by: list[str]
+    not_supported_by: list[str]
+
+
 class AskResponse(BaseModel):
     answer: str
     sources: list[HitBody]
     refused: bool
     cited: list[str]
     not_retrieved: list[str]
+    claims: list[ClaimBody]
     usage: UsageBody | None
     cost: float | None
 
