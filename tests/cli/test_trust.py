@@ -149,3 +149,26 @@ def test_ask_with_section_context(index: Path) -> None:
     assert data["not_retrieved"] == [] and data["cited"]
     assert data["hits"][0]["id"] == "renewals#when-a-renewal-is-refused"
     assert "RNW-410" in result.stderr  # the whole section's table was in the prompt
+
+
+def test_eval_answers_prints_the_fact_rate_beside_recall(index: Path, tmp_path: Path) -> None:
+    questions = tmp_path / "facts.jsonl"
+    rows = [
+        {"id": "a", "q": "What is the fine per day for DVDs?", "relevant": ["fines#overdue-fines"],
+         "must_contain": ["$1.00"]},
+        {"id": "b", "q": "What is the fine per day for DVDs?", "relevant": ["fines#overdue-fines"],
+         "must_contain": ["no such words anywhere"]},
+        {"id": "c", "q": "What is the loan period for board games?",
+         "relevant": ["loans#loan-periods"]},
+    ]  # fmt: skip
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = docqa("eval", str(questions), "--index", str(index), "--mode", "keyword,hybrid",
+                   "--answers", "--json", cwd=index.parent)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    for mode in ("keyword", "hybrid"):
+        facts = json.loads(result.stdout)["answers"][mode]["figures"]["facts"]
+        assert facts["n"] == 2 and facts["value"] == 0.5  # "c" has no must_contain
+    table = docqa("eval", str(questions), "--index", str(index), "--mode", "keyword,hybrid",
+                  "--answers", cwd=index.parent)  # fmt: skip
+    row = next(line for line in table.stdout.splitlines() if "facts (answer holds" in line)
+    assert row.count("0.500 [") == 2

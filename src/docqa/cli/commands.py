@@ -291,7 +291,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(render.dumps(data))
     else:
-        Console(highlight=False).print(render.eval_table(report))
+        Console(highlight=False).print(render.eval_table(report, data.get("answers")))
         if args.answers:
             print(render.answers_summary(data["answers"]))
     return EXIT_OK

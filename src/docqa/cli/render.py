@@ -172,7 +172,7 @@ def _cell(value: float, low: float, high: float) -> str:
     return f"{value:.3f} [{low:.2f}, {high:.2f}]"
 
 
-def eval_table(report: EvalReport) -> Table:
+def eval_table(report: EvalReport, answers: dict[str, Any] | None = None) -> Table:
     modes = list(report.modes.values())
     table = Table(
         "figure",
@@ -183,6 +183,12 @@ def eval_table(report: EvalReport) -> Table:
     for key in keys:
         table.add_row(
             key, *(_cell(f.value, f.low, f.high) for f in (m.figures[key] for m in modes))
+        )
+    if answers is not None:
+        facts = [answers.get(m.mode, {}).get("figures", {}).get("facts") for m in modes]
+        table.add_row(
+            "facts (answer holds must_contain)",
+            *("-" if f is None else _cell(f["value"], f["low"], f["high"]) for f in facts),
         )
     kinds = sorted({k for m in modes for k in m.recall5_by_kind})
     for kind in kinds:

@@ -1,8 +1,8 @@
 """Answer-level checks for the eval harness: ``must_contain``, citations, and judged support.
 
 Per mode, every question is answered; the figures are shares over the questions they apply
-to, each with a 95% bootstrap interval: ``must_contain`` (answers holding all their strings,
-case-insensitive, over questions that have some), ``bad_citations`` (answers citing an id that
+to, each with a 95% bootstrap interval: ``facts`` (answers holding all their ``must_contain``
+strings, case-insensitive, over the questions that have some; a refusal holds none), ``bad_citations`` (answers citing an id that
 was not retrieved), and with a judge model (:mod:`docqa.eval.judge`) ``supported`` (the judge
 said yes over the cited passages; answers citing nothing count as not supported) and
 ``overlap`` (mean share of the answer's content words found in its cited passages), both over
@@ -68,7 +68,7 @@ def _tally(counts: AnswerCounts, q: Question, a: Answer, judge: ModelClient | No
         counts.must_contain_checked += 1
         ok = all(s.lower() in a.text.lower() for s in q.must_contain)
         counts.must_contain_ok += int(ok)
-        counts.add("must_contain", float(ok))
+        counts.add("facts", float(ok))
         if not ok:
             counts.failed.append(q.id)
     if judge is None or a.refused:
