@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
+from docqa._checks import mode as check_mode
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, IndexNotFound, InputError
@@ -144,13 +145,12 @@ class Collection(TenantLookup):
 
 def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
     """The retriever of ``mode`` over a dense and a keyword retriever."""
+    check_mode(mode)
     if mode == "dense":
         return dense
     if mode == "keyword":
         return keyword
-    if mode == "hybrid":
-        return HybridRetriever(dense, keyword)
-    raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    return HybridRetriever(dense, keyword)
 
 
 def restricted(

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from docqa._checks import MAX_QUESTION_CHARS
+
 Adder = Callable[[argparse.ArgumentParser], None]
 
 
@@ -19,6 +21,15 @@ def _seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
     return value
+
+
+def _question_limit(chars: int) -> int:
+    """``--max-question``: at most the longest question docqa takes."""
+    if chars > MAX_QUESTION_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_QUESTION_CHARS} (the longest question docqa takes), got {chars}"
+        )
+    return chars
 
 
 def add_parser(
@@ -40,7 +51,10 @@ def add_parser(
         "--max-concurrency", type=positive, default=8, help="requests in work (429 past it)"
     )
     p.add_argument(
-        "--max-question", type=positive, default=2000, help="question length limit (chars)"
+        "--max-question",
+        type=lambda text: _question_limit(positive(text)),
+        default=2000,
+        help=f"question length limit (chars, at most {MAX_QUESTION_CHARS}; default 2000)",
     )
     p.add_argument(
         "--max-body", type=positive, default=64 * 1024, help="request body limit (bytes)"

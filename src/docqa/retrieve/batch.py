@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from docqa._checks import whole
+from docqa._checks import mode as check_mode
+from docqa._checks import questions, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
@@ -26,8 +27,6 @@ from docqa.retrieve.fusion import bounded_fusion, dense_weight_for
 from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD
 from docqa.search import topk
 from docqa.types import Chunk, Component, Hit, TopK
-
-BATCH_MODES = ("dense", "keyword", "hybrid")
 
 
 class RowSearcher(Protocol):
@@ -64,15 +63,9 @@ class IndexSearcher:
         return self.bm25.search(questions, k, mask=mask, n_threads=self.n_threads)
 
 
-def check_questions(questions: Any) -> list[str]:
-    """``questions`` as a list of str; ``InputError`` for a bare str or a non-str item."""
-    if isinstance(questions, str):
-        raise InputError("questions must be a sequence of str, got one str; wrap it in a list")
-    out = list(questions)
-    bad = next((i for i, q in enumerate(out) if not isinstance(q, str)), None)
-    if bad is not None:
-        raise InputError(f"question {bad} is a {type(out[bad]).__name__}, not a str")
-    return out
+def check_questions(values: Any) -> list[str]:
+    """``values`` as a list of questions (``docqa._checks.questions``)."""
+    return questions(values)
 
 
 def search_batch(
@@ -93,8 +86,7 @@ def search_batch(
     """
     qs = check_questions(questions)
     k = whole(k, "k")
-    if mode not in BATCH_MODES:
-        raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(BATCH_MODES)}")
+    check_mode(mode)
     limits = _keyword_bounds(bounds, qs) if mode == "hybrid" else []
     fetch = max(k, FUSION_DEPTH) if mode == "hybrid" else k
     lists: dict[str, TopK] = {}

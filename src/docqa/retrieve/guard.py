@@ -62,6 +62,8 @@ from typing import Any
 
 import numpy as np
 
+from docqa._checks import question as check_question
+from docqa._checks import whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import BM25Index
@@ -450,6 +452,8 @@ class GuardedRetriever:
         """The inner retriever's hits, and the passages the guard judges: those hits, plus
         (``keyword_evidence`` and an ``evidence`` retriever) the evidence retriever's best
         ``k`` that are not among them, searched with the same mask."""
+        check_question(question)
+        k = whole(k, "k")
         hits = self.retriever.search(question, k, mask=mask)
         if self.evidence is None or not self.config.keyword_evidence or k == 0:
             return hits, hits

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from docqa._checks import positive, whole
+from docqa._checks import positive, question, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, InputError
 from docqa.keyword import BM25Index
@@ -32,10 +32,10 @@ DENSE = "dense"
 KEYWORD = "keyword"
 
 
-def _check_request(question: str, k: int) -> None:
-    """Raise ``InputError`` unless ``question`` is a str and ``k`` an int >= 0."""
-    if not isinstance(question, str):
-        raise InputError(f"question must be a str, got {type(question).__name__}")
+def _check_request(text: str, k: int) -> None:
+    """Raise ``InputError`` unless ``text`` is a question (``docqa._checks.question``) and
+    ``k`` an int >= 0."""
+    question(text)
     whole(k, "k")
 
 
