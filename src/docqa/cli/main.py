@@ -365,6 +365,14 @@ def _model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL")
     p.add_argument(
+        "--answer-deadline",
+        type=serve.seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="longest wait for one whole answer from a model backend, retries and keep-alives "
+        "included (default 300)",
+    )
+    p.add_argument(
         "--fake-reply",
         action="append",
         default=None,

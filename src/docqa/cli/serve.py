@@ -13,7 +13,8 @@ from docqa._checks import MAX_QUESTION_CHARS
 Adder = Callable[[argparse.ArgumentParser], None]
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """A number of seconds > 0 (``--model-timeout``, ``--answer-deadline``)."""
     try:
         value = float(text)
     except ValueError:
@@ -59,10 +60,10 @@ def add_parser(
     p.add_argument(
         "--max-body", type=positive, default=64 * 1024, help="request body limit (bytes)"
     )
-    p.add_argument("--model-timeout", type=_seconds, default=60.0, help="seconds for one answer")
+    p.add_argument("--model-timeout", type=seconds, default=60.0, help="seconds for one answer")
     p.add_argument(
         "--shutdown-timeout",
-        type=_seconds,
+        type=seconds,
         default=10.0,
         help="seconds in-flight requests get on SIGTERM",
     )
