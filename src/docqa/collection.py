@@ -107,6 +107,7 @@ class Collection(TenantLookup):
             mode=mode,
             mask=mask,
             bounds=self.bm25,
+            source=str(self.index.root),
         )
 
     def retriever(
@@ -127,8 +128,9 @@ class Collection(TenantLookup):
         With ``reranker``, the best ``rerank_top`` hits are reordered by it (inside the guard).
         """
         chunks = self.index.chunks
-        dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks)
-        keyword = KeywordRetriever(self.bm25, chunks)
+        source = str(self.index.root)
+        dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks, source=source)
+        keyword = KeywordRetriever(self.bm25, chunks, source=source)
         inner = by_mode(mode, dense, keyword)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)

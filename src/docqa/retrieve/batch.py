@@ -24,7 +24,7 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve.fusion import bounded_fusion, dense_weight_for
-from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD
+from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD, check_scores
 from docqa.search import topk
 from docqa.types import Chunk, Component, Hit, TopK
 
@@ -78,11 +78,13 @@ def search_batch(
     mode: str = "hybrid",
     mask: np.ndarray | None = None,
     bounds: BM25Index | None = None,
+    source: str | None = None,
 ) -> list[list[Hit]]:
     """The unguarded hits of ``mode`` for every question, in input order (see module doc).
 
     ``bounds`` (needed for ``mode="hybrid"``): the BM25 index whose ``max_scores`` give each
     question's keyword bound, as the one-by-one keyword retriever's ``max_keyword_score``.
+    A score that is not finite stops the search (``check_scores``; ``source`` names the index).
     """
     qs = check_questions(questions)
     k = whole(k, "k")
@@ -94,6 +96,8 @@ def search_batch(
         lists[DENSE] = searcher.dense(embedder.embed(qs, query=True), fetch, mask)
     if mode in ("keyword", "hybrid"):
         lists[KEYWORD] = searcher.keyword(qs, fetch, mask)
+    for name, result in lists.items():
+        check_scores(result.scores.ravel(), result.ids.ravel(), name, source)
     if mode != "hybrid":
         (name, result), = lists.items()  # fmt: skip
         return [_plain_hits(result, i, chunks, name) for i in range(len(qs))]
