@@ -18,6 +18,12 @@ from contextlib import contextmanager
 
 from docqa.errors import InputError, InputTypeError
 
+MAX_QUESTION_CHARS = 10_000
+"""The longest question docqa takes, in characters (a long paragraph with a pasted traceback
+fits; ``docqa serve``'s ``--max-question`` defaults to 2000 and may not exceed it). Every step
+below it is linear in the question's length; the limit keeps one question's work bounded."""
+MODES = ("dense", "keyword", "hybrid")
+
 
 def whole(value: object, what: str, *, minimum: int = 0, maximum: int | None = None) -> int:
     """``value`` as a Python int in ``[minimum, maximum]``.
@@ -40,6 +46,44 @@ def whole(value: object, what: str, *, minimum: int = 0, maximum: int | None = N
 def positive(value: object, what: str) -> int:
     """``value`` as an int >= 1 (see ``whole``)."""
     return whole(value, what, minimum=1)
+
+
+def question(value: object, what: str = "question") -> str:
+    """``value`` as a question: a ``str`` (else ``InputTypeError``) of at most
+    ``MAX_QUESTION_CHARS`` characters (else ``InputError``). A blank one is allowed here (it
+    finds nothing); the CLI and the service refuse it as a usage error."""
+    if not isinstance(value, str):
+        raise InputTypeError(f"{what} must be a str, got {type(value).__name__}")
+    if len(value) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"{what} is {len(value):,} characters, more than the limit of "
+            f"{MAX_QUESTION_CHARS:,}; shorten it"
+        )
+    return value
+
+
+def questions(values: object) -> list[str]:
+    """``values`` as a list of questions (each checked by :func:`question`); a bare str is
+    ``InputTypeError`` (wrap it in a list)."""
+    if isinstance(values, (str, bytes)):
+        raise InputTypeError(
+            f"questions must be a sequence of str, got one {type(values).__name__}; "
+            "wrap it in a list"
+        )
+    try:
+        out = list(values)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputTypeError(
+            f"questions must be a sequence of str, got {type(values).__name__}"
+        ) from None
+    return [question(q, f"question {i}") for i, q in enumerate(out)]
+
+
+def mode(value: object) -> str:
+    """``value`` as a retrieval mode, one of ``MODES`` (else ``InputError``)."""
+    if not isinstance(value, str) or value not in MODES:
+        raise InputError(f"unknown mode {value!r}; choose one of {', '.join(MODES)}")
+    return value
 
 
 def numba_threads(n_threads: object) -> int | None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from docqa.errors import InputError
+from docqa._checks import positive
+from docqa._checks import question as check_question
 from docqa.models.base import join_pieces
 from docqa.pricing import Price, cost
 from docqa.prompt import REFUSAL, build_prompt, read_prompt
@@ -41,8 +42,8 @@ def answer_stream(
     the model reads; the Answer's ``hits`` are then those passages, and a citation of any
     retrieved hit's id still counts as retrieved.
     """
-    if k < 1:
-        raise InputError(f"k must be at least 1 passage, got {k}")
+    check_question(question)
+    k = positive(k, "k")
     hits = tuple(retriever.search(question, k))
     if not hits:
         yield REFUSAL

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
+from docqa._checks import mode as check_mode
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, IndexNotFound, InputError
@@ -106,6 +107,7 @@ class Collection(TenantLookup):
             mode=mode,
             mask=mask,
             bounds=self.bm25,
+            source=str(self.index.root),
         )
 
     def retriever(
@@ -126,8 +128,9 @@ class Collection(TenantLookup):
         With ``reranker``, the best ``rerank_top`` hits are reordered by it (inside the guard).
         """
         chunks = self.index.chunks
-        dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks)
-        keyword = KeywordRetriever(self.bm25, chunks)
+        source = str(self.index.root)
+        dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks, source=source)
+        keyword = KeywordRetriever(self.bm25, chunks, source=source)
         inner = by_mode(mode, dense, keyword)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
@@ -144,13 +147,12 @@ class Collection(TenantLookup):
 
 def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
     """The retriever of ``mode`` over a dense and a keyword retriever."""
+    check_mode(mode)
     if mode == "dense":
         return dense
     if mode == "keyword":
         return keyword
-    if mode == "hybrid":
-        return HybridRetriever(dense, keyword)
-    raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    return HybridRetriever(dense, keyword)
 
 
 def restricted(

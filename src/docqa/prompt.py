@@ -28,6 +28,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from docqa._checks import positive
+from docqa._checks import question as check_question
 from docqa.controls import BIDI, ZERO_WIDTH, escape_controls
 from docqa.errors import InputError
 from docqa.types import Hit, Prompt
@@ -133,6 +135,8 @@ def build_prompt(
     hit list (nothing is ever sent without passages; refuse instead), a hit without its chunk,
     or a question that leaves no room for a passage.
     """
+    check_question(question)
+    budget_tokens = positive(budget_tokens, "budget_tokens")
     if not hits:
         raise InputError("no passages to build a prompt from; refuse instead of asking a model")
     passages = []

@@ -123,7 +123,7 @@ def test_a_flipped_header_byte_is_one_clear_error_or_caught_by_verify(
 ) -> None:
     root = write_index(tmp_path_factory.mktemp("h") / "ix", *tagged(1), embedder=EMBEDDER)
     flip_byte(root / rel, offset)
-    with pytest.raises(IndexCorrupt, match="rebuild it with `docqa index`"):
+    with pytest.raises(IndexCorrupt, match="rebuild it with `docqa index FOLDER --index DIR`"):
         open_index(root).verify()
 
 

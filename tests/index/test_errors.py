@@ -23,7 +23,10 @@ def idx(tmp_path: Path) -> Path:
 
 
 def test_no_index(tmp_path: Path) -> None:
-    with pytest.raises(IndexNotFound, match=r"no index at .*nowhere; build one with `docqa index`"):
+    with pytest.raises(
+        IndexNotFound,
+        match=r"no index at .*nowhere; build one with `docqa index FOLDER --index .*nowhere`",
+    ):
         open_index(tmp_path / "nowhere")
 
 
@@ -32,7 +35,10 @@ def test_no_index(tmp_path: Path) -> None:
 )
 def test_missing_file(idx: Path, name: str) -> None:
     (idx / name).unlink()
-    with pytest.raises(IndexCorrupt, match=rf"{name} is missing; rebuild it with `docqa index`"):
+    with pytest.raises(
+        IndexCorrupt,
+        match=rf"{name} is missing; (remove the index folder and )?rebuild it with `docqa index FOLDER --index DIR`",
+    ):
         open_index(idx)
 
 
@@ -49,7 +55,10 @@ def test_unknown_version(idx: Path) -> None:
 @pytest.mark.parametrize("text", ["{not json", "[]", '{"format": "docqa-index", "version": 1}'])
 def test_manifest_does_not_parse(idx: Path, text: str) -> None:
     (idx / "manifest.json").write_text(text)
-    with pytest.raises(IndexCorrupt, match=r"manifest.json .*rebuild it with `docqa index`"):
+    with pytest.raises(
+        IndexCorrupt,
+        match=r"manifest.json .*remove the index folder and rebuild it with `docqa index FOLDER --index DIR`",
+    ):
         open_index(idx)
 
 

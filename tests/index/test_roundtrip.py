@@ -122,7 +122,9 @@ def test_check_embedder(tmp_path: Path) -> None:
     write_index(tmp_path / "idx", chunks, vectors, embedder=FakeEmbedder())
     ix = open_index(tmp_path / "idx")
     ix.check_embedder(FakeEmbedder())
-    with pytest.raises(EmbedderMismatch, match=r"'hashing-8'.*'minilm'.*--embedder minilm"):
+    with pytest.raises(
+        EmbedderMismatch, match=r"'hashing-8'.*'minilm'.*with this embedder \(docqa.build_index\)"
+    ):
         ix.check_embedder(FakeEmbedder(name="minilm"))
     with pytest.raises(EmbedderMismatch, match=r"dim 8.*dim 16"):
         ix.check_embedder(FakeEmbedder(dim=16))

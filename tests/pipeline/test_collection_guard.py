@@ -45,7 +45,7 @@ def test_open_picks_up_stored_settings(root: Path, tmp_path: Path) -> None:
         guarded = collection.retriever("keyword")
         assert isinstance(guarded, GuardedRetriever) and guarded.config.min_coverage == 0.9
         update_meta(root, "guard", {"min_coverage": 0.1, "rule": "all"})
-        with pytest.raises(IndexCorrupt, match="re-run `docqa calibrate`"):
+        with pytest.raises(IndexCorrupt, match="re-run `docqa calibrate QUESTIONS --index DIR`"):
             Collection.open(root)
     finally:
         update_meta(root, "guard", GuardConfig().to_dict())

@@ -179,7 +179,7 @@ def test_config_round_trips_through_a_dict() -> None:
     assert GuardConfig.from_dict(config.to_dict()) == config
     with pytest.raises(IndexCorrupt, match="unknown keys"):
         GuardConfig.from_dict({"min_coverage": 0.2, "rule": "all"})
-    with pytest.raises(IndexCorrupt, match="re-run `docqa calibrate`"):
+    with pytest.raises(IndexCorrupt, match="re-run `docqa calibrate QUESTIONS --index DIR`"):
         GuardConfig.from_dict({"min_coverage": 7})
 
 

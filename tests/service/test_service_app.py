@@ -296,3 +296,13 @@ def test_unknown_paths_and_methods_are_json_errors(live: LiveIndex) -> None:
     missing, method = call(live, [("GET", "/nope", None, {}), ("GET", "/search", None, {})])
     assert missing.status_code == 404 and "error" in missing.json()
     assert method.status_code == 405 and "error" in method.json()
+
+
+def test_a_question_past_the_library_limit_is_422_whatever_max_question_says(
+    live: LiveIndex,
+) -> None:
+    body = {"question": "book " * 20_000}  # 100 KB
+    for path in ("/search", "/ask", "/ask/stream"):
+        response = one(live, "POST", path, body, max_question=10**6, max_body=10**6)
+        assert response.status_code == 422, (path, response.text)
+        assert "more than the limit of 10,000; shorten it" in response.json()["error"]

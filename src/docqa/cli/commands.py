@@ -189,13 +189,14 @@ def make_model(args: argparse.Namespace) -> ModelClient:
     if args.backend == "fake":
         replies = args.fake_reply or ["This is a scripted reply."]
         return models.FakeModel(replies * 1000)
+    retry = models.RetryPolicy(answer_deadline=args.answer_deadline)
     if args.backend == "anthropic":
-        return models.AnthropicModel(args.model, max_tokens=args.max_tokens)
+        return models.AnthropicModel(args.model, max_tokens=args.max_tokens, retry=retry)
     if args.backend == "openai":
         return models.OpenAICompatibleModel(
-            args.model, max_tokens=args.max_tokens, base_url=args.base_url
+            args.model, max_tokens=args.max_tokens, base_url=args.base_url, retry=retry
         )
-    return models.OllamaModel(args.model, max_tokens=args.max_tokens)
+    return models.OllamaModel(args.model, max_tokens=args.max_tokens, retry=retry)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -254,6 +255,7 @@ def _judge_args(args: argparse.Namespace) -> argparse.Namespace:
         max_tokens=args.max_tokens,
         base_url=args.base_url,
         fake_reply=args.judge_reply or ["yes"],
+        answer_deadline=args.answer_deadline,
     )
 
 

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from docqa._checks import question
 from docqa.cli import batch, serve
-from docqa.errors import DocqaError, raise_interrupted
+from docqa.errors import DocqaError, InputError, raise_interrupted
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
@@ -55,10 +56,14 @@ def _at_least_two(text: str) -> int:
 
 
 def _question(text: str) -> str:
-    """A question to search for or answer: blank is a usage error, as the service's 422."""
+    """A question to search for or answer: blank or too long (``docqa._checks.question``) is
+    a usage error, as the service's 422."""
     if not text.strip():
         raise argparse.ArgumentTypeError("it is blank; give a question")
-    return text
+    try:
+        return question(text, "it")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _index_options(p: argparse.ArgumentParser) -> None:
@@ -359,6 +364,14 @@ def _model_options(p: argparse.ArgumentParser) -> None:
         "--max-tokens", type=_positive, default=None, help="reply limit (else DOCQA_MAX_TOKENS)"
     )
     p.add_argument("--base-url", default=None, help="OpenAI-compatible server URL")
+    p.add_argument(
+        "--answer-deadline",
+        type=serve.seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="longest wait for one whole answer from a model backend, retries and keep-alives "
+        "included (default 300)",
+    )
     p.add_argument(
         "--fake-reply",
         action="append",

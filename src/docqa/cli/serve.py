@@ -8,10 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from docqa._checks import MAX_QUESTION_CHARS
+
 Adder = Callable[[argparse.ArgumentParser], None]
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """A number of seconds > 0 (``--model-timeout``, ``--answer-deadline``)."""
     try:
         value = float(text)
     except ValueError:
@@ -19,6 +22,15 @@ def _seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
     return value
+
+
+def _question_limit(chars: int) -> int:
+    """``--max-question``: at most the longest question docqa takes."""
+    if chars > MAX_QUESTION_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_QUESTION_CHARS} (the longest question docqa takes), got {chars}"
+        )
+    return chars
 
 
 def add_parser(
@@ -40,15 +52,18 @@ def add_parser(
         "--max-concurrency", type=positive, default=8, help="requests in work (429 past it)"
     )
     p.add_argument(
-        "--max-question", type=positive, default=2000, help="question length limit (chars)"
+        "--max-question",
+        type=lambda text: _question_limit(positive(text)),
+        default=2000,
+        help=f"question length limit (chars, at most {MAX_QUESTION_CHARS}; default 2000)",
     )
     p.add_argument(
         "--max-body", type=positive, default=64 * 1024, help="request body limit (bytes)"
     )
-    p.add_argument("--model-timeout", type=_seconds, default=60.0, help="seconds for one answer")
+    p.add_argument("--model-timeout", type=seconds, default=60.0, help="seconds for one answer")
     p.add_argument(
         "--shutdown-timeout",
-        type=_seconds,
+        type=seconds,
         default=10.0,
         help="seconds in-flight requests get on SIGTERM",
     )

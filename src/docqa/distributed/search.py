@@ -76,7 +76,7 @@ class RayShardSearcher:
         if not is_sharded(root):
             raise InputError(
                 f"{root} is a one-directory index; Ray search needs a sharded one: rebuild it "
-                "with `docqa index ... --shard-rows N`"
+                f"with `docqa index FOLDER --index {root} --shard-rows 100000`"
             )
         index = open_sharded(root)
         self._n_rows = len(index)

@@ -7,7 +7,8 @@ only texts never embedded before by the same model. Heavy modules load only when
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from docqa.embed.hashing import HashingEmbedder
 from docqa.embed.protocol import Embedder
@@ -47,3 +48,23 @@ def make_embedder(name: str, *, dim: int = 256, cache: bool = True) -> Embedder 
     from docqa.embed.cache import CachedEmbedder, EmbeddingCache
 
     return CachedEmbedder(inner, EmbeddingCache())
+
+
+_MODEL_ENV = {"ollama": "OLLAMA_EMBED_MODEL", "openai": "DOCQA_EMBED_MODEL"}
+
+
+def index_command(config: Mapping[str, Any], index: str = "DIR") -> str | None:
+    """The ``docqa index`` command (in backticks) that builds an index at ``index`` with the
+    embedder ``config`` describes, e.g. ```docqa index FOLDER --index ix --embedder hashing
+    --dim 256```, with the environment variable naming a served model after it; None when
+    no command line builds that embedder (hashing with other token settings, an unknown kind)."""
+    kind = config.get("kind")
+    command = f"`docqa index FOLDER --index {index} --embedder {kind}"
+    if kind == "hashing":
+        dim = config.get("dim")
+        if not isinstance(dim, int) or HashingEmbedder(dim).config() != dict(config):
+            return None
+        return f"{command} --dim {dim}`"
+    if kind in _MODEL_ENV:
+        return f"{command}` with {_MODEL_ENV[kind]}={config.get('model')}"
+    return f"{command}`" if kind in ("tfidf", "minilm") else None

@@ -32,7 +32,11 @@ ARRAYS_DIR = "arrays"
 # Extra arrays whose names start with this hold a fitted TF-IDF embedder's state.
 TFIDF_PREFIX = "tfidf_"
 _ARRAY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
-REBUILD = "rebuild it with `docqa index`"
+REBUILD = "rebuild it with `docqa index FOLDER --index DIR`"
+"""What to do about a damaged index (FOLDER: its documents; DIR: the index folder)."""
+REPLACE = "remove the index folder and rebuild it with `docqa index FOLDER --index DIR`"
+"""What to do about an index whose manifest does not read: ``docqa index`` replaces only what
+it can prove is an index (``docqa.index.ownership``), so the folder must go first."""
 _DIGEST = {"sha256": re.compile(r"^[0-9a-f]{64}$"), "xxh3_128": re.compile(r"^[0-9a-f]{32}$")}
 
 
@@ -130,13 +134,13 @@ class Manifest:
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {REBUILD}") from exc
+            raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {REPLACE}") from exc
         if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
-            raise IndexCorrupt(f"{where} is not a docqa index manifest; {REBUILD}")
+            raise IndexCorrupt(f"{where} is not a docqa index manifest; {REPLACE}")
         if doc.get("version") not in SUPPORTED_VERSIONS:
             raise IndexVersionError(
                 f"{where} has format version {doc.get('version')!r}, this docqa reads "
-                f"{sorted(SUPPORTED_VERSIONS)}; upgrade docqa or {REBUILD}"
+                f"{sorted(SUPPORTED_VERSIONS)}; upgrade docqa, or {REPLACE}"
             )
         try:
             manifest = cls(
@@ -152,7 +156,7 @@ class Manifest:
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise IndexCorrupt(
-                f"{where} is missing or has a malformed field ({exc!r}); {REBUILD}"
+                f"{where} is missing or has a malformed field ({exc!r}); {REPLACE}"
             ) from exc
         _check_listing(manifest, where)
         return manifest
@@ -164,25 +168,25 @@ def _check_listing(manifest: Manifest, where: str) -> None:
         if not allowed_file(rel):
             raise IndexCorrupt(
                 f"{where} lists the file {rel!r}, which is not part of a docqa index "
-                f"(only {VECTORS}, {OFFSETS}, {BLOB} and {ARRAYS_DIR}/<name>.npy); {REBUILD}"
+                f"(only {VECTORS}, {OFFSETS}, {BLOB} and {ARRAYS_DIR}/<name>.npy); {REPLACE}"
             )
         pattern = _DIGEST.get(entry.algo)
         if entry.size < 0 or not 0 <= entry.head <= entry.size or pattern is None:
-            raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REBUILD}")
+            raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REPLACE}")
         if not pattern.match(entry.digest):
-            raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REBUILD}")
+            raise IndexCorrupt(f"{where} has a malformed entry for {rel!r}; {REPLACE}")
     required = {VECTORS, OFFSETS, BLOB} | {array_file(a) for a in _names(manifest, where)}
     missing = sorted(required - set(manifest.files))
     if missing:
-        raise IndexCorrupt(f"{where} does not list {missing[0]}; {REBUILD}")
+        raise IndexCorrupt(f"{where} does not list {missing[0]}; {REPLACE}")
     if manifest.count < 0 or manifest.dim < 0:
-        raise IndexCorrupt(f"{where} records a negative count or dimension; {REBUILD}")
+        raise IndexCorrupt(f"{where} records a negative count or dimension; {REPLACE}")
 
 
 def _names(manifest: Manifest, where: str) -> tuple[str, ...]:
     for name in manifest.arrays:
         if not isinstance(name, str) or not _ARRAY_NAME.match(name) or name.endswith(".npy"):
-            raise IndexCorrupt(f"{where} lists a malformed array name {name!r}; {REBUILD}")
+            raise IndexCorrupt(f"{where} lists a malformed array name {name!r}; {REPLACE}")
     return manifest.arrays
 
 

@@ -177,11 +177,19 @@ class Index:
             and _same_config(got["config"], rec.get("config", {}))
         ):
             return
+        from docqa.embed.choices import index_command
+
+        command = index_command(got["config"], str(self.root))
+        rebuild = (
+            f"rebuild it for this one with {command}"
+            if command
+            else "rebuild it with this embedder (docqa.build_index)"
+        )
         raise EmbedderMismatch(
             f"index {self.root} was built with {rec.get('name')!r} (dim {want_dim}, config "
             f"{rec.get('config')}), query embedder is {got['name']!r} (dim {got['dim']}, config "
-            f"{got['config']}); rebuild with `docqa index --embedder {got['name']}` or query "
-            f"with {rec.get('name')!r}"
+            f"{got['config']}); query with the index's own embedder (Collection.open rebuilds "
+            f"it) or {rebuild}"
         )
 
 

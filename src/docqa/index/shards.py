@@ -106,7 +106,7 @@ class ShardsManifest:
         if doc.get("version") not in (SHARDS_VERSION, MAPPED_VERSION):
             raise IndexVersionError(
                 f"{where} has sharded format version {doc.get('version')!r}, this docqa reads "
-                f"[{SHARDS_VERSION}, {MAPPED_VERSION}]; upgrade docqa or {fmt.REBUILD}"
+                f"[{SHARDS_VERSION}, {MAPPED_VERSION}]; upgrade docqa, or {fmt.REPLACE}"
             )
         try:
             return cls(
@@ -132,16 +132,16 @@ class ShardsManifest:
                 meta=dict(doc.get("meta", {})),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise IndexCorrupt(f"{where} has a missing or malformed field ({exc!r}); {fmt.REBUILD}")
+            raise IndexCorrupt(f"{where} has a missing or malformed field ({exc!r}); {fmt.REPLACE}")
 
 
 def _parse(text: str, where: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {fmt.REBUILD}") from exc
+        raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {fmt.REPLACE}") from exc
     if not isinstance(doc, dict) or doc.get("format") != SHARDS_FORMAT:
-        raise IndexCorrupt(f"{where} is not a sharded docqa index manifest; {fmt.REBUILD}")
+        raise IndexCorrupt(f"{where} is not a sharded docqa index manifest; {fmt.REPLACE}")
     return doc
 
 

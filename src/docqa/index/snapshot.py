@@ -78,7 +78,7 @@ def read_manifest_text(root: Path, dfd: int) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise IndexCorrupt(
-            f"{root / fmt.MANIFEST} is not UTF-8 text ({exc}); {fmt.REBUILD}"
+            f"{root / fmt.MANIFEST} is not UTF-8 text ({exc}); {fmt.REPLACE}"
         ) from exc
 
 
@@ -117,7 +117,9 @@ def _open_dir(root: Path) -> tuple[int, tuple[int, int]]:
     try:
         dfd = os.open(root, os.O_RDONLY | _DIRECTORY)
     except (FileNotFoundError, NotADirectoryError):
-        raise IndexNotFound(f"no index at {root}; build one with `docqa index`") from None
+        raise IndexNotFound(
+            f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
+        ) from None
     except OSError as exc:
         raise IndexStoreError(f"cannot open the index at {root} ({exc.strerror})") from exc
     st = os.fstat(dfd)
@@ -141,6 +143,12 @@ def read_build(root: Path, dfd: int, text: str | None = None) -> Snapshot:
     return Snapshot(root, manifest, raw)
 
 
+def _advice(rel: str) -> str:
+    """What to do when ``rel`` is missing or unreadable: without its manifest a folder is not
+    provably an index, and ``docqa index`` will not replace it until it is removed."""
+    return fmt.REPLACE if rel == fmt.MANIFEST else fmt.REBUILD
+
+
 def _open_member(root: Path, dfd: int, rel: str) -> int:
     """A descriptor of the regular file ``rel`` under ``dfd`` (no symlink followed)."""
     folder, _, name = rel.rpartition("/")
@@ -150,10 +158,10 @@ def _open_member(root: Path, dfd: int, rel: str) -> int:
             parent = os.open(folder, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=dfd)
         fd = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=parent)
     except FileNotFoundError:
-        raise IndexCorrupt(f"{root / rel} is missing; {fmt.REBUILD}") from None
+        raise IndexCorrupt(f"{root / rel} is missing; {_advice(rel)}") from None
     except OSError as exc:
         raise IndexCorrupt(
-            f"{root / rel} cannot be opened as a file ({exc.strerror}); {fmt.REBUILD}"
+            f"{root / rel} cannot be opened as a file ({exc.strerror}); {_advice(rel)}"
         ) from exc
     finally:
         if parent != dfd:

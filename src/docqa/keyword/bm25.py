@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from docqa._checks import numba_threads, positive, thread_limit, whole
+from docqa._checks import numba_threads, positive, questions, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import kernels
 from docqa.keyword.config import ARRAYS, BM25Config
@@ -156,9 +156,7 @@ class BM25Index:
     def query_hashes(self, queries: Sequence[str]) -> TokenHashes:
         """The queries' token hashes by this index's token settings: what ``search`` looks up.
         The parts of one sharded index share the settings, so one tokenization serves all."""
-        if isinstance(queries, str):
-            raise InputError("queries must be a sequence of str, got one str; wrap it in a list")
-        return hash_tokens(queries, **self.config.tokens.as_kwargs())
+        return hash_tokens(questions(queries), **self.config.tokens.as_kwargs())
 
     def _query_terms(
         self, queries: Sequence[str], hashed: TokenHashes | None = None

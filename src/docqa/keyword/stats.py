@@ -42,7 +42,7 @@ def live_df(indptr: np.ndarray, rows: np.ndarray, live: np.ndarray) -> np.ndarra
     if bad >= 0:
         raise IndexCorrupt(
             f"BM25 posting {bad} names a row the index does not hold; "
-            "rebuild the index with `docqa index --rewrite`"
+            "rebuild the index with `docqa index FOLDER --index DIR --rewrite`"
         )
     return out
 
@@ -170,7 +170,7 @@ class CorpusStats:
         if not ok.all():
             raise IndexCorrupt(
                 "a shard holds terms missing from the collection's BM25 statistics; "
-                "rebuild the index with `docqa index`"
+                "rebuild the index with `docqa index FOLDER --index DIR`"
             )
         out: np.ndarray = self.df[pos].astype(np.int64)
         return out

@@ -17,6 +17,7 @@ from docqa.models.base import (
     RetryableFailure,
     RetryingClient,
     RetryPolicy,
+    sdk,
     sdk_error,
     setting,
     setting_int,
@@ -50,9 +51,7 @@ class AnthropicModel(RetryingClient):
         retry: RetryPolicy | None = None,
         http_client: Any = None,
     ) -> None:
-        import anthropic
-        import httpx2
-
+        anthropic, httpx2 = sdk(("anthropic", "httpx2"), "anthropic")
         self.name = setting(model, "DOCQA_MODEL", "Claude model name", "--model")
         self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
         key = api_key_from(

@@ -13,6 +13,7 @@ first text piece was yielded; once text has gone out, a failure is a
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import time
@@ -190,6 +191,18 @@ def setting(given: str | None, env: str, what: str, flag: str) -> str:
     if not value:
         raise ModelConfigError(f"no {what} configured: pass {flag} or set {env}")
     return value
+
+
+def sdk(names: tuple[str, ...], extra: str) -> tuple[ModuleType, ...]:
+    """Import the SDK modules ``names`` of a backend; ``ModelConfigError`` naming the install
+    command (``pip install 'docqa[EXTRA]'``) when one of them is missing or broken."""
+    try:
+        return tuple(importlib.import_module(name) for name in names)
+    except ImportError as exc:
+        raise ModelConfigError(
+            f"the {extra} backend needs the {exc.name or names[0]} package, which is not "
+            f"installed or fails to import; install it with `pip install 'docqa[{extra}]'`"
+        ) from exc
 
 
 def api_key(given: str | None, env: str, missing: str) -> str:

@@ -53,7 +53,8 @@ def with_deadline(pieces: Stream, seconds: float | None, what: str) -> Stream:
                 raise
             raise ModelTimeout(
                 f"{what}: no complete answer within the deadline of {seconds:g} s; "
-                "try again or raise RetryPolicy.answer_deadline"
+                "try again or allow more time (`docqa ask QUESTION --answer-deadline 600`, "
+                "RetryPolicy.answer_deadline)"
             ) from exc
         finally:
             _local.ends = before

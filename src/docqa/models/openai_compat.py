@@ -19,6 +19,7 @@ from docqa.models.base import (
     RetryableFailure,
     RetryingClient,
     RetryPolicy,
+    sdk,
     sdk_error,
     setting,
     setting_int,
@@ -51,9 +52,7 @@ class OpenAICompatibleModel(RetryingClient):
         retry: RetryPolicy | None = None,
         http_client: Any = None,
     ) -> None:
-        import httpx2
-        import openai
-
+        openai, httpx2 = sdk(("openai", "httpx2"), "openai")
         self.name = setting(model, "DOCQA_MODEL", "chat model name", "--model")
         self.max_tokens = setting_int(max_tokens, "DOCQA_MAX_TOKENS", "--max-tokens")
         key = api_key_from(

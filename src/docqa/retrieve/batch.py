@@ -18,16 +18,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from docqa._checks import whole
+from docqa._checks import mode as check_mode
+from docqa._checks import questions, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve.fusion import bounded_fusion, dense_weight_for
-from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD
+from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD, check_scores
 from docqa.search import topk
 from docqa.types import Chunk, Component, Hit, TopK
-
-BATCH_MODES = ("dense", "keyword", "hybrid")
 
 
 class RowSearcher(Protocol):
@@ -64,15 +63,9 @@ class IndexSearcher:
         return self.bm25.search(questions, k, mask=mask, n_threads=self.n_threads)
 
 
-def check_questions(questions: Any) -> list[str]:
-    """``questions`` as a list of str; ``InputError`` for a bare str or a non-str item."""
-    if isinstance(questions, str):
-        raise InputError("questions must be a sequence of str, got one str; wrap it in a list")
-    out = list(questions)
-    bad = next((i for i, q in enumerate(out) if not isinstance(q, str)), None)
-    if bad is not None:
-        raise InputError(f"question {bad} is a {type(out[bad]).__name__}, not a str")
-    return out
+def check_questions(values: Any) -> list[str]:
+    """``values`` as a list of questions (``docqa._checks.questions``)."""
+    return questions(values)
 
 
 def search_batch(
@@ -85,16 +78,17 @@ def search_batch(
     mode: str = "hybrid",
     mask: np.ndarray | None = None,
     bounds: BM25Index | None = None,
+    source: str | None = None,
 ) -> list[list[Hit]]:
     """The unguarded hits of ``mode`` for every question, in input order (see module doc).
 
     ``bounds`` (needed for ``mode="hybrid"``): the BM25 index whose ``max_scores`` give each
     question's keyword bound, as the one-by-one keyword retriever's ``max_keyword_score``.
+    A score that is not finite stops the search (``check_scores``; ``source`` names the index).
     """
     qs = check_questions(questions)
     k = whole(k, "k")
-    if mode not in BATCH_MODES:
-        raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(BATCH_MODES)}")
+    check_mode(mode)
     limits = _keyword_bounds(bounds, qs) if mode == "hybrid" else []
     fetch = max(k, FUSION_DEPTH) if mode == "hybrid" else k
     lists: dict[str, TopK] = {}
@@ -102,6 +96,8 @@ def search_batch(
         lists[DENSE] = searcher.dense(embedder.embed(qs, query=True), fetch, mask)
     if mode in ("keyword", "hybrid"):
         lists[KEYWORD] = searcher.keyword(qs, fetch, mask)
+    for name, result in lists.items():
+        check_scores(result.scores.ravel(), result.ids.ravel(), name, source)
     if mode != "hybrid":
         (name, result), = lists.items()  # fmt: skip
         return [_plain_hits(result, i, chunks, name) for i in range(len(qs))]

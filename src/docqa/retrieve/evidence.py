@@ -150,7 +150,30 @@ def coverages_reference(bm25: BM25Index, question: str, hits: Sequence[Hit]) -> 
 def named_words(question: str) -> list[str]:
     """Words of ``question`` shaped like names: capitalised away from a sentence start, inner
     capitals (``cProfile``, ``DataFrame``, ``HTTP``), or letters joined by ``.`` / ``_``
-    (``os.walk``, ``SO_REUSEADDR``). Surrounding punctuation and a possessive ``'s`` dropped."""
+    (``os.walk``, ``SO_REUSEADDR``). Surrounding punctuation and a possessive ``'s`` dropped.
+
+    Linear in the question's length: whether a word starts a sentence is read from the gap
+    since the previous word (words start and end with a word character, so the punctuation
+    and spaces that end a sentence lie in that gap; ``^`` matches only when the gap starts
+    the text), never from the whole text before it.
+    """
+    out = []
+    gap = 0  # where the text between the previous word and the next one begins
+    for m in _WORD.finditer(question):
+        start = bool(_SENTENCE_START.search(question, gap, m.start()))
+        gap = m.end()
+        word = re.sub(r"['’]s$", "", m.group().strip(".'’-"))
+        if len(word) < 2 or word.lower() in _NOT_NAMES:
+            continue
+        capitalised = word[0].isupper() and not start
+        if capitalised or _CAMEL.search(word) or _JOINED.search(word):
+            out.append(word)
+    return out
+
+
+def named_words_reference(question: str) -> list[str]:
+    """The slow twin of :func:`named_words`: each word's sentence start is read from the whole
+    text before it (quadratic in the question's length)."""
     out = []
     for m in _WORD.finditer(question):
         word = re.sub(r"['’]s$", "", m.group().strip(".'’-"))

@@ -62,6 +62,8 @@ from typing import Any
 
 import numpy as np
 
+from docqa._checks import question as check_question
+from docqa._checks import whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword import BM25Index
@@ -70,6 +72,13 @@ from docqa.retrieve.drift import Semantic, drifts, measured_drift
 from docqa.retrieve.retrievers import DENSE, KEYWORD
 from docqa.types import Hit, Retriever
 
+RECALIBRATE = (
+    "remove the index folder, rebuild it with `docqa index FOLDER --index DIR` and re-run "
+    "`docqa calibrate QUESTIONS --index DIR`"
+)
+"""What to do about guard settings stored in an index that do not read (``docqa calibrate``
+opens the index, so it cannot replace them itself; an update that finds nothing changed keeps
+the manifest as it is)."""
 DEFAULT_MIN_COVERAGE = 0.15
 # Collections of at least this many distinct terms hold most everyday words, so a question
 # word such a collection never uses is likely foreign to it: where the unknown-share rule (and
@@ -133,13 +142,11 @@ class GuardConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise IndexCorrupt(
-                f"guard settings have unknown keys {sorted(unknown)}; re-run `docqa calibrate`"
-            )
+            raise IndexCorrupt(f"guard settings have unknown keys {sorted(unknown)}; {RECALIBRATE}")
         try:
             return cls(**data)
         except InputError as exc:
-            raise IndexCorrupt(f"stored {exc}; re-run `docqa calibrate`") from None
+            raise IndexCorrupt(f"stored {exc}; {RECALIBRATE}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,6 +457,8 @@ class GuardedRetriever:
         """The inner retriever's hits, and the passages the guard judges: those hits, plus
         (``keyword_evidence`` and an ``evidence`` retriever) the evidence retriever's best
         ``k`` that are not among them, searched with the same mask."""
+        check_question(question)
+        k = whole(k, "k")
         hits = self.retriever.search(question, k, mask=mask)
         if self.evidence is None or not self.config.keyword_evidence or k == 0:
             return hits, hits

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from docqa._checks import positive, whole
+from docqa._checks import positive, question, whole
 from docqa.embed.protocol import Embedder
-from docqa.errors import DimensionMismatch, InputError
+from docqa.errors import DimensionMismatch, IndexCorrupt, InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve.fusion import (
     DEFAULT_RRF_K,
@@ -32,10 +32,10 @@ DENSE = "dense"
 KEYWORD = "keyword"
 
 
-def _check_request(question: str, k: int) -> None:
-    """Raise ``InputError`` unless ``question`` is a str and ``k`` an int >= 0."""
-    if not isinstance(question, str):
-        raise InputError(f"question must be a str, got {type(question).__name__}")
+def _check_request(text: str, k: int) -> None:
+    """Raise ``InputError`` unless ``text`` is a question (``docqa._checks.question``) and
+    ``k`` an int >= 0."""
+    question(text)
     whole(k, "k")
 
 
@@ -48,8 +48,33 @@ def _check_chunks(chunks: Sequence[Chunk], n_rows: int, what: str) -> None:
         )
 
 
-def _hits(result: TopK, chunks: Sequence[Chunk], name: str) -> list[Hit]:
-    """The first result row of ``result`` as hits (padding dropped), tagged with ``name``."""
+def check_scores(scores: np.ndarray, ids: np.ndarray, name: str, source: str | None) -> None:
+    """Raise unless every real row's score (id >= 0) of one result row is finite.
+
+    Only the k returned scores are looked at: the kernels rank a NaN or ``+inf`` score first
+    (``docqa.search.topk``), so a damaged row always shows here, at no cost to the scan.
+    ``source`` names the index the scores came from (``IndexCorrupt``: verify and rebuild);
+    without one the matrix was the caller's (``InputError``)."""
+    bad = np.flatnonzero(~np.isfinite(scores) & (ids >= 0))
+    if not bad.size:
+        return
+    row, score = int(ids[bad[0]]), float(scores[bad[0]])
+    if source is None:
+        raise InputError(
+            f"row {row} has a {name} score of {score}: the matrix holds NaN or inf (or values "
+            "whose products overflow); give finite rows"
+        )
+    raise IndexCorrupt(
+        f"the index at {source} gives row {row} a {name} score of {score}: its files are "
+        f"damaged; check it with `docqa verify --index {source}` and rebuild it with "
+        f"`docqa index FOLDER --index {source}`"
+    )
+
+
+def _hits(result: TopK, chunks: Sequence[Chunk], name: str, source: str | None = None) -> list[Hit]:
+    """The first result row of ``result`` as hits (padding dropped), tagged with ``name``;
+    a score that is not finite stops the search (:func:`check_scores`)."""
+    check_scores(result.scores[0], result.ids[0], name, source)
     hits = []
     for rank, (score, row) in enumerate(zip(result.scores[0], result.ids[0], strict=True)):
         if row < 0:
@@ -70,7 +95,8 @@ def _hits(result: TopK, chunks: Sequence[Chunk], name: str) -> list[Hit]:
 
 class DenseRetriever:
     """Embed the question, then exact top-k by inner product over ``matrix`` (N, d) float32
-    (or a :class:`docqa.search.CompactMatrix`, searched through its int8 codes: same hits)."""
+    (or a :class:`docqa.search.CompactMatrix`, searched through its int8 codes: same hits).
+    ``source``: the index the matrix was read from, named when its scores are not finite."""
 
     components = (DENSE,)
 
@@ -81,39 +107,48 @@ class DenseRetriever:
         chunks: Sequence[Chunk],
         *,
         n_threads: int | None = None,
+        source: str | None = None,
     ) -> None:
         _check_chunks(chunks, len(matrix), "the vector matrix")
         self.embedder = embedder
         self.matrix = matrix
         self.chunks = chunks
         self.n_threads = n_threads
+        self.source = source
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` rows nearest to the question's embedding, best first."""
         _check_request(question, k)
         query = self.embedder.embed([question], query=True)
         result = topk(self.matrix, query, k, mask=mask, n_threads=self.n_threads)
-        return _hits(result, self.chunks, DENSE)
+        return _hits(result, self.chunks, DENSE, self.source)
 
 
 class KeywordRetriever:
-    """BM25 search over ``bm25``'s rows; ``chunks[row]`` names each hit."""
+    """BM25 search over ``bm25``'s rows; ``chunks[row]`` names each hit; ``source`` as for
+    :class:`DenseRetriever`."""
 
     components = (KEYWORD,)
 
     def __init__(
-        self, bm25: BM25Index, chunks: Sequence[Chunk], *, n_threads: int | None = None
+        self,
+        bm25: BM25Index,
+        chunks: Sequence[Chunk],
+        *,
+        n_threads: int | None = None,
+        source: str | None = None,
     ) -> None:
         _check_chunks(chunks, bm25.n_docs, "the BM25 index")
         self.bm25 = bm25
         self.chunks = chunks
         self.n_threads = n_threads
+        self.source = source
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """Rows containing a question term, best BM25 score first (none for no terms)."""
         _check_request(question, k)
         result = self.bm25.search([question], k, mask=mask, n_threads=self.n_threads)
-        return _hits(result, self.chunks, KEYWORD)
+        return _hits(result, self.chunks, KEYWORD, self.source)
 
     def max_keyword_score(self, question: str) -> float:
         """Upper bound of any row's BM25 score for ``question`` (see ``BM25Index.max_scores``)."""

@@ -74,8 +74,11 @@ def topk(
     before anything is allocated, so ``k=10**9`` costs what ``k=N`` costs. Within those ``c``
     columns, rows the mask excludes leave padding ``-inf`` / ``-1``. The matrix should be
     finite (the index writer guarantees it; ``docqa verify`` checks it); the rule for a matrix
-    that is not (or whose scores overflow): a NaN score is never returned, ``+inf`` ranks
-    first, ``-inf`` after every finite score and before the padding.
+    that is not (or whose scores overflow): a NaN score counts as ``+inf`` (returned as
+    ``+inf``), ``+inf`` ranks first, ``-inf`` after every finite score and before the padding.
+    So a row whose score is NaN or ``+inf`` is always among the k returned (k >= 1), and
+    checking those k scores (``docqa.search.finite.check_scores``) finds it at no cost to the
+    scan; the retrievers over an index do, and stop with ``IndexCorrupt``.
     ``n_threads`` (default: Numba's current setting) and ``block_rows`` never change results.
     A :class:`docqa.search.compact.CompactMatrix` is searched through its int8 codes, with the
     same result.
@@ -193,7 +196,8 @@ def _filter_blocks(
             # next to the sgemm, and sharing it would put a barrier back between the workers.
             ids = rows[start:stop]
             block = mat[ids]
-        approx = np.matmul(qs, block.T)
+        with np.errstate(invalid="ignore", over="ignore"):  # a damaged row: rescored below
+            approx = np.matmul(qs, block.T)
         kernels.filter_rescore(approx, block, ids, qs, slack[b], sel_s, sel_i)
 
 

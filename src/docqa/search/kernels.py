@@ -42,10 +42,13 @@ def canonical_dot(row: np.ndarray, q: np.ndarray, d: int) -> np.float32:
 
 @njit(inline="always")
 def _admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> None:
-    """Insert (s, r) into the sorted selection if it beats the last entry (a NaN never does:
-    it would compare false with everything and break the order)."""
+    """Insert (s, r) into the sorted selection if it beats the last entry. A NaN score counts
+    as ``+inf`` (kept as a NaN it would compare false with everything and break the order): it
+    ranks first, so a damaged row always reaches the top k, where callers can see it."""
     k = sel_s.shape[0]
-    if k == 0 or np.isnan(s) or not comes_before(s, r, sel_s[k - 1], sel_i[k - 1]):
+    if np.isnan(s):
+        s = np.float32(np.inf)
+    if k == 0 or not comes_before(s, r, sel_s[k - 1], sel_i[k - 1]):
         return
     j = k - 1
     while j > 0 and comes_before(s, r, sel_s[j - 1], sel_i[j - 1]):

@@ -42,11 +42,12 @@ def topk_from_scores(scores: np.ndarray, k: int, rows: np.ndarray | None = None)
 
     ``scores`` is ``(m,) float32``; ``rows`` (sorted int64, length m) gives the row id of each
     score (default ``0..m-1``). Ties keep ascending id because the sort is stable and ids ascend.
-    Missing places are padded with ``-inf`` / ``-1``. A NaN score is never returned.
+    Missing places are padded with ``-inf`` / ``-1``. A NaN score counts as ``+inf`` (ranked
+    first, returned as ``+inf``), as in the kernels.
     """
     ids = np.arange(scores.shape[0], dtype=np.int64) if rows is None else rows
-    order = np.argsort(-scores, kind="stable")
-    order = order[~np.isnan(scores[order])][:k]
+    scores = np.where(np.isnan(scores), np.float32(np.inf), scores).astype(np.float32)
+    order = np.argsort(-scores, kind="stable")[:k]
     out_s = np.full((1, k), -np.inf, dtype=np.float32)
     out_i = np.full((1, k), -1, dtype=np.int64)
     out_s[0, : order.size] = scores[order]

@@ -96,8 +96,9 @@ class ShardedCollection(TenantLookup):
     ) -> Retriever:
         """As ``Collection.retriever`` (the guard judges with the collection's global term
         statistics, ``bounds``)."""
-        dense = RowsDenseRetriever(self.embedder, self.searcher, self.chunks)
-        keyword = RowsKeywordRetriever(self.searcher, self.chunks, self.bounds)
+        source = str(self.index.root)
+        dense = RowsDenseRetriever(self.embedder, self.searcher, self.chunks, source=source)
+        keyword = RowsKeywordRetriever(self.searcher, self.chunks, self.bounds, source=source)
         inner = by_mode(mode, dense, keyword)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
@@ -133,4 +134,5 @@ class ShardedCollection(TenantLookup):
             mode=mode,
             mask=mask,
             bounds=self.bounds,
+            source=str(self.index.root),
         )

@@ -220,18 +220,26 @@ class ShardSet:
 
 
 class RowsDenseRetriever:
-    """A dense ``Retriever`` over any ``RowSearcher`` (shards, Ray actors)."""
+    """A dense ``Retriever`` over any ``RowSearcher`` (shards, Ray actors); ``source`` names
+    the index when a score is not finite."""
 
     components = (DENSE,)
 
-    def __init__(self, embedder: Embedder, rows: RowSearcher, chunks: Sequence[Chunk]) -> None:
-        self.embedder, self.rows, self.chunks = embedder, rows, chunks
+    def __init__(
+        self,
+        embedder: Embedder,
+        rows: RowSearcher,
+        chunks: Sequence[Chunk],
+        *,
+        source: str | None = None,
+    ) -> None:
+        self.embedder, self.rows, self.chunks, self.source = embedder, rows, chunks, source
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """As ``DenseRetriever.search``."""
         _check_request(question, k)
         query = self.embedder.embed([question], query=True)
-        return _hits(self.rows.dense(query, k, mask), self.chunks, DENSE)
+        return _hits(self.rows.dense(query, k, mask), self.chunks, DENSE, self.source)
 
 
 class RowsKeywordRetriever:
@@ -239,13 +247,20 @@ class RowsKeywordRetriever:
 
     components = (KEYWORD,)
 
-    def __init__(self, rows: RowSearcher, chunks: Sequence[Chunk], bounds: BM25Index) -> None:
-        self.rows, self.chunks, self.bounds = rows, chunks, bounds
+    def __init__(
+        self,
+        rows: RowSearcher,
+        chunks: Sequence[Chunk],
+        bounds: BM25Index,
+        *,
+        source: str | None = None,
+    ) -> None:
+        self.rows, self.chunks, self.bounds, self.source = rows, chunks, bounds, source
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """As ``KeywordRetriever.search``."""
         _check_request(question, k)
-        return _hits(self.rows.keyword([question], k, mask), self.chunks, KEYWORD)
+        return _hits(self.rows.keyword([question], k, mask), self.chunks, KEYWORD, self.source)
 
     def max_keyword_score(self, question: str) -> float:
         """The collection-wide bound (see ``BM25Index.max_scores``)."""

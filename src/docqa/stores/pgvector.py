@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
+from docqa._checks import mode as check_mode
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, EmbedderMismatch, IndexNotFound, InputError
@@ -26,7 +27,6 @@ from docqa.stores.migrations import migrate
 from docqa.types import Retriever
 
 DEFAULT_COLLECTION = "default"
-MODES = ("dense", "keyword", "hybrid")
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,7 @@ class PgVectorStore:
         row); dense search is exact unless ``ef_search`` is given (then HNSW)."""
         from docqa.stores.search import StoreRetriever
 
-        if mode not in MODES:
-            raise InputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        check_mode(mode)
         record, embedder = self.open_collection(embedder)
         inner = StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
         if guard is False:

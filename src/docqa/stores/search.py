@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from docqa._checks import question, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.retrieve.fusion import DEFAULT_RRF_K
@@ -28,11 +29,9 @@ if TYPE_CHECKING:
 OVER_FETCH = 4  # hybrid asks each side for k * OVER_FETCH rows, as HybridRetriever does
 
 
-def _check_request(question: Any, k: Any) -> None:
-    if not isinstance(question, str):
-        raise InputError(f"question must be a str, got {type(question).__name__}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise InputError(f"k must be an int >= 0, got {k!r}")
+def _check_request(text: Any, k: Any) -> None:
+    question(text)
+    whole(k, "k")
 
 
 def _check_ef_search(ef_search: Any) -> None:
