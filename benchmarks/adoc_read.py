@@ -81,9 +81,8 @@ def shown(fragment: str) -> str:
 
 # Asciidoctor's typography (curly quotes, dashes, ellipses; compat-mode's quotes dropped),
 # which docqa does not apply: titles are compared with it undone on both sides
-_TYPOGRAPHY = str.maketrans({"’": None, "‘": None, "“": None, "”": None, "'": None, '"': None,
-                             "`": None, "—": "--", "…": "...", "\u200b": None, "→": "->",
-                             "⇒": "=>", "←": "<-", "⇐": "<=", "©": "(C)", "®": "(R)", "™": "(TM)"})  # fmt: skip
+_REPLACED = {"—": "--", "…": "...", "→": "->", "⇒": "=>", "←": "<-", "⇐": "<="}
+_TYPOGRAPHY = str.maketrans({**dict.fromkeys("’‘“”'\"`\u200b"), **_REPLACED})
 
 
 def plain_title(title: str) -> str:
