@@ -49,10 +49,11 @@ Construct = Generator[Heading | Block, None, int]
 @dataclass
 class _File:
     """What the reading of one file carries along: its attributes so far, its sections' titles
-    by id (for ``<<id>>``)."""
+    by id (for ``<<id>>``), where its text starts."""
 
     attributes: dict[str, str] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
+    start: int = 0  # the index of its first line that is not blank or a comment
 
 
 _CONDITIONAL = re.compile(r"(ifdef|ifndef|ifeval|endif)::(\S*?)\[(.*)\]")
@@ -94,7 +95,8 @@ def asciidoc_items(text: str) -> list[Heading | Block]:
                 lines.append((number, conditional.group(3)))
             continue
         lines.append((number, line))
-    read = _File(titles=_section_titles(lines))
+    start = next((i for i, (_, t) in enumerate(lines) if t and not _comment(t)), 0)
+    read = _File(titles=_section_titles(lines), start=start)
     return list(_body(lines, read, top=True))
 
 
@@ -161,15 +163,9 @@ def _construct(lines: Lines, i: int, read: _File, top: bool, attributes: str) ->
         return i + 1
     if _DELIMITER.fullmatch(text):
         return (yield from _delimited(lines, i, read, attributes))
-    headed = top or style in ("discrete", "float")
-    heading = _heading(lines, i) if headed else None
+    heading = _heading(lines, i) if top or style in ("discrete", "float") else None
     if heading is not None:
-        shown = inline_lines([(number, heading[0])], read.attributes, read.titles)
-        yield Heading(" ".join(t.text for t in shown), heading[1], number)
-        opening = not any(t and not _comment(t) for _, t in lines[:i])
-        if heading[1] == 1 and opening:  # the document's title: its header follows
-            return (yield from _header(lines, heading[2], read))
-        return heading[2]
+        return (yield from _section_title(lines, i, read, heading, top and i == read.start))
     entry = _ATTRIBUTE_ENTRY.fullmatch(text)
     if entry is not None:
         return _attribute_entry(lines, i, entry, read)
@@ -183,6 +179,26 @@ def _construct(lines: Lines, i: int, read: _File, top: bool, attributes: str) ->
     if admonition is not None and style not in _CODE_STYLES:
         yield Block("text", (Line(number, LABELS[admonition.group(1).lower()]),))
         return (yield from _paragraph(lines, i, read, attributes, admonition.group(2)))
+    return (yield from _item_or_paragraph(lines, i, read, attributes))
+
+
+def _section_title(
+    lines: Lines, i: int, read: _File, heading: tuple[str, int, int], opening: bool
+) -> Construct:
+    """A section title at line ``i`` (``opening``: the file's first line, so the document's
+    title, with its header under it)."""
+    title, level, end = heading
+    number = lines[i][0]
+    shown = inline_lines([(number, title)], read.attributes, read.titles)
+    yield Heading(" ".join(t.text for t in shown), level, number)
+    if level == 1 and opening:
+        return (yield from _header(lines, end, read))
+    return end
+
+
+def _item_or_paragraph(lines: Lines, i: int, read: _File, attributes: str) -> Construct:
+    """A list item, a description-list term, a literal (indented) paragraph or a paragraph."""
+    number, text = lines[i]
     item = _CALLOUT_ITEM.fullmatch(text) or _LIST_ITEM.fullmatch(text)
     if item is not None:
         first = _CHECKBOX.sub("", item.group(1), count=1)
@@ -191,7 +207,7 @@ def _construct(lines: Lines, i: int, read: _File, top: bool, attributes: str) ->
     if term is not None:
         yield from _text([(number, term.group(1))], read)
         return (yield from _item(lines, i, read, term.group(2) or ""))
-    if _indent(text) and style not in ("verse", "quote"):  # a literal paragraph
+    if _indent(text) and _style(attributes) not in ("verse", "quote"):  # a literal paragraph
         end = _paragraph_end(lines, i, in_list=False)
         yield from _code(lines[i:end])
         return end
