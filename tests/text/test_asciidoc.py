@@ -241,6 +241,7 @@ def test_tables_are_rows_of_cells() -> None:
         "++++\n<unclosed\n",
         ":attr: \\\n",
         "[[\n]]\n[]\n.\n..\n+\n--\n",
+        "*a " * 5000 + "link:a[" * 2000 + "<<a" * 2000,  # marks never closed, on one line
     ],
 )
 def test_malformed_input_never_raises(text: str) -> None:

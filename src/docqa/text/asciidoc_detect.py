@@ -48,7 +48,9 @@ _WEAK = (
     re.compile(r"(?:^|\n\n)(-{4,}|\.{4,})\n(?:.*\n)*?\1$", re.MULTILINE),
     re.compile(r"^\+\n\S", re.MULTILINE),
     re.compile(r"^[^\s].*::\n(?:.*\n)*?[^\s].*::$", re.MULTILINE),
-    re.compile(r"\b(?:link|xref|kbd|btn|footnote|mailto):\S*\[[^\]\n]+\]|https?://\S+\[[^\]\n]+\]"),
+    re.compile(
+        r"(?:\b(?:link|xref|kbd|btn|footnote|mailto):[^\s\[]*|https?://[^\s\[]+)\[[^\]\n]{1,200}\]"
+    ),
     re.compile(r"^:[\w-]+:(?: .*)?$", re.MULTILINE),
     re.compile(r"^={2,6} \S", re.MULTILINE),
     re.compile(r"^/{4,}$", re.MULTILINE),

@@ -68,26 +68,31 @@ _ATTRIBUTE = re.compile(r"(\\)?\{(\w[\w-]*)\}")
 # a constrained span starts after the start, a space or punctuation other than ``; : }`` and
 # ends before a character that is not a word character (Asciidoctor's ``QUOTE_SUBS``)
 _BEFORE = r"(?<![\w;:}\\])"
-_ROLE = r"(?:\[[^\]\n]*\])?"
+# every span is bounded (``{0,1000}``): a long line of unclosed marks (``*a *a *a ...``) is
+# then read in linear time, where an unbounded lazy span would rescan the rest of the text
+# from each mark; no real span of markup is this long
+_ROLE = r"(?:\[[^\]\n]{0,100}\])?"
 _INLINE = re.compile(
     r"\\(?P<esc>[*_`#+\[{<\\])"
-    r"|pass:[a-z,]*\[(?P<passmacro>.*?)\]"
-    r"|(?P<pmark>\+\+\+|\+\+|\$\$)(?P<pass>.+?)(?P=pmark)"
-    rf"|{_BEFORE}``(?P<quoted>[^`\s](?:.*?[^`\s])?)''(?!\w)"
-    rf"|{_BEFORE}{_ROLE}``(?P<mono2>.+?)``"
-    rf"|{_BEFORE}{_ROLE}`(?P<mono>[^`\s](?:[^`]*?[^`\s])?)`(?![\w\"'`])"
-    rf"|{_BEFORE}\+(?P<plus>[^+\s](?:[^+]*?[^+\s])?)\+(?!\w)"
+    r"|pass:[a-z,]*\[(?P<passmacro>.{0,1000}?)\]"
+    r"|(?P<pmark>\+\+\+|\+\+|\$\$)(?P<pass>.{1,1000}?)(?P=pmark)"
+    rf"|{_BEFORE}``(?P<quoted>[^`\s](?:.{{0,1000}}?[^`\s])?)''(?!\w)"
+    rf"|{_BEFORE}{_ROLE}``(?P<mono2>.{{1,1000}}?)``"
+    rf"|{_BEFORE}{_ROLE}`(?P<mono>[^`\s](?:[^`]{{0,1000}}?[^`\s])?)`(?![\w\"'`])"
+    rf"|{_BEFORE}\+(?P<plus>[^+\s](?:[^+]{{0,1000}}?[^+\s])?)\+(?!\w)"
     r"|(?P<macro>link|mailto|xref|linkgit|kbd|btn|footnote|footnoteref|stem|latexmath|asciimath"
-    r"|image|icon|menu|anchor|indexterm2?):(?P<target>[^\s\[]*)\[(?P<text>(?:\\\]|[^\]])*)\]"
-    r"|(?P<url>(?:https?|ftp|irc|file)://[^\s\[\]<]*[^\s.,\[\]<])"
-    r"(?:\[(?P<urltext>(?:\\\]|[^\]])*)\])?"
-    r"|<<(?P<xref>[\w#/.:{-][^,>]*?)(?:,\s*(?P<xreftext>[^>]+?))?>>"
-    r"|\[\[\[(?P<biblio>[\w:][\w:.-]*)(?:,[^\]]*)?\]\]\]"
-    r"|(?P<anchor>\[\[[A-Za-z_:][\w:.-]*(?:,[^\]]*)?\]\])"
-    r"|(?P<hidden>\(\(\(.+?\)\)\))"
-    r"|\(\((?P<term>.+?)\)\)"
-    rf"|{_ROLE}(?P<umark>\*\*|__|##)(?P<unconstrained>.+?)(?P=umark)"
-    rf"|{_BEFORE}{_ROLE}(?P<cmark>[*_#])(?P<constrained>[^\s*_#](?:.*?[^\s])?)(?P=cmark)(?!\w)"
+    r"|image|icon|menu|anchor|indexterm2?):(?P<target>[^\s\[]{0,1000})"
+    r"\[(?P<text>(?:\\\]|[^\]]){0,1000})\]"
+    r"|(?P<url>(?:https?|ftp|irc|file)://[^\s\[\]<]{0,1000}[^\s.,\[\]<])"
+    r"(?:\[(?P<urltext>(?:\\\]|[^\]]){0,1000})\])?"
+    r"|<<(?P<xref>[\w#/.:{-][^,>]{0,200}?)(?:,\s*(?P<xreftext>[^>]{1,1000}?))?>>"
+    r"|\[\[\[(?P<biblio>[\w:][\w:.-]{0,200})(?:,[^\]]{0,200})?\]\]\]"
+    r"|(?P<anchor>\[\[[A-Za-z_:][\w:.-]{0,200}(?:,[^\]]{0,200})?\]\])"
+    r"|(?P<hidden>\(\(\(.{1,1000}?\)\)\))"
+    r"|\(\((?P<term>.{1,1000}?)\)\)"
+    rf"|{_ROLE}(?P<umark>\*\*|__|##)(?P<unconstrained>.{{1,1000}}?)(?P=umark)"
+    rf"|{_BEFORE}{_ROLE}(?P<cmark>[*_#])(?P<constrained>[^\s*_#](?:.{{0,1000}}?[^\s])?)"
+    r"(?P=cmark)(?!\w)"
     r"|[ \t]\+$",
     re.DOTALL | re.MULTILINE,
 )
