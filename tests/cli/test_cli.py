@@ -219,24 +219,24 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     docs = tmp_path / "docs"
     (docs / "api").mkdir(parents=True)
     (docs / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
-    (docs / "index.adoc").write_text("= Parking\n")
-    (docs / "api" / "usage.adoc").write_text("= Usage\n")
+    (docs / "index.tex").write_text("\\section{Parking}\n")
+    (docs / "api" / "usage.tex").write_text("\\section{Usage}\n")
     (docs / "logo.PNG").write_bytes(b"\x89PNG")
     (docs / "README").write_text("read me")
-    (docs / ".hidden.adoc").write_text("hidden files are not counted")
+    (docs / ".hidden.tex").write_text("hidden files are not counted")
     (docs / "ok.html").write_text("<h1>Parking</h1><p>The car park closes at 9 p.m.</p>")
     result = docqa("index", "docs", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     [summary] = result.stdout.splitlines()
     assert "indexed 1 document" in summary and "skipped 0 (none)" in summary
     assert "; passed over 1 copy of pages read (the same page in another format 1); " in summary
-    assert ("passed over 4 files of other types (.adoc 2, (no suffix) 1, .png 1; docqa reads "
-            ".md, .rst, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
+    assert ("passed over 4 files of other types (.tex 2, (no suffix) 1, .png 1; docqa reads "
+            ".md, .rst, .adoc, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
     assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout
-    assert "passed over 4 files of other types (.adoc 2," in again.stdout
+    assert "passed over 4 files of other types (.tex 2," in again.stdout
     sharded = docqa("index", "docs", "--index", "shards", "--shard-rows", "1", cwd=tmp_path)
-    assert "passed over 4 files of other types (.adoc 2," in sharded.stdout
+    assert "passed over 4 files of other types (.tex 2," in sharded.stdout
     assert "passed over 1 copy of pages read" in sharded.stdout
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
@@ -301,7 +301,7 @@ def test_empty_folder_and_missing_model_config(tmp_path: Path, workdir: Path) ->
     (tmp_path / "empty").mkdir()
     result = docqa("index", str(tmp_path / "empty"), cwd=tmp_path)
     assert_one_line_error(result)
-    assert "no .md, .rst, .txt, .html" in result.stderr
+    assert "no .md, .rst, .adoc, .txt, .html" in result.stderr
     result = docqa("ask", "What does RNW-409 mean?", "--backend", "anthropic", cwd=workdir)
     assert_one_line_error(result)
     assert "DOCQA_MODEL" in result.stderr or "ANTHROPIC_API_KEY" in result.stderr

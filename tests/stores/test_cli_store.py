@@ -72,13 +72,11 @@ def test_a_store_build_counts_the_files_of_other_types(store_db: Any, tmp_path: 
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")
-    (docs / "index.adoc").write_text("= Parking\n")
-    (docs / "usage.adoc").write_text("= Usage\n")
+    (docs / "index.tex").write_text("\\section{Parking}\n")
+    (docs / "usage.tex").write_text("\\section{Usage}\n")
     run = docqa("index", str(docs), "--store", "--collection", "others", url=url, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert (
-        "skipped 0 (none); passed over 2 files of other types (.adoc 2; docqa reads" in run.stdout
-    )
+    assert "skipped 0 (none); passed over 2 files of other types (.tex 2; docqa reads" in run.stdout
 
 
 def test_search_and_ask_through_the_store_per_tenant(store_db: Any, tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def reference(given: Path) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
     return _copies_left_out(found), unknown
 
 
-RANK = ["markdown", "rst", "html", "text", "pdf"]
+RANK = ["markdown", "rst", "html", "text", "pdf"]  # AsciiDoc ranks with reStructuredText
 
 
 def _copies_left_out(found: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
@@ -52,7 +52,8 @@ def _copies_left_out(found: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
     once = [f for i, f in enumerate(found) if i in {j for _, j in by_file.values()}]
     by_id: dict[str, tuple[int, int]] = {}
     for i, (_, source) in enumerate(once):
-        rank = (RANK.index(format_of(source) or "text"), i)
+        kind = format_of(source) or "text"
+        rank = (RANK.index("rst" if kind == "asciidoc" else kind), i)
         by_id[id_base(source)] = min(by_id.get(id_base(source), rank), rank)
     return [f for i, f in enumerate(once) if i in {j for _, j in by_id.values()}]
 
@@ -72,6 +73,8 @@ NAMES = st.sampled_from(
         "b.html",  # the same ids as b.md: one is read
         "c.txt",
         "c.md",
+        "c.adoc",  # AsciiDoc: ranked with reStructuredText, before HTML and text
+        "d.asciidoc",
         "d.html",
         "e.HTM",
         "f.pdf",

@@ -170,7 +170,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _index_parser(sub: Any) -> None:
-    p = sub.add_parser("index", help="index folders or files of .md, .rst, .txt, .html and .pdf")
+    p = sub.add_parser(
+        "index", help="index folders or files of .md, .rst, .adoc, .txt, .html and .pdf"
+    )
     _build_options(p)
     p.add_argument(
         "--verify",

@@ -98,7 +98,7 @@ def plan_groups(paths: Sequence[str | Path], n_groups: int) -> list[tuple[tuple[
     if not found:
         where = ", ".join(map(str, paths))
         raise InputError(
-            f"no .md, .rst, .txt, .html, .htm or .pdf files (also gzipped) found in {where}"
+            f"no .md, .rst, .adoc, .txt, .html, .htm or .pdf files (also gzipped) found in {where}"
         )
     sizes = np.cumsum([p.stat().st_size + 1 for p, _ in found])
     cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_groups) / n_groups, side="right")

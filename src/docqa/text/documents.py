@@ -1,8 +1,9 @@
 """What a loaded file becomes: a ``Document`` of ``Section``s made of ``Block``s of source lines.
 
-The parsers (``markdown.py``, ``html.py``, the plain-text reader in ``loaders.py``) each turn a
-file into a flat stream of ``Heading`` and ``Block`` items; ``build_sections`` groups that
-stream into sections, one per heading, plus one for any text before the first heading.
+The parsers (``markdown.py``, ``rst.py``, ``asciidoc.py``, ``html.py``, ``plain.py``,
+``pdf.py``) each turn a file into a flat stream of ``Heading`` and ``Block`` items;
+``build_sections`` groups that stream into sections, one per heading, plus one for any text
+before the first heading.
 
 Every line keeps its 1-based line number in the source file, so a chunk cut from a section can
 say exactly which lines it came from. A ``Block`` is either ``"text"`` (prose: it may be cut
@@ -20,8 +21,9 @@ BlockKind = Literal["text", "table", "code"]
 # The version of what the readers (Markdown, reStructuredText, HTML, text, PDF) make of a file.
 # Raise it with any change to what a reader yields for the same bytes: an index built by other
 # readers is then rebuilt rather than updated, so no file keeps what an older reader made of it.
-# 2: reStructuredText read; plain-text headings.
-READERS = 2
+# 2: reStructuredText read; plain-text headings. 3: AsciiDoc read (.adoc, and .txt files
+# whose text is AsciiDoc).
+READERS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +94,7 @@ class Document:
     (``"guide/loans.md"``); ``title`` comes from front matter, ``<title>``, the first h1, the
     first line of a .txt file, or the file name, in that order of preference; ``metadata``
     holds the YAML front matter (dates as ISO strings) and ``format``
-    (``"markdown" | "rst" | "html" | "text" | "pdf"``); ``content_hash`` is the hex sha256 of the file's bytes
+    (``"markdown" | "rst" | "asciidoc" | "html" | "text" | "pdf"``); ``content_hash`` is the hex sha256 of the file's bytes
     (empty for a document parsed from a string), so an index update can tell which files
     changed.
     """

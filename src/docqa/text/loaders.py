@@ -1,6 +1,8 @@
-"""Files to ``Document``s: a folder (recursively) or files of .md, .rst, .txt, .html, .htm and
-.pdf, each also gzipped (``guide.md.gz``, as Debian ships documentation). A Sphinx build's
-copy of a page's source, ``page.rst.txt``, is read as reStructuredText.
+"""Files to ``Document``s: a folder (recursively) or files of .md, .rst, .adoc (and .asciidoc),
+.txt, .html, .htm and .pdf, each also gzipped (``guide.md.gz``, as Debian ships documentation).
+A Sphinx build's copy of a page's source, ``page.rst.txt``, is read as reStructuredText; a
+``.txt`` file whose text is clearly AsciiDoc (git's manual pages as Debian ships them:
+``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text.
 
 This module is the edge where files are read; parsing is delegated to the pure parsers.
 
@@ -36,6 +38,8 @@ from pathlib import Path, PurePosixPath
 
 from docqa._parse import build_sections  # the twin of documents.build_sections
 from docqa.errors import InputError
+from docqa.text.asciidoc import asciidoc_items
+from docqa.text.asciidoc_detect import looks_like_asciidoc
 from docqa.text.documents import (
     Document,
     Heading,
@@ -53,12 +57,14 @@ from docqa.text.walk import tree
 FORMATS = {
     ".md": "markdown",
     ".rst": "rst",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
     ".txt": "text",
     ".html": "html",
     ".htm": "html",
     ".pdf": "pdf",
 }
-READS = "docqa reads .md, .rst, .txt, .html and .pdf files, also gzipped"
+READS = "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files, also gzipped"
 _SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
 GZIP = ".gz"
 # A gzipped file is read whole into memory, as any other file is; past this size it is skipped
@@ -127,7 +133,7 @@ def _decode(data: bytes, html: bool = False) -> str:
     # anywhere: a NUL after the first 8 KiB is as binary as one before (but UTF-16 HTML)
     if b"\x00" in data and not (html and utf16_bom(data)):
         raise _Skip(
-            "binary file (NUL bytes), not text; docqa reads UTF-8 .md, .rst, .txt and .html"
+            "binary file (NUL bytes), not text; docqa reads UTF-8 .md, .rst, .adoc, .txt and .html"
         )
     try:
         return data.decode("utf-8-sig")
@@ -155,14 +161,18 @@ def parse_document(source: str, text: str) -> Document:
 
     Pure (no I/O). A Markdown page's title is its front matter ``title``, else its first h1;
     an HTML page's is its ``<title>``, else its first h1; a reStructuredText page's is its
-    first section title; a .txt file's is its first line when that line has at most 80
-    characters; failing those, the file name (``"Opening hours"``).
+    first section title, and so is an AsciiDoc page's (``.adoc``, ``.asciidoc``, and a
+    ``.txt`` file whose text is AsciiDoc: ``format`` is then ``"asciidoc"``); a .txt file's
+    is its first line when that line has at most 80 characters; failing those, the file name
+    (``"Opening hours"``).
     Raises ``InputError`` for broken front matter.
     """
     kind = format_of(source)
     if kind is None:
         raise InputError(f"{source!r} is not a file docqa reads; {READS}")
     metadata: dict[str, object] = {}
+    if kind == "text" and looks_like_asciidoc(text):
+        kind = "asciidoc"
     if kind == "markdown":
         metadata, items = parse_markdown_fast(text)
         found = metadata.get("title") or next(
@@ -173,8 +183,8 @@ def parse_document(source: str, text: str) -> Document:
         from docqa.text.html import parse_html  # html.parser: ~3 ms of imports, when needed
 
         title, items = parse_html(text, page=_html_name(source))
-    elif kind == "rst":
-        items = rst_items(text)
+    elif kind in ("rst", "asciidoc"):
+        items = rst_items(text) if kind == "rst" else asciidoc_items(text)
         title = next((i.text for i in items if isinstance(i, Heading)), "")
     else:
         items = text_items(text)
@@ -240,11 +250,11 @@ def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
 
 # A folder often holds one page in several formats: Node.js's API docs ship ``vm.md`` beside
 # ``vm.html``, Debian's docs ``guide.html`` beside ``guide.txt.gz``. They would get the same
-# ids (``vm#...``), so one is read: the format a writer keeps (Markdown, reStructuredText)
-# before what is made from it (HTML, then plain text), the first by name among equals
+# ids (``vm#...``), so one is read: the format a writer keeps (Markdown, reStructuredText,
+# AsciiDoc) before what is made from it (HTML, then plain text), the first by name among equals
 # (``guide.md`` before ``guide.md.gz``); the others are counted. A PDF's ids keep its
 # suffix, so a PDF is never one of them.
-_FORMAT_RANK = {"markdown": 0, "rst": 1, "html": 2, "text": 3, "pdf": 4}
+_FORMAT_RANK = {"markdown": 0, "rst": 1, "asciidoc": 1, "html": 2, "text": 3, "pdf": 4}
 OTHER_FORMATS = "the same page in another format"  # how the summary counts those passed over
 # Debian's python3 docs hold ``index.html``, a symlink to ``python-policy.html``: one file
 # met twice in a walk is read once, under the name that is not a link.
@@ -457,7 +467,8 @@ def _raise_nothing_loaded(paths: list[str | Path], report: LoadReport) -> None:
     where = ", ".join(repr(str(p)) for p in paths) or "(no paths given)"
     if not report.skipped:
         raise InputError(
-            f"no .md, .rst, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; add some"
+            f"no .md, .rst, .adoc, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; "
+            "add some"
         )
     raise InputError(f"no documents loaded from {where}: {report.summary()}")
 
