@@ -121,7 +121,9 @@ def check(name: str, show: bool) -> int:
         for problem in [] if show else failures(q, texts):
             bad += 1
             print(f"{name} {q['id']}: {problem}")
-    print(f"{name}: {labelled} answerable labelled, {unlabelled} without must_contain, {bad} failed")
+    print(
+        f"{name}: {labelled} answerable labelled, {unlabelled} without must_contain, {bad} failed"
+    )
     return bad
 
 
