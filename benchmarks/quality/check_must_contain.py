@@ -5,7 +5,9 @@ chunker (the index's defaults: 120-word windows, no overlap), and checks every q
 
 - each ``relevant`` id names a section of the loaded documents;
 - each ``must_contain`` string occurs, case-insensitively and with whitespace runs collapsed,
-  in the text of at least one chunk of one of the question's relevant sections.
+  in at least one passage of one of the question's relevant sections, a passage being what an
+  answer prompt shows of a chunk (``docqa.prompt``): its heading path (the passage's title) and
+  its text.
 
 It prints one line per failure and a count per collection, and exits 1 when anything failed.
 ``--show`` instead prints each answerable question that has no ``must_contain`` with the text
@@ -79,11 +81,11 @@ def flat(text: str) -> str:
 
 
 def section_texts(docs: list[Document]) -> dict[str, list[str]]:
-    """Each section id's chunk texts, in order."""
+    """Each section id's passages (heading path, then chunk text), in order."""
     out: dict[str, list[str]] = defaultdict(list)
     for doc in docs:
         for chunk in chunk_document(doc):
-            out[chunk.section].append(chunk.text)
+            out[chunk.section].append(" > ".join(chunk.heading_path) + "\n" + chunk.text)
     for doc in docs:  # sections with no body still exist
         for section_id in section_ids(doc):
             out.setdefault(section_id, [])
@@ -98,7 +100,7 @@ def failures(question: dict[str, Any], texts: dict[str, list[str]]) -> list[str]
     chunks = [flat(t) for r in relevant for t in texts.get(r, [])]
     for s in [wanted] if isinstance(wanted, str) else wanted:
         if not any(flat(s) in c for c in chunks):
-            out.append(f"must_contain {s!r} is in no chunk of {', '.join(relevant) or '(none)'}")
+            out.append(f"must_contain {s!r} is in no passage of {', '.join(relevant) or '(none)'}")
     return out
 
 
