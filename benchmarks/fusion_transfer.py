@@ -16,7 +16,11 @@ Corpora (answerable questions only):
 - ``cmakedocs`` (not in the default list either): 80 pages of CMake's reStructuredText help
   from ``/usr/share/cmake-3.25/Help`` (Debian's ``cmake-data``; ``benchmarks/data/cmakedocs``,
   absolute sources in its ``pages.txt``), 40 answerable questions written in the eighteenth
-  pass before any score was seen.
+  pass before any score was seen;
+- ``sqlitedocs`` (not in the default list): 41 pages of SQLite's HTML documentation from
+  ``/usr/share/doc/sqlite3`` (Debian's ``sqlite3-doc``; ``benchmarks/data/sqlitedocs``), 20
+  answerable questions written before any score was seen. The other ``benchmarks/data``
+  folders whose ``pages.txt`` lines are ``SOURCE TARGET`` load the same way.
 
 The ``/usr/share/doc`` corpora need the Debian packages ``nodejs``, ``libffi-dev``,
 ``base-passwd`` and ``valgrind``. For each corpus and embedder (``hashing``, ``minilm``) it builds

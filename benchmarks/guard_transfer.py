@@ -41,7 +41,12 @@ Corpora (each with answerable and unanswerable labelled questions):
 - ``x11protos2``: nine of the same specs (``benchmarks/data/x11protos2/``; 28 + 12), questions
   a helper wrote from a brief alone before any score, measured after every change of the
   twentieth pass (``--corpora x11protos2``; not in the default list, which the pass's
-  leave-one-out figures were taken over).
+  leave-one-out figures were taken over);
+- ``sqlitedocs``: 41 pages of SQLite's HTML documentation shipped by Debian's ``sqlite3-doc``
+  (the ``sqlite3`` shell's manual, the FAQ and the SQL reference pages;
+  ``benchmarks/data/sqlitedocs/``, ``SOURCE TARGET`` lines below ``/usr/share/doc``; 20 + 6),
+  questions a helper wrote from the pages before any score (``--corpora sqlitedocs``; not in
+  the default list).
 
 Each question is searched once per mode through ``Collection.retriever(mode).gather`` (k = 5,
 hashing embedder): the mode's hits, and the passages the guard judges (those hits plus the
