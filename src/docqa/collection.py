@@ -29,10 +29,12 @@ from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever, semantic_side
 from docqa.retrieve.masked import MaskedRetriever
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
+from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
 from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
 from docqa.tenants import TenantLookup, TenantRows
+from docqa.text.sections import embed_text
 from docqa.types import Chunk, Hit, Retriever
 
 if TYPE_CHECKING:
@@ -118,6 +120,8 @@ class Collection(TenantLookup):
         tenants: Iterable[str] | None = None,
         reranker: Reranker | None = None,
         rerank_top: int = DEFAULT_TOP_N,
+        rescore: Embedder | None = None,
+        rescore_top: int = DEFAULT_RESCORE_TOP,
     ) -> Retriever:
         """A retriever of ``mode`` over this collection.
 
@@ -126,12 +130,18 @@ class Collection(TenantLookup):
         returns the bare retriever (hits however weak). ``tenants``: search only their rows
         (a row mask inside the kernels, see :meth:`tenant_mask`); None searches every row.
         With ``reranker``, the best ``rerank_top`` hits are reordered by it (inside the guard).
+        With ``rescore`` (a model such as MiniLM) hybrid mode ranks BM25's best ``rescore_top``
+        passages by the model's cosines fused with their BM25 scores
+        (:class:`docqa.retrieve.rescore.SemanticRescorer`) instead of the index's own vectors.
         """
         chunks = self.index.chunks
         source = str(self.index.root)
         dense = DenseRetriever(self.embedder, self.dense_matrix(), chunks, source=source)
         keyword = KeywordRetriever(self.bm25, chunks, source=source)
         inner = by_mode(mode, dense, keyword)
+        if rescore is not None and mode == "hybrid":
+            rescorer = SemanticRescorer(rescore, self.bm25, self.passage_text)
+            inner = RerankingRetriever(keyword, rescorer, top_n=rescore_top)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
         side = None if mode == "keyword" else keyword
@@ -139,6 +149,13 @@ class Collection(TenantLookup):
         return restricted(
             inner, self, guard, tenants, self.guard, self.bm25, evidence=side, semantic=semantic
         )
+
+    def passage_text(self, hit: Hit) -> str:
+        """What an embedder reads for ``hit``'s passage, as this index was built (heading path
+        first unless built with ``--no-headings``)."""
+        headings = bool(self.index.manifest.meta.get("settings", {}).get("headings", True))
+        chunk = hit.chunk if hit.chunk is not None else self.index.chunks[hit.row]
+        return embed_text(chunk, headings=headings)
 
     def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The stored vectors of ``hits``' rows: float32 ``(len(hits), dim)``."""
