@@ -304,3 +304,30 @@ def test_empty_folder_and_missing_model_config(tmp_path: Path, workdir: Path) ->
     result = docqa("ask", "What does RNW-409 mean?", "--backend", "anthropic", cwd=workdir)
     assert_one_line_error(result)
     assert "DOCQA_MODEL" in result.stderr or "ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_version_and_help_name_every_command(tmp_path: Path) -> None:
+    from docqa import __version__
+    from docqa.cli import build_parser
+
+    version = docqa("--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout == f"docqa {__version__}\n"
+    shown = docqa("--help", cwd=tmp_path).stdout
+    (sub,) = [a for a in build_parser()._actions if a.dest == "command"]
+    assert "watch" in sub.choices  # type: ignore[operator]
+    for name in sub.choices:  # type: ignore[union-attr]
+        assert f"\n    {name} " in shown or f"\n    {name}\n" in shown, name
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "one.md").write_text("# Parking\n\nParking.\n")
+    (tmp_path / "docs" / "pic.png").write_bytes(b"\x89PNG")
+    built = docqa("index", "docs", "--index", "ix", "--shard-rows", "5", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    line = built.stdout
+    assert "indexed 1 document, 1 chunk (" in line and "; 1 shard\n" in line, line
+    assert "vocabulary 1 term;" in line and "passed over 1 file of other" in line, line
+    docqa("index", "docs", "--index", "plain", cwd=tmp_path)
+    verified = docqa("verify", "--index", "plain", cwd=tmp_path)
+    assert ": 1 row, " in verified.stdout, verified.stdout + verified.stderr

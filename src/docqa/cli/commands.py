@@ -138,7 +138,7 @@ def _open(args: argparse.Namespace) -> AnyCollection:
             from docqa.cli.summary import build_summary, skipped_lines
 
             for line in [*skipped_lines(report.skipped), build_summary(report)]:
-                _err().print(line)
+                print(line, file=sys.stderr)  # file names are data: no rich markup
     return Collection.open(index_dir)
 
 
