@@ -137,6 +137,24 @@ def test_eval_table_and_answers(workdir: Path) -> None:
     assert "recall@5" in result.stdout and "answers (keyword): must_contain" in result.stdout
 
 
+def test_eval_says_when_labels_match_no_section_of_the_index(workdir: Path) -> None:
+    rows = [
+        {"id": "a", "question": "How long is a loan?", "relevant": ["guide/loans#periods"]},
+        {"id": "b", "question": "RNW-409?", "relevant": ["renewals#when-a-renewal-is-refused"]},
+        {"id": "c", "question": "Fines?", "relevant": ["guide/fines#overdue"], "must_contain": ""},
+    ]
+    path = workdir / "labels.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = docqa("eval", "labels.jsonl", "--mode", "keyword", "--answers", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("warning: labels in labels.jsonl: 2 of 3 match no section id")
+    assert "'guide/loans#periods', 'guide/fines#overdue'" in line
+    assert "its ids look like accessibility#" in line  # ids the index does have
+    assert "must_contain 0/0" in result.stdout  # "" required nothing
+    assert docqa("eval", str(QUESTIONS), "--mode", "keyword", cwd=workdir).stderr == ""
+
+
 def test_index_options_verify_and_a_corrupted_index(tmp_path: Path) -> None:
     result = docqa(
         "index",
