@@ -349,3 +349,28 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     docqa("index", "docs", "--index", "plain", cwd=tmp_path)
     verified = docqa("verify", "--index", "plain", cwd=tmp_path)
     assert ": 1 row, " in verified.stdout, verified.stdout + verified.stderr
+
+
+def test_a_folder_of_bare_headings_says_they_hold_no_text(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Just a heading\n")
+    result = docqa("index", "docs", "--index", "ix", cwd=tmp_path)
+    assert_one_line_error(result)
+    assert "no text to index in 'docs': a.md holds headings and no text under them" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("given", ["notes.txt", "docs"])
+def test_the_advice_for_a_missing_index_is_a_command_that_works(tmp_path: Path, given: str) -> None:
+    (tmp_path / "notes.txt").write_text("a file\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Loans\n\nA loan lasts three weeks.\n")
+    result = docqa("search", "loan", "--index", given, cwd=tmp_path)
+    assert_one_line_error(result)
+    advice = result.stderr.split("`")[1]  # the command between backticks
+    assert advice.startswith("docqa index FOLDER"), result.stderr
+    args = [str(LIBRARY) if a == "FOLDER" else a for a in advice.split()[1:]]
+    assert docqa(*args, cwd=tmp_path).returncode == 0
+    again = ["search", "loan"] + (["--index", given] if "--index" in args else [])
+    assert docqa(*again, cwd=tmp_path).returncode == 0

@@ -23,7 +23,10 @@ def idx(tmp_path: Path) -> Path:
 
 
 def test_no_index(tmp_path: Path) -> None:
-    with pytest.raises(IndexNotFound, match=r"no index at .*nowhere; build one with `docqa index`"):
+    with pytest.raises(
+        IndexNotFound,
+        match=r"no index at .*nowhere; build one with `docqa index FOLDER --index .*nowhere`",
+    ):
         open_index(tmp_path / "nowhere")
 
 
