@@ -143,6 +143,7 @@ def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:
         max_body=args.max_body,
         model_timeout=args.model_timeout,
         prices=load_prices(),
+        name=args.name,
     )
 
 
