@@ -39,7 +39,7 @@ OFFLINE: list[tuple[str, str]] = [
     (r"minilm", "needs the MiniLM weights (the examples run as a bare install)"),  # or shows it
     (r"/usr/share/doc", "needs Debian's /usr/share/doc pages, which differ by machine"),
     (r"\.\./shared/|benchmarks/", "needs a corpus outside examples/"),
-    (r"(?<![\w.])/(tmp|home|root|work|var)/", "writes outside its scratch folder"),
+    (r"(?<![\w.])/(tmp|home|root|work|var)/", "uses absolute paths outside its scratch folder"),
 ]
 
 
