@@ -287,7 +287,8 @@ def _write(
         )
         state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in run.unknown]
         if not builder.count and not allow_empty:
-            _raise_nothing_loaded(list(paths), LoadReport((), tuple(state.skipped)))
+            loaded = LoadReport((), tuple(state.skipped))
+            _raise_nothing_loaded(list(paths), loaded, read=sorted(state.files))
         if settings.embedder == "tfidf":
             _fit_and_embed(builder, embedder, state.texts)
         builder.close_rows()  # the disk writes the rows while the postings merge

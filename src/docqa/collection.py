@@ -20,8 +20,8 @@ import numpy as np
 from docqa._checks import mode as check_mode
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
-from docqa.errors import IndexCorrupt, IndexNotFound, InputError
-from docqa.index.format import TFIDF_PREFIX
+from docqa.errors import IndexCorrupt, InputError
+from docqa.index.format import TFIDF_PREFIX, no_index
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
@@ -61,9 +61,7 @@ class Collection(TenantLookup):
         one."""
         root = Path(path)
         if not (root / "manifest.json").exists():
-            raise IndexNotFound(
-                f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
-            )
+            raise no_index(root)
         index = open_any(root)  # the manifest read once: plain or sharded, one build
         if isinstance(index, ShardedIndex):
             from docqa.shards.collection import ShardedCollection

@@ -4,9 +4,10 @@ Each passage is fenced as ``<passage id="..." title="heading path">text</passage
 values are escaped (``& < > "``, and newline, carriage return and tab as ``&#10;`` ``&#13;``
 ``&#9;``) so an attribute stays on its line. Anything inside a passage's text (or the question)
 that could read as a ``<passage`` or ``</passage`` tag has its ``<`` turned into ``&lt;``. The
-check is made on a normalised copy of what follows each ``<`` (or a character that looks like
-one): NFKC, zero-width and bidi characters and whitespace removed, case folded, and Cyrillic
-and Greek lookalikes of the letters of "passage" mapped to Latin, so only the tags written here
+check is made on a normalised copy of what follows each ``<`` (or a bracket that looks like
+one, such as ``＜ ‹ « ❮ ⟨ 《``): NFKC, zero-width and bidi characters and whitespace removed,
+case folded, Cyrillic and Greek lookalikes of the letters of "passage" mapped to Latin, and
+every slash or backslash (``/ ⁄ ∕ \\ ＼ ∖``) read as ``/``, so only the tags written here
 open and close a fence: a document cannot end its fence and issue rules. Control characters
 other than newline and tab are written as visible escapes (``\x1b``), so the prompt holds
 nothing a terminal would obey and ``--show-prompt`` can print it byte for byte.
@@ -54,12 +55,19 @@ PROMPT_BUDGET_TOKENS = 16000
 CHARS_PER_TOKEN = 4
 CUT_NOTE = "\n[passage cut to fit the prompt budget]"
 
-# "<" and characters that show as one (NFKC maps the small and fullwidth forms to "<").
-_OPENERS = re.compile("[<\ufe64\uff1c\u2039\u2329\u3008\u276c\u27e8\u02c2\u1438]")
+# "<" and characters that show as one, or as a bracket a reader could take for one (NFKC maps
+# the small and fullwidth forms to "<"): angle quotation marks, precedes, much-less-than,
+# ornamental, mathematical and CJK angle brackets.
+_OPENERS = re.compile(
+    "[<\ufe64\uff1c\u2039\u00ab\u2329\u3008\u300a\u276c\u276e\u2770\u27e8\u27ea"
+    "\u2991\u29fc\u227a\u226a\u22d6\u02c2\u1438]"
+)
 _INVISIBLE = re.compile(f"[\\s{BIDI}{ZERO_WIDTH}\u034f\u115f\u1160\u3164\uffa0]+")
+# Cyrillic and Greek letters of "passage", and slashes and backslashes of every kind (a
+# ``<\passage>`` reads as a closing tag too) folded to what they look like.
 _LOOKALIKES = str.maketrans(
-    "\u0440\u03c1\u0430\u03b1\u0455\u0261\u0435\u03b5\u2044\u2215\u29f8",
-    "ppaasgee///",
+    "\u0440\u03c1\u0430\u03b1\u0455\u0261\u0435\u03b5\u2044\u2215\u29f8\\\u29f5\u2216\u29f9",
+    "ppaasgee///////",
 )
 _VISIBLE_RUN = re.compile(f"[^\\s{BIDI}{ZERO_WIDTH}\u034f\u115f\u1160\u3164\uffa0]+")
 _TAG_LOOKAHEAD = 24

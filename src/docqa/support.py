@@ -87,10 +87,10 @@ def claims(text: str, passages: Sequence[Hit]) -> tuple[Claim, ...]:
             out[-1][1].extend(i for i in ids if i not in out[-1][1])
         start = end
     result = []
-    for stretch, ids in out:
-        good = tuple(i for i in ids if i in by_id and holds(by_id[i], stretch))
-        bad = tuple(i for i in ids if i not in good)
-        result.append(Claim(stretch, tuple(ids), good, bad))
+    for stretch, listed in out:
+        good = tuple(i for i in listed if i in by_id and holds(by_id[i], stretch))
+        bad = tuple(i for i in listed if i not in good)
+        result.append(Claim(stretch, tuple(listed), good, bad))
     return tuple(result)
 
 

@@ -138,6 +138,24 @@ def test_eval_table_and_answers(workdir: Path) -> None:
     assert "recall@5" in result.stdout and "answers (keyword): must_contain" in result.stdout
 
 
+def test_eval_says_when_labels_match_no_section_of_the_index(workdir: Path) -> None:
+    rows = [
+        {"id": "a", "question": "How long is a loan?", "relevant": ["guide/loans#periods"]},
+        {"id": "b", "question": "RNW-409?", "relevant": ["renewals#when-a-renewal-is-refused"]},
+        {"id": "c", "question": "Fines?", "relevant": ["guide/fines#overdue"], "must_contain": ""},
+    ]
+    path = workdir / "labels.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = docqa("eval", "labels.jsonl", "--mode", "keyword", "--answers", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("warning: labels in labels.jsonl: 2 of 3 match no section id")
+    assert "'guide/loans#periods', 'guide/fines#overdue'" in line
+    assert "its ids look like accessibility#" in line  # ids the index does have
+    assert "must_contain 0/0" in result.stdout  # "" required nothing
+    assert docqa("eval", str(QUESTIONS), "--mode", "keyword", cwd=workdir).stderr == ""
+
+
 def test_index_options_verify_and_a_corrupted_index(tmp_path: Path) -> None:
     result = docqa(
         "index",
@@ -305,3 +323,55 @@ def test_empty_folder_and_missing_model_config(tmp_path: Path, workdir: Path) ->
     result = docqa("ask", "What does RNW-409 mean?", "--backend", "anthropic", cwd=workdir)
     assert_one_line_error(result)
     assert "DOCQA_MODEL" in result.stderr or "ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_version_and_help_name_every_command(tmp_path: Path) -> None:
+    from docqa import __version__
+    from docqa.cli import build_parser
+
+    version = docqa("--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout == f"docqa {__version__}\n"
+    shown = docqa("--help", cwd=tmp_path).stdout
+    (sub,) = [a for a in build_parser()._actions if a.dest == "command"]
+    assert "watch" in sub.choices  # type: ignore[operator]
+    for name in sub.choices:  # type: ignore[union-attr]
+        assert f"\n    {name} " in shown or f"\n    {name}\n" in shown, name
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "one.md").write_text("# Parking\n\nParking.\n")
+    (tmp_path / "docs" / "pic.png").write_bytes(b"\x89PNG")
+    built = docqa("index", "docs", "--index", "ix", "--shard-rows", "5", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    line = built.stdout
+    assert "indexed 1 document, 1 chunk (" in line and "; 1 shard\n" in line, line
+    assert "vocabulary 1 term;" in line and "passed over 1 file of other" in line, line
+    docqa("index", "docs", "--index", "plain", cwd=tmp_path)
+    verified = docqa("verify", "--index", "plain", cwd=tmp_path)
+    assert ": 1 row, " in verified.stdout, verified.stdout + verified.stderr
+
+
+def test_a_folder_of_bare_headings_says_they_hold_no_text(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Just a heading\n")
+    result = docqa("index", "docs", "--index", "ix", cwd=tmp_path)
+    assert_one_line_error(result)
+    assert "no text to index in 'docs': a.md holds headings and no text under them" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("given", ["notes.txt", "docs"])
+def test_the_advice_for_a_missing_index_is_a_command_that_works(tmp_path: Path, given: str) -> None:
+    (tmp_path / "notes.txt").write_text("a file\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Loans\n\nA loan lasts three weeks.\n")
+    result = docqa("search", "loan", "--index", given, cwd=tmp_path)
+    assert_one_line_error(result)
+    advice = result.stderr.split("`")[1]  # the command between backticks
+    assert advice.startswith("docqa index FOLDER"), result.stderr
+    args = [str(LIBRARY) if a == "FOLDER" else a for a in advice.split()[1:]]
+    assert docqa(*args, cwd=tmp_path).returncode == 0
+    again = ["search", "loan"] + (["--index", given] if "--index" in args else [])
+    assert docqa(*again, cwd=tmp_path).returncode == 0

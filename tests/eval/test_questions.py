@@ -81,13 +81,21 @@ def test_golden_set_shape_q_alias_and_single_must_contain(tmp_path):
     assert g2.must_contain == ("$1", "day")
 
 
+@pytest.mark.parametrize("empty", ["", " ", [], [""], ["", " "]])
+def test_an_empty_must_contain_sets_no_requirement(tmp_path, empty):
+    path = write(
+        tmp_path, [json.dumps({"id": "x", "q": "a?", "relevant": [], "must_contain": empty})]
+    )
+    (question,) = load_questions(path)
+    assert question.must_contain == ()
+
+
 @pytest.mark.parametrize(
     ("obj", "message"),
     [
         ({"id": "x", "q": "a?", "question": "b?", "relevant": []}, "not both"),
         ({"id": "x", "q": "", "relevant": []}, "'question' must be a non-empty string"),
         ({"id": "x", "q": 3, "relevant": []}, "'question' must be a non-empty string"),
-        ({"id": "x", "q": "a?", "relevant": [], "must_contain": " "}, "empty string"),
         ({"id": "x", "q": "a?", "relevant": [], "must_contain": 5}, "list of strings"),
     ],
 )
@@ -96,3 +104,15 @@ def test_golden_set_shape_errors_name_the_line(tmp_path, obj, message):
     with pytest.raises(InputError, match=message) as err:
         load_questions(path)
     assert f"{path}:1" in str(err.value)
+
+
+def test_unmatched_labels_are_each_named_once_in_order():
+    from docqa.eval.questions import Question, unmatched_labels
+
+    questions = [
+        Question("1", "a?", ("x#a", "loans#p")),
+        Question("2", "b?", ("loans#p", "y#b", "x#a")),
+        Question("3", "c?", ()),
+    ]
+    assert unmatched_labels(questions, {"loans#p"}) == ["x#a", "y#b"]
+    assert unmatched_labels(questions, {"loans#p", "x#a", "y#b"}) == []

@@ -124,3 +124,23 @@ def test_an_error_naming_a_hostile_path_is_one_escaped_line(workdir: Path) -> No
     assert result.returncode == 2
     err = assert_safe(result.stderr)
     assert len(err.strip().splitlines()) == 1 and "no\\x1b]0;t\\x07where" in err
+
+
+def test_the_summary_of_docs_shows_bracketed_names_as_they_are(workdir: Path) -> None:
+    result = run("search", "weird brackets", "--docs", "docs", "--index", "[red]ix", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "into [red]ix;" in assert_safe(result.stderr)  # rich markup would drop "[red]"
+
+
+def test_eval_table_shows_mode_names_and_figures_as_cells() -> None:
+    from docqa.eval import Question, evaluate
+
+    class Nothing:
+        def search(self, question: str, k: int, *, mask: object = None) -> list[Hit]:
+            return []
+
+    questions = [Question("q1", "what?", ("a#b",))]
+    report = evaluate(questions, {"[bold]x[/bold] :smile:": Nothing()}, ks=[1], rounds=10)
+    console = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
+    console.print(render.eval_table(report))
+    assert "[bold]x[/bold] :smile:" in console.file.getvalue()  # type: ignore[attr-defined]

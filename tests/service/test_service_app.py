@@ -196,7 +196,7 @@ def test_model_timeout_is_504_for_ask_and_an_error_frame_for_the_stream(live: Li
         ({"question": "x" * 2001}, "question: 2001 characters is more than the limit of 2000"),
         ({"question": FINE, "top_k": 3}, "top_k: Extra inputs are not permitted"),
         ({"k": 3}, "question: Field required"),
-        ([1, 2], "Input should be a valid dictionary"),
+        ([1, 2], 'the request body must be a JSON object such as {"question": "..."}'),
     ],
 )
 def test_bad_requests_are_422_with_one_clear_line(live: LiveIndex, body: Any, says: str) -> None:
@@ -229,6 +229,48 @@ def test_unparsable_and_oversized_bodies(live: LiveIndex) -> None:
     assert bad_json.status_code == 422 and "JSON" in bad_json.json()["error"]
     for response in (big, streamed):
         assert response.status_code == 422 and "larger than 200 bytes" in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "says"),
+    [
+        (b"{nope", "application/json", "this one is not valid JSON"),
+        (b'{"question": "fines", "k": 500}', None, "(this one has no Content-Type)"),
+        (b'{"question": "x"}', "text/plain", "(this one has Content-Type text/plain)"),
+        (b'"fines"', "application/json; charset=utf-8", "must be a JSON object such as"),
+        (b"", "application/json", "must be a JSON object such as"),
+    ],
+)
+def test_a_body_that_is_not_a_json_object_says_what_it_must_be(
+    live: LiveIndex, body: bytes, content_type: str | None, says: str
+) -> None:
+    app = create_app(live, ExtractiveModel(), ServeSettings())
+    headers = {"content-type": content_type} if content_type else {}
+
+    async def run() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://docqa") as client:
+            return [
+                await client.post(p, content=body, headers=headers) for p in ("/search", "/ask")
+            ]
+
+    for response in asyncio.run(run()):
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error.startswith("the request body must be a JSON object such as"), error
+        assert says in error and "0:" not in error and "dictionary" not in error, error
+
+
+def test_the_page_names_the_collection_and_shows_the_key_field_only_with_keys(
+    live: LiveIndex, keyring: KeyRing
+) -> None:
+    bare = one(live, "GET", "/").text
+    keyed = one(live, "GET", "/", keys=keyring).text
+    named = one(live, "GET", "/", name="Acme <wiki>").text
+    assert "<title>index · docqa</title>" in bare and '<span id="collection">index</span>' in bare
+    assert '<span id="collection">Acme &lt;wiki&gt;</span>' in named
+    assert 'autocomplete="off" hidden>' in bare and 'autocomplete="off">' in keyed
+    assert "{{" not in bare + keyed
 
 
 def test_keys_401_does_not_tell_missing_from_wrong(live: LiveIndex, keyring: KeyRing) -> None:

@@ -60,7 +60,8 @@ def _ask(browser: Any, server: Server, question: str, key: str) -> None:
     from selenium.webdriver.common.by import By
 
     browser.get(server.url + "/")
-    browser.find_element(By.ID, "key").send_keys(key)
+    if key:
+        browser.find_element(By.ID, "key").send_keys(key)
     box = browser.find_element(By.ID, "question")
     box.send_keys(question)
     browser.find_element(By.ID, "go").click()
@@ -112,3 +113,39 @@ def test_errors_are_shown_in_words(browser: Any, server: Server) -> None:
     status = browser.find_element(By.ID, "status")
     assert status.text == "Error: missing or invalid API key; send Authorization: Bearer KEY"
     assert browser.find_element(By.ID, "answer").text == ""
+
+
+CODE = "# Setup\n\n## Install\n\nInstall the tool with these commands:\n\n```\nmake venv\nmake install\n```\n"
+
+
+@pytest.fixture(scope="module")
+def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A service without keys over a page with a code block, named on the command line."""
+    from docqa.build import build_index
+
+    root = tmp_path_factory.mktemp("open")
+    (root / "docs").mkdir()
+    (root / "docs" / "setup.md").write_text(CODE)
+    build_index([root / "docs"], root / "ix")
+    with serving(
+        "--index", str(root / "ix"), "--name", "Team <handbook>", log=root / "serve.log",
+        keyed=False,
+    ) as s:  # fmt: skip
+        yield s
+
+
+def test_the_page_names_the_collection_keeps_code_lines_and_has_no_key_field_without_keys(
+    browser: Any, open_server: Server
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    _ask(browser, open_server, "How do I install the tool?", "")
+    _wait_for(browser, lambda b: b.find_element(By.ID, "status").text == "done")
+    SHOTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "browser-open.png"))
+    assert browser.title == "Team <handbook> · docqa"
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Ask Team <handbook>"
+    assert not browser.find_element(By.ID, "key").is_displayed()
+    (source,) = browser.find_elements(By.CSS_SELECTOR, "#sources li")
+    assert "make venv\nmake install" in source.find_element(By.CLASS_NAME, "text").text
+    assert source.find_element(By.CLASS_NAME, "source").text == "setup.md"

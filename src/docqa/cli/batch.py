@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docqa.cli.words import count
 from docqa.errors import InputError
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def cmd_search_batch(args: argparse.Namespace) -> int:
 
             require_ray().shutdown()
     seconds = time.perf_counter() - start
-    print(f"searched {len(texts)} questions ({args.mode}, k={args.k}) into {args.out}; "
+    print(f"searched {count(len(texts), 'question')} ({args.mode}, k={args.k}) into {args.out}; "
           f"{seconds:.2f} s, {len(texts) / seconds:.0f} questions/s")  # fmt: skip
     return 0
 
@@ -178,5 +179,5 @@ def cmd_index_sharded(args: argparse.Namespace, settings: IndexSettings) -> int:
         open_sharded(target).verify()
     for line in skipped_lines(report.skipped):
         print(line, file=sys.stderr)
-    print(build_summary(report) + f"; {-(-report.chunks // rows)} shards")
+    print(build_summary(report) + f"; {count(-(-report.chunks // rows), 'shard')}")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from docqa.cli.main import EXIT_OK
+from docqa.cli.words import count
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,13 +27,13 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "clear":
         removed = cache.clear(args.model)
         what = f"model {args.model!r}" if args.model else "every model"
-        print(f"removed {removed} cached vectors of {what} from {cache.path}")
+        print(f"removed {count(removed, 'cached vector')} of {what} from {cache.path}")
         return EXIT_OK
     stats = cache.stats()
     print(
-        f"{stats.path}: {stats.entries} vectors, {_size(stats.bytes)} of "
+        f"{stats.path}: {count(stats.entries, 'vector')}, {_size(stats.bytes)} of "
         f"{_size(stats.max_bytes)} (least recently used evicted beyond that)"
     )
-    for model, count in sorted(stats.models.items()):
-        print(f"  {model}: {count}")
+    for model, entries in sorted(stats.models.items()):
+        print(f"  {model}: {entries}")
     return EXIT_OK

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.build import default_index_dir
+from docqa.cli.words import count
 from docqa.collection import Collection
 from docqa.eval import load_questions
 from docqa.eval.calibrate import Calibration, Point, calibrate
@@ -64,7 +65,7 @@ def _describe(p: Point) -> str:
     c = p.config
     unknown = "yes" if c.unknown_from is not None else "no"
     share = c.unknown_share_from
-    when = "off" if share is None else "always" if share == 0 else f"from {share} terms"
+    when = "off" if share is None else "always" if share == 0 else f"from {count(share, 'term')}"
     return (
         f"min_coverage={c.min_coverage}, unknown words as names: {unknown}, unknown share: {when}"
     )
@@ -72,7 +73,7 @@ def _describe(p: Point) -> str:
 
 def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -> str:
     total = fit.answerable + fit.unanswerable
-    head = f"calibrated on {total} questions ({fit.answerable} answerable, "
+    head = f"calibrated on {count(total, 'question')} ({fit.answerable} answerable, "
     lines = [
         f"{head}{fit.unanswerable} unanswerable), mode {args.mode}, k={args.k}",
         "trade-off (settings no other setting beats on both):",
@@ -97,7 +98,7 @@ def _held_out_line(fit: Calibration) -> str:
     if h is None:
         return "held out: not estimated (it needs two answerable and two unanswerable questions)"
     return (
-        f"held out ({h.folds} folds, each judged by the setting fitted on the others): "
+        f"held out ({count(h.folds, 'fold')}, each judged by the setting fitted on the others): "
         f"keeps {h.kept:.2f}, refuses {h.refused:.2f}"
     )
 

@@ -17,7 +17,8 @@ from docqa.build import default_index_dir, ensure_index
 from docqa.cli import batch, render, store
 from docqa.collection import AnyCollection, Collection
 from docqa.errors import InputError
-from docqa.eval import evaluate, load_questions
+from docqa.eval import Question, evaluate, load_questions
+from docqa.eval.questions import unmatched_labels
 from docqa.pricing import load_prices
 from docqa.retrieve.guard import GuardConfig, Verdict
 from docqa.retrieve.rerank import Reranker
@@ -138,7 +139,7 @@ def _open(args: argparse.Namespace) -> AnyCollection:
             from docqa.cli.summary import build_summary, skipped_lines
 
             for line in [*skipped_lines(report.skipped), build_summary(report)]:
-                _err().print(line)
+                print(line, file=sys.stderr)  # file names are data: no rich markup
     return Collection.open(index_dir)
 
 
@@ -269,6 +270,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if min(ks) < 1:
         raise InputError(f"every -k must be at least 1, got {args.k!r}")
     collection = Collection.open(_index_dir(args))
+    _warn_unmatched(args.questions, questions, collection)
     reranker = _reranker(args) if any(m.endswith("+rerank") for m in modes) else None
     retrievers = {
         m: collection.retriever(
@@ -297,3 +299,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.answers:
             print(render.answers_summary(data["answers"]))
     return EXIT_OK
+
+
+LABELS_SHOWN = 3
+
+
+def _warn_unmatched(path: Path, questions: list[Question], collection: AnyCollection) -> None:
+    """One stderr line when labels in ``path`` name no section of the index (their questions
+    score zero whatever the retrieval): how many, a few of them, and a few ids the index has."""
+    sections = {chunk.section for chunk in collection.chunks}
+    missing = unmatched_labels(questions, sections)
+    if not missing:
+        return
+    labels = len({label for q in questions for label in q.relevant})
+    named = ", ".join(repr(label) for label in missing[:LABELS_SHOWN])
+    spread = sorted(sections)[:: max(1, len(sections) // LABELS_SHOWN)][:LABELS_SHOWN]
+    line = (
+        f"warning: labels in {path}: {len(missing)} of {labels} match no section id of "
+        f"the index ({named}{', ...' if len(missing) > LABELS_SHOWN else ''}); its ids "
+        f'look like {", ".join(spread)} (the "section" of each hit of `docqa search --json`)'
+    )
+    print(render.safe(line), file=sys.stderr)

@@ -1,4 +1,5 @@
-"""The ``docqa`` command: index, search, ask, eval, calibrate, verify, serve, cache, search-batch.
+"""The ``docqa`` command: index, watch, search, ask, eval, calibrate, verify, serve, cache and
+search-batch (``docqa --help`` lists each with a line on what it does).
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from docqa import __version__
 from docqa._checks import question
 from docqa.cli import batch, serve
 from docqa.errors import DocqaError, InputError, raise_interrupted
@@ -161,8 +163,15 @@ def _rerank_options(p: argparse.ArgumentParser) -> None:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``index`` alone when ``command`` is "index" (the
     others' options take ~2 ms to build, 1% of an update that changes 1% of 100 MB)."""
-    parser = _Parser(prog="docqa", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(
+        prog="docqa",
+        description="Answer questions from your own documents, with checked citations.",
+        epilog="Run `docqa COMMAND --help` for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"docqa {__version__}")
+    sub = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="COMMAND", title="commands"
+    )
     _index_parser(sub)
     if command != "index":
         _query_parsers(sub)

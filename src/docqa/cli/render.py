@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from docqa import support
+from docqa.cli.words import count
 from docqa.controls import BIDI, escape_controls
 from docqa.types import Answer, Hit, Prompt
 
@@ -174,15 +175,14 @@ def _cell(value: float, low: float, high: float) -> str:
 
 def eval_table(report: EvalReport, answers: dict[str, Any] | None = None) -> Table:
     modes = list(report.modes.values())
-    table = Table(
-        "figure",
-        *(safe(m.mode) for m in modes),
-        title=f"{report.questions} questions (95% bootstrap intervals)",
-    )
+    table = Table(title=f"{count(report.questions, 'question')} (95% bootstrap intervals)")
+    table.add_column("figure")
+    for m in modes:  # headers are cells too: a mode name is never read as markup
+        table.add_column(cell(m.mode))
     keys = list(modes[0].figures) if modes else []
     for key in keys:
         table.add_row(
-            key, *(_cell(f.value, f.low, f.high) for f in (m.figures[key] for m in modes))
+            cell(key), *(_cell(f.value, f.low, f.high) for f in (m.figures[key] for m in modes))
         )
     if answers is not None:
         facts = [answers.get(m.mode, {}).get("figures", {}).get("facts") for m in modes]

@@ -49,6 +49,12 @@ def add_parser(
     p.add_argument("--port", type=int, default=8000, help="port (0: any free one; default 8000)")
     p.add_argument("--keys-file", type=Path, default=None, help="file of keys and their tenants")
     p.add_argument(
+        "--name",
+        default=None,
+        help="the collection's name on the web page (default: the index folder's name, or for "
+        ".docqa/index the folder holding it)",
+    )
+    p.add_argument(
         "--max-concurrency", type=positive, default=8, help="requests in work (429 past it)"
     )
     p.add_argument(

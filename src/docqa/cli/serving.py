@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from docqa.cli.words import count
 from docqa.errors import InputError
 
 if TYPE_CHECKING:
@@ -94,7 +95,9 @@ def run_serve(args: argparse.Namespace) -> int:
         from docqa.service.workers import hold_stop_signals
 
         hold_stop_signals()
-    _announce(host, port, f"index {root}, {live.current().chunks} chunks", keys, args.workers)
+    _announce(
+        host, port, f"index {root}, {count(live.current().chunks, 'chunk')}", keys, args.workers
+    )
 
     if args.workers == 1:
         _run(app, sock=sockets[0], shutdown_timeout=args.shutdown_timeout)
@@ -116,8 +119,8 @@ def _announce(host: str, port: int, what: str, keys: KeyRing | None, workers: in
         host if ":" not in host else f"[{host}]",
         port,
         what,
-        f"{len(keys)} keys" if keys else "no keys: loopback only",
-        f", {workers} workers" if workers > 1 else "",
+        count(len(keys), "key") if keys else "no keys: loopback only",
+        f", {count(workers, 'worker')}" if workers > 1 else "",
     )
 
 
@@ -140,6 +143,7 @@ def _settings(args: argparse.Namespace, keys: KeyRing | None) -> ServeSettings:
         max_body=args.max_body,
         model_timeout=args.model_timeout,
         prices=load_prices(),
+        name=args.name,
     )
 
 

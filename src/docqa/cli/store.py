@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings
+from docqa.cli.words import count
 from docqa.errors import InputError
 from docqa.types import Retriever
 
@@ -70,7 +71,7 @@ def summary(report: StoreReport) -> str:
 
     skipped = skipped_text(report.skipped)
     return (
-        f"indexed {report.chunks} chunks into collection {report.collection!r} at "
+        f"indexed {count(report.chunks, 'chunk')} into collection {report.collection!r} at "
         f"{report.where} ({report.upserted} written, {report.unchanged} unchanged, "
         f"{report.deleted} deleted); skipped {len(report.skipped)} ({skipped}); "
         f"{passed_over_text(report.passed_over)}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from docqa.cli.words import count
 from docqa.controls import escape_controls
 from docqa.text.loaders import COPIES, READS
 
@@ -25,11 +26,11 @@ SUFFIXES_SHOWN = 4  # of the files of other types, by suffix
 def build_summary(r: BuildReport) -> str:
     skipped = skipped_text(r.skipped)
     line = (
-        f"indexed {r.documents} {'document' if r.documents == 1 else 'documents'}, {r.chunks} chunks ({r.embedded} embedded, "
-        f"{r.reused} reused) into {_shown_path(r.path)}; "
-        f"{'' if r.delta is None else f'written as a delta of {r.delta} rows; '}skipped {len(r.skipped)} ({skipped}); "
-        f"{passed_over_text(r.passed_over)}"
-        f"embedder {r.embedder}; vocabulary {r.vocabulary} terms; {r.seconds:.2f} s"
+        f"indexed {count(r.documents, 'document')}, {count(r.chunks, 'chunk')} "
+        f"({r.embedded} embedded, {r.reused} reused) into {_shown_path(r.path)}; "
+        f"{'' if r.delta is None else 'written as a delta of ' + count(r.delta, 'row') + '; '}"
+        f"skipped {len(r.skipped)} ({skipped}); {passed_over_text(r.passed_over)}"
+        f"embedder {r.embedder}; vocabulary {count(r.vocabulary, 'term')}; {r.seconds:.2f} s"
     )
     return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
 
@@ -68,15 +69,12 @@ def passed_over_text(counts: Sequence[tuple[str, int]]) -> str:
     if copies:
         total = sum(n for _, n in copies)
         shown = ", ".join(f"{what} {n}" for what, n in copies)
-        out += f"passed over {total} {'copy' if total == 1 else 'copies'} of pages read ({shown}); "
+        out += f"passed over {count(total, 'copy', 'copies')} of pages read ({shown}); "
     if types:
         total = sum(n for _, n in types)
         shown = ", ".join(f"{suffix} {n}" for suffix, n in types[:SUFFIXES_SHOWN])
         more = ", ..." if len(types) > SUFFIXES_SHOWN else ""
-        out += (
-            f"passed over {total} {'file' if total == 1 else 'files'} of other types "
-            f"({shown}{more}; {READS}); "
-        )
+        out += f"passed over {count(total, 'file')} of other types ({shown}{more}; {READS}); "
     return out
 
 

@@ -12,6 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from docqa.cli.words import count
+
 
 def add_verify_parser(sub: Any) -> None:
     """Add the ``verify`` subcommand to the ``docqa`` subparsers ``sub``."""
@@ -47,7 +49,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
         print(
             escape_controls(
-                f"ok: {index.root}: {len(index)} rows, {len(files)} files, {size} bytes "
+                f"ok: {index.root}: {count(len(index), 'row')}, {count(len(files), 'file')}, "
+                f"{count(size, 'byte')} "
                 "checked (checksums, finite vectors, chunk records, BM25 arrays, embedder)"
             )
         )

@@ -8,12 +8,14 @@ One JSON object per line::
 ``relevant`` lists section ids; an empty list marks a question the library cannot answer.
 ``kind`` and ``must_contain`` are optional. The common golden-set shape is accepted too:
 ``q`` for ``question`` (not both), and ``must_contain`` as one string instead of a list
-(``{"id": "q1", "q": "How long is a loan?", "relevant": [...], "must_contain": "30 days"}``).
+(``{"id": "q1", "q": "How long is a loan?", "relevant": [...], "must_contain": "30 days"}``);
+an empty ``must_contain`` (``""``, ``[]``) sets no requirement.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,12 +50,10 @@ def _question_text(obj: dict[str, Any], where: str) -> Any:
 
 
 def _must_contain(value: Any, where: str) -> tuple[str, ...]:
-    """``must_contain`` as a tuple: one string is a list of one."""
-    if isinstance(value, str):
-        if not value.strip():
-            raise InputError(f"{where}: 'must_contain' must not be an empty string")
-        return (value,)
-    return _strings(value, "must_contain", where)
+    """``must_contain`` as a tuple: one string is a list of one; blank strings require
+    nothing (every answer holds ``""``), so ``""`` and ``[""]`` mean no requirement."""
+    strings = (value,) if isinstance(value, str) else _strings(value, "must_contain", where)
+    return tuple(s for s in strings if s.strip())
 
 
 def parse_question(obj: Any, where: str) -> Question:
@@ -105,3 +105,12 @@ def load_questions(path: str | Path) -> list[Question]:
     if not questions:
         raise InputError(f"{path}: no questions found; write one JSON object per line")
     return questions
+
+
+def unmatched_labels(questions: Sequence[Question], sections: Container[str]) -> list[str]:
+    """The ``relevant`` labels of ``questions`` that are not in ``sections`` (each once, in the
+    order they first appear): a question labelled only with them can never be found."""
+    missing: dict[str, None] = {}
+    for q in questions:
+        missing.update((label, None) for label in q.relevant if label not in sections)
+    return list(missing)

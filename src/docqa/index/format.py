@@ -17,9 +17,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from docqa.errors import IndexCorrupt, IndexVersionError, InputError
+from docqa.errors import IndexCorrupt, IndexNotFound, IndexVersionError, InputError
 
 FORMAT_NAME = "docqa-index"
 FORMAT_VERSION = 2  # 2: xxh3-128 file checksums (``docqa.index.checksum``); 1: sha256
@@ -37,6 +38,23 @@ REBUILD = "rebuild it with `docqa index FOLDER --index DIR`"
 REPLACE = "remove the index folder and rebuild it with `docqa index FOLDER --index DIR`"
 """What to do about an index whose manifest does not read: ``docqa index`` replaces only what
 it can prove is an index (``docqa.index.ownership``), so the folder must go first."""
+
+
+def no_index(root: Path) -> IndexNotFound:
+    """The error for ``root`` holding no index, with a command that builds one: at ``root``
+    when it is free (absent or an empty folder), else at the default ``.docqa/index`` (a file,
+    or a folder of other things, is never replaced by ``docqa index``)."""
+    if not root.exists() or (root.is_dir() and not any(root.iterdir())):
+        return IndexNotFound(
+            f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
+        )
+    what = "a folder without manifest.json" if root.is_dir() else "a file, not an index folder"
+    return IndexNotFound(
+        f"no index at {root} ({what}); give --index the folder an index was built in, or build "
+        "one with `docqa index FOLDER` and leave out --index (every command looks in .docqa/index)"
+    )
+
+
 _DIGEST = {"sha256": re.compile(r"^[0-9a-f]{64}$"), "xxh3_128": re.compile(r"^[0-9a-f]{32}$")}
 
 

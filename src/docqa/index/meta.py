@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from docqa.errors import IndexNotFound, InputError
+from docqa.errors import InputError
 from docqa.index import format as fmt
 from docqa.index.shards import ShardsManifest, is_sharded
 
@@ -29,9 +29,7 @@ def replace_meta(root: str | Path, changes: Mapping[str, Any]) -> fmt.Manifest |
     """Set every ``meta[key] = value`` of ``changes`` in one rewrite of the manifest."""
     path = Path(root) / fmt.MANIFEST
     if not path.is_file():
-        raise IndexNotFound(
-            f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
-        )
+        raise fmt.no_index(Path(root))
     for key, value in changes.items():
         try:
             json.dumps(value)

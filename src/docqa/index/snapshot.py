@@ -26,7 +26,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from docqa.errors import IndexCorrupt, IndexNotFound, IndexStoreError
+from docqa.errors import IndexCorrupt, IndexStoreError
 from docqa.index import format as fmt
 
 MAX_MANIFEST_BYTES = 256 << 20
@@ -117,9 +117,7 @@ def _open_dir(root: Path) -> tuple[int, tuple[int, int]]:
     try:
         dfd = os.open(root, os.O_RDONLY | _DIRECTORY)
     except (FileNotFoundError, NotADirectoryError):
-        raise IndexNotFound(
-            f"no index at {root}; build one with `docqa index FOLDER --index {root}`"
-        ) from None
+        raise fmt.no_index(root) from None
     except OSError as exc:
         raise IndexStoreError(f"cannot open the index at {root} ({exc.strerror})") from exc
     st = os.fstat(dfd)

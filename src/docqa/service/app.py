@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -39,6 +39,7 @@ from docqa.service.fast import FastLane
 from docqa.service.keys import OPEN, Grant, KeyRing
 from docqa.service.live import LiveIndex, Snapshot
 from docqa.service.middleware import AccessLog, BodyLimit
+from docqa.service.page import collection_name, render_page
 from docqa.service.schemas import (
     AskRequest,
     AskResponse,
@@ -70,6 +71,7 @@ class ServeSettings:
     model_timeout: float = 60.0
     prices: Mapping[str, Price] | None = None
     search_threads: int | None = None  # None: one per core available
+    name: str | None = None  # the collection's name on the page (None: its folder's name)
 
 
 def cores() -> int:
@@ -316,7 +318,9 @@ def _routes(app: FastAPI, service: Service) -> None:
 
 
 def _status_routes(app: FastAPI, service: Service) -> None:
-    page = files("docqa.service").joinpath("static/index.html").read_text(encoding="utf-8")
+    settings = service.settings
+    name = settings.name or collection_name(Path(service.live.root))
+    page = render_page(name, keys=settings.keys is not None)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index() -> HTMLResponse:

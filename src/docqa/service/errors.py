@@ -43,14 +43,24 @@ def public_message(exc: BaseException) -> str:
     return INTERNAL
 
 
-def validation_line(errors: list[Any]) -> str:
-    """The first validation error as ``field: message`` (``k: Input should be ...``)."""
+OBJECT = 'the request body must be a JSON object such as {"question": "..."}'
+
+
+def validation_line(errors: list[Any], content_type: str = "application/json") -> str:
+    """The first validation error as ``field: message`` (``k: Input should be ...``), or, when
+    the body as a whole is wrong (not JSON, not an object, not sent as JSON), what it must be."""
     if not errors:
         return "the request is not valid"
     first = errors[0]
     loc = [str(part) for part in first.get("loc", ()) if part != "body"]
-    where = ".".join(loc) or "body"
-    return f"{where}: {first.get('msg', 'invalid')}"
+    if first.get("type") == "json_invalid":
+        return f"{OBJECT}; this one is not valid JSON"
+    if not loc:  # the body itself: absent, or not an object
+        if content_type.split(";")[0].strip().lower() != "application/json":
+            sent = f"Content-Type {content_type}" if content_type else "no Content-Type"
+            return f"{OBJECT}, sent with Content-Type: application/json (this one has {sent})"
+        return OBJECT
+    return f"{'.'.join(loc)}: {first.get('msg', 'invalid')}"
 
 
 def known_error(exc: BaseException) -> JSONResponse | None:
@@ -72,7 +82,8 @@ def install(app: FastAPI) -> None:
     async def invalid(request: Request, exc: Exception) -> JSONResponse:
         found = list(cast(RequestValidationError, exc).errors())
         detail = [{"loc": e.get("loc"), "msg": e.get("msg")} for e in found]
-        return JSONResponse({"error": validation_line(found), "detail": detail}, 422)
+        line = validation_line(found, request.headers.get("content-type", ""))
+        return JSONResponse({"error": line, "detail": detail}, 422)
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": public_message(exc)}, 500)

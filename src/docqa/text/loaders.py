@@ -32,7 +32,7 @@ import stat
 import warnings
 import zlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
@@ -462,9 +462,20 @@ def load_paths(
     return documents, report
 
 
-def _raise_nothing_loaded(paths: list[str | Path], report: LoadReport) -> None:
-    """Raise the ``InputError`` for a load that produced no document."""
+def _raise_nothing_loaded(
+    paths: list[str | Path], report: LoadReport, read: Sequence[str] = ()
+) -> None:
+    """Raise the ``InputError`` for a load that produced no document (or, with ``read``, the
+    sources of the files read, no passage)."""
     where = ", ".join(repr(str(p)) for p in paths) or "(no paths given)"
+    if read:
+        named = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
+        skipped = "; ".join(f"{s.path}: {s.reason}" for s in report.skipped[:3])
+        raise InputError(
+            f"no text to index in {where}: {named} {'holds' if len(read) == 1 else 'hold'} "
+            f"headings and no text under them{f'; skipped {skipped}' if skipped else ''}; "
+            "add text under the headings"
+        )
     if not report.skipped:
         raise InputError(
             f"no .md, .rst, .adoc, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; "
