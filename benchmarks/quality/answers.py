@@ -8,12 +8,17 @@ collection, and the mean over the collections given. Retrieved passages are cach
 ``--scratch`` (``prompts-*.json``), so a change to the answerer re-runs in seconds. Run:
 
     .venv/bin/python benchmarks/quality/answers.py [--corpora library,pydocs,...]
-        [--embedders hashing,minilm] [--modes hybrid] [--scratch /tmp/docqa-quality]
+        [--embedders hashing,minilm] [--modes keyword,hybrid,hybrid+rescore,dense]
+        [--scratch /tmp/docqa-quality]
+
+``hybrid+rescore`` is hybrid mode with MiniLM rescoring BM25's best 50 passages
+(``docqa ask --rescore``), meant for a lexical index.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -21,12 +26,33 @@ from typing import Any
 from corpora import build, names
 
 from docqa.collection import Collection
+from docqa.embed.choices import make_embedder
+from docqa.embed.protocol import Embedder
 from docqa.eval import load_questions
 from docqa.eval.metrics import recall_at, reciprocal_rank
 from docqa.models.extractive import reply
 from docqa.prompt import Passage, build_prompt, read_prompt
+from docqa.types import Retriever
 
 K = 3
+
+
+def retrievers(collection: Collection, mode: str) -> tuple[Retriever, Retriever]:
+    """The guarded and the unguarded retriever of ``mode``; ``hybrid+rescore``: hybrid with
+    MiniLM rescoring BM25's best passages (a model is loaded once per process)."""
+    if mode == "hybrid+rescore":
+        model = _minilm()
+        return (
+            collection.retriever("hybrid", rescore=model),
+            collection.retriever("hybrid", guard=False, rescore=model),
+        )
+    return collection.retriever(mode), collection.retriever(mode, guard=False)
+
+
+@functools.cache
+def _minilm() -> Embedder:
+    """MiniLM behind the persistent embedding cache (``DOCQA_CACHE_DIR``), as the CLI uses it."""
+    return make_embedder("minilm")
 
 
 def prompts(name: str, embedder: str, mode: str, scratch: Path) -> list[dict[str, Any]]:
@@ -37,8 +63,7 @@ def prompts(name: str, embedder: str, mode: str, scratch: Path) -> list[dict[str
         return list(json.loads(cached.read_text()))
     index, questions = build(name, embedder, scratch)
     collection = Collection.open(index)
-    guarded = collection.retriever(mode)
-    ranked = collection.retriever(mode, guard=False)
+    guarded, ranked = retrievers(collection, mode)
     out = []
     for q in load_questions(questions):
         if not q.answerable:

@@ -85,11 +85,16 @@ def test_answer_streams_in_with_sources_and_checked_citations(browser: Any, serv
     assert sources and "acme/fines#overdue-fines" in sources[0].text
     assert "Fines › Overdue fines" in sources[0].text and "acme/fines.md" in sources[0].text
     assert all("globex" not in s.text for s in sources)
+    items = browser.find_elements(By.CSS_SELECTOR, "#citations li")
     marks = {
         li.find_element(By.CLASS_NAME, "id").text: li.find_element(By.CLASS_NAME, "mark").text
-        for li in browser.find_elements(By.CSS_SELECTOR, "#citations li")
+        for li in items
+        if li.find_elements(By.CLASS_NAME, "id")
     }
-    assert marks == {"acme/fines#overdue-fines": "checked", "made/up#nowhere": "not retrieved"}
+    assert marks == {"acme/fines#overdue-fines": "retrieved", "made/up#nowhere": "not retrieved"}
+    said = [li.text for li in items if not li.find_elements(By.CLASS_NAME, "id")]
+    assert said[0].startswith("not supported by") and "made/up#nowhere" in said[0]
+    assert said[-1].startswith("0 of 1 claim supported")
 
 
 def test_unanswerable_question_shows_a_calm_refusal(browser: Any, server: Server) -> None:

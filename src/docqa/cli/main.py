@@ -25,7 +25,7 @@ from docqa.errors import DocqaError, InputError, raise_interrupted
 
 EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
-EMBEDDERS = ("hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
+EMBEDDERS = ("auto", "hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
 
 
 class _Parser(argparse.ArgumentParser):
@@ -158,6 +158,15 @@ def _rerank_options(p: argparse.ArgumentParser) -> None:
         help="folder of a BERT cross-encoder (else DOCQA_RERANK_MODEL)",
     )
     p.add_argument("--rerank-top", type=_positive, default=30, help="hits to rerank")
+    p.add_argument(
+        "--rescore",
+        action="store_true",
+        help="hybrid mode over a lexical index: rank BM25's best --rescore-top passages by "
+        "MiniLM's cosines fused with their BM25 scores (needs MiniLM)",
+    )
+    p.add_argument(
+        "--rescore-top", type=_positive, default=50, help="BM25 hits --rescore ranks (default 50)"
+    )
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -205,7 +214,13 @@ def _build_options(p: argparse.ArgumentParser) -> None:
     """What ``docqa index`` and ``docqa watch`` build: the paths, the index and its settings."""
     p.add_argument("paths", nargs="+", type=Path)
     _index_options(p)
-    p.add_argument("--embedder", choices=EMBEDDERS, default="hashing")
+    p.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="auto",
+        help="auto (default): the index's own when updating it; for a new index minilm when "
+        "installed, else hashing",
+    )
     p.add_argument("--dim", type=_positive, default=256, help="hashing embedder dimension")
     p.add_argument("--max-words", type=_positive, default=120)
     p.add_argument("--overlap", type=_non_negative, default=0)

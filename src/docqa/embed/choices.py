@@ -19,6 +19,21 @@ if TYPE_CHECKING:
 
 EMBEDDERS = ("hashing", "tfidf", "minilm", "ollama", "openai")
 COSTLY = ("minilm", "ollama", "openai")
+AUTO = "auto"
+"""``docqa index --embedder auto`` (the default): the embedder of the index being updated; for
+a new index MiniLM when it is installed (the better ranking: README, "Figures"), else hashing."""
+
+
+def resolve(name: str, previous: str | None) -> str:
+    """The embedder ``name`` stands for: itself, or for :data:`AUTO` the ``previous`` index's
+    kind when there is one, else ``"minilm"`` when installed, else ``"hashing"``."""
+    if name != AUTO:
+        return name
+    if previous in EMBEDDERS:
+        return previous
+    from docqa.embed import minilm
+
+    return "minilm" if minilm.available() else "hashing"
 
 
 def make_model_embedder(name: str) -> Embedder:

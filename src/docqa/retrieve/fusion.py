@@ -138,7 +138,7 @@ def convex_fusion(
 # The dense side's weight in ``bounded_fusion``: 0.5 (equal weights) for a language model's
 # vectors; 0 for a lexical embedder's (hashing, TF-IDF count the words BM25 counts: their
 # agreement with BM25 is no new evidence, and any weight above 0 lost to BM25 alone somewhere).
-# Leaving each of five collections out in turn picks 0 and 0.4-0.5 (benchmarks/fusion_transfer.py,
+# Leaving each of five collections out in turn picks 0 and 0.4-0.5 (benchmarks/quality/fusion.py,
 # docs/semantic.md); nothing is fitted per collection.
 MODEL_DENSE_WEIGHT = 0.5
 LEXICAL_DENSE_WEIGHT = 0.0

@@ -14,7 +14,7 @@ four guard corpora and on the two retrieval sets whose questions are all answera
 ``valgrind``: how much it costs on collections no guard rule was designed on). Run (builds the
 MiniLM indexes once under the scratch folder; the embedding cache makes re-runs quick):
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/guard_semantic.py [--scratch DIR]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/quality/guard_semantic.py [--scratch DIR]
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-import fusion_transfer
-import guard_transfer
+import corpora
 import numpy as np
 
 from docqa.build import IndexSettings, build_index
@@ -38,11 +37,10 @@ THRESHOLDS = {"top": (0.3, 0.35, 0.4, 0.45), "standout": (2.0, 2.5, 3.0, 3.5)}
 
 def signals(name: str, scratch: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per signal: its value for the answerable and for the unanswerable questions."""
-    paths = guard_transfer.corpus_paths if name in GUARD_SETS else fusion_transfer.corpus_paths
-    docs, questions_file = paths(name, scratch)
+    docs, questions_file = corpora.paths(name, scratch)
     index = scratch / f"{name}-minilm"
     if not (index / "manifest.json").exists():
-        build_index(docs, index, IndexSettings(embedder="minilm"))
+        build_index([docs], index, IndexSettings(embedder="minilm"))
     collection = Collection.open(index)
     assert isinstance(collection, Collection)
     questions = load_questions(questions_file)

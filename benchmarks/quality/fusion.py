@@ -1,29 +1,8 @@
 """Does hybrid fusion beat both of its sides on every collection, with either embedder?
 
-Corpora (answerable questions only):
-
-- ``library``: ``examples/library`` with ``examples/questions.jsonl``;
-- ``pydocs``: the Python docs, ``../shared/evalsets/pydocs``;
-- ``nodejs``: 12 Node.js API pages from ``/usr/share/doc/nodejs/api`` (``benchmarks/data/nodejs``);
-- ``debdocs``: the libffi manual and base-passwd's users-and-groups page from ``/usr/share/doc``
-  (``benchmarks/data/debdocs``);
-- ``valgrind``: five chapters of the Valgrind manual from ``/usr/share/doc/valgrind/html``
-  (``benchmarks/data/valgrind``), questions written for this check before any score was seen
-  and kept out of every choice of the rule;
-- ``libxslt`` (not in the default list; ``--corpora libxslt``): libxslt's site and tutorials from
-  ``/usr/share/doc/libxslt1-dev/html`` (``benchmarks/data/libxslt``, Debian's ``libxslt1-dev``),
-  28 answerable questions written in the sixteenth pass before any score was seen;
-- ``cmakedocs`` (not in the default list either): 80 pages of CMake's reStructuredText help
-  from ``/usr/share/cmake-3.25/Help`` (Debian's ``cmake-data``; ``benchmarks/data/cmakedocs``,
-  absolute sources in its ``pages.txt``), 40 answerable questions written in the eighteenth
-  pass before any score was seen;
-- ``sqlitedocs`` (not in the default list): 41 pages of SQLite's HTML documentation from
-  ``/usr/share/doc/sqlite3`` (Debian's ``sqlite3-doc``; ``benchmarks/data/sqlitedocs``), 20
-  answerable questions written before any score was seen. The other ``benchmarks/data``
-  folders whose ``pages.txt`` lines are ``SOURCE TARGET`` load the same way.
-
-The ``/usr/share/doc`` corpora need the Debian packages ``nodejs``, ``libffi-dev``,
-``base-passwd`` and ``valgrind``. For each corpus and embedder (``hashing``, ``minilm``) it builds
+Corpora: every collection of ``benchmarks/quality/corpora.py`` (answerable questions only);
+the ``/usr/share/doc`` ones need the Debian packages that ship their pages (their
+``benchmarks/data/NAME`` folders say which). For each corpus and embedder (``hashing``, ``minilm``) it builds
 the index with docqa's own pipeline, asks the dense and the keyword retrievers for their best
 ``DEPTH`` rows per question (cached as JSON under the scratch folder, with each question's BM25
 bound), then ranks them by each rule of ``RULES`` offline, the library's default
@@ -33,19 +12,25 @@ each corpus left out, picks the weight that loses least to the better side on th
 summed shortfall below ``max(dense, keyword)``, ties to the larger summed margin), then reports
 it on the one left out. Run:
 
-    .venv/bin/python benchmarks/fusion_transfer.py [--corpora library,pydocs,nodejs,debdocs,valgrind]
-        [--embedders hashing,minilm] [--scratch /tmp/fusion] [--loco] [--heading-weight N]
+    .venv/bin/python benchmarks/quality/fusion.py [--corpora library,pydocs,...]
+        [--embedders hashing,minilm] [--scratch /tmp/docqa-quality] [--loco] [--heading-weight N]
+
+Rules: ``dense``, ``keyword``, ``rrf`` (k 60, top 20 of each), ``rrf-k10``, ``convex`` (min-max
+per list), ``zscore`` (standardised per list, the embedder's weight), ``anchored`` (dense's top
+20 reordered by bounded fusion) and ``bounded`` (the library's hybrid).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import corpora
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
@@ -62,13 +47,6 @@ from docqa.retrieve.fusion import (
 )
 from docqa.text.sections import HEADING_WEIGHT
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "benchmarks" / "data"
-PYDOCS = next(
-    (p / "shared/evalsets/pydocs" for p in ROOT.parents if (p / "shared/evalsets/pydocs").is_dir()),
-    ROOT.parent / "shared" / "evalsets" / "pydocs",
-)
-SOURCES = {"nodejs": Path("/usr/share/doc/nodejs/api"), "debdocs": Path("/usr/share/doc")}
 DEPTH = 50
 Scored = list[tuple[int, float]]
 
@@ -84,38 +62,6 @@ class Case:
     bound: float
 
 
-def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
-    """The documents and the questions file of corpus ``name``."""
-    if name == "library":
-        return [ROOT / "examples" / "library"], ROOT / "examples" / "questions.jsonl"
-    if name == "pydocs":
-        return [PYDOCS / "corpus"], PYDOCS / "questions.jsonl"
-    folder = scratch / f"{name}-docs"
-    if not folder.exists():
-        tmp = scratch / f"{name}-docs.tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        for source, target in _pages(name):
-            if not source.is_file():
-                raise SystemExit(f"{source} not found: install the Debian package that ships it")
-            (tmp / target).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, tmp / target)
-        tmp.rename(folder)
-    return [folder], DATA / name / "questions.jsonl"
-
-
-def _pages(name: str) -> list[tuple[Path, str]]:
-    """``(source file, path in the corpus)`` of each line of ``data/NAME/pages.txt``: a Node.js
-    page name, or ``SOURCE TARGET`` with SOURCE below ``/usr/share/doc`` (or absolute)."""
-    out = []
-    for line in (DATA / name / "pages.txt").read_text(encoding="utf-8").splitlines():
-        parts = line.split()
-        if len(parts) == 1:
-            out.append((SOURCES["nodejs"] / f"{parts[0]}.md", f"{parts[0]}.md"))
-        elif len(parts) == 2:
-            out.append((SOURCES["debdocs"] / parts[0], parts[1]))
-    return out
-
-
 def candidates(
     name: str, embedder: str, scratch: Path, heading_weight: int = HEADING_WEIGHT
 ) -> tuple[list[Case], list[str]]:
@@ -125,10 +71,10 @@ def candidates(
     if cached.exists():
         data = json.loads(cached.read_text())
         return [_case(c) for c in data["cases"]], data["sections"]
-    docs, questions_file = corpus_paths(name, scratch)
+    docs, questions_file = corpora.paths(name, scratch)
     index = scratch / f"index-{name}-{embedder}"
     if not (index / "manifest.json").exists():
-        build_index(docs, index, IndexSettings(embedder=embedder, heading_weight=heading_weight))
+        build_index([docs], index, IndexSettings(embedder=embedder, heading_weight=heading_weight))
     collection = Collection.open(index)
     dense = collection.retriever("dense", guard=False)
     keyword = collection.retriever("keyword", guard=False)
@@ -174,6 +120,40 @@ def rrf(case: Case, _: str) -> list[int]:
     return rows_of(reciprocal_rank_fusion(lists, limit=10))
 
 
+def rrf_small(case: Case, _: str) -> list[int]:
+    """RRF with k = 10 over each side's whole list."""
+    lists = {"dense": [r for r, _ in case.dense], "keyword": [r for r, _ in case.keyword]}
+    return rows_of(reciprocal_rank_fusion(lists, rrf_k=10, limit=10))
+
+
+def zscore(case: Case, embedder: str) -> list[int]:
+    """Each side's scores standardised by its own list (mean, deviation), summed at the
+    embedder's weight; a row a side did not return counts that side's lowest."""
+    w = WEIGHTS[embedder]
+    rows = {r for r, _ in case.dense} | {r for r, _ in case.keyword}
+    total = dict.fromkeys(rows, 0.0)
+    for side, weight in ((case.dense, w), (case.keyword, 1 - w)):
+        if not side:
+            continue
+        values = [s for _, s in side]
+        mean, sd = statistics.mean(values), statistics.pstdev(values) or 1.0
+        z = {r: (s - mean) / sd for r, s in side}
+        low = min(z.values())
+        for r in rows:
+            total[r] += weight * z.get(r, low)
+    return sorted(rows, key=lambda r: (-total[r], r))[:10]
+
+
+def dense_anchored(case: Case, embedder: str) -> list[int]:
+    """Dense's best 20 reordered by bounded fusion, then the rest of dense's list."""
+    top = case.dense[:20]
+    kept = {r for r, _ in top}
+    keyword = [(r, s) for r, s in case.keyword if r in kept]
+    w = WEIGHTS[embedder]
+    fused = bounded_fusion(top, keyword, keyword_bound=case.bound, dense_weight=w)
+    return (rows_of(fused) + [r for r, _ in case.dense[20:]])[:10]
+
+
 def convex(case: Case, _: str) -> list[int]:
     return rows_of(convex_fusion({"dense": case.dense, "keyword": case.keyword}, limit=10))
 
@@ -196,7 +176,10 @@ RULES: dict[str, Rule] = {
     "dense": dense_only,
     "keyword": keyword_only,
     "rrf": rrf,
+    "rrf-k10": rrf_small,
     "convex": convex,
+    "zscore": zscore,
+    "anchored": dense_anchored,
     "bounded": bounded(),
 }
 
@@ -250,7 +233,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpora", default="library,pydocs,nodejs,debdocs,valgrind")
     parser.add_argument("--embedders", default="hashing,minilm")
-    parser.add_argument("--scratch", type=Path, default=Path("/tmp/fusion-transfer"))
+    parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-quality"))
     parser.add_argument("--loco", action="store_true", help="leave-one-corpus-out weights")
     parser.add_argument(
         "--heading-weight",
