@@ -32,7 +32,7 @@ from docqa.errors import DocqaError, InputError
 from docqa.index import open_index
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
-from docqa.index.ownership import resolve_target
+from docqa.index.ownership import clean_debris, resolve_target
 from docqa.index.reader import Index
 from docqa.index.shards import open_any
 from docqa.index.streaming import IndexBuilder
@@ -196,6 +196,8 @@ def build_index(
     n_workers = _check_workers(workers)
     target = resolve_target(index_dir)
     with build_lock(target):  # a second build of the same index raises IndexBusy
+        if target.parent.is_dir():  # what killed builds left, whichever way this one goes
+            clean_debris(target)
         return _build_locked(paths, target, settings, progress, verify, n_workers, rewrite)
 
 

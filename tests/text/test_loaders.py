@@ -112,11 +112,11 @@ def test_a_page_in_several_formats_is_read_once_in_the_format_a_writer_keeps(
     # its .txt.gz) ship them: the same ids twice, else
     write(tmp_path, "api/vm.md", "# vm\n\nContexts.\n")
     write(tmp_path, "api/vm.html", "<h1>vm</h1><p>Contexts.</p>")
-    write(tmp_path, "guide.txt.gz", gzip.compress(b"Guide\n\nPlain.\n"))
-    write(tmp_path, "guide.html", "<h1>Guide</h1><p>Built.</p>")
-    write(tmp_path, "intro.rst", "Intro\n=====\n\nSource.\n")
-    write(tmp_path, "intro.htm", "<h1>Intro</h1><p>Built.</p>")
-    write(tmp_path, "notes.md.gz", gzip.compress(b"# Notes\n\nPacked.\n"))
+    write(tmp_path, "guide.txt.gz", gzip.compress(b"Guide\n\nThe built page.\n"))
+    write(tmp_path, "guide.html", "<h1>Guide</h1><p>The built page.</p>")
+    write(tmp_path, "intro.rst", "Intro\n=====\n\nThe source, *built*.\n")
+    write(tmp_path, "intro.htm", "<h1>Intro</h1><p>The source, <em>built</em>.</p>")
+    write(tmp_path, "notes.md.gz", gzip.compress(b"# Notes\n\nPlain.\n"))
     write(tmp_path, "notes.md", "# Notes\n\nPlain.\n")
     write(tmp_path, "report.pdf", b"%PDF-1.4 not read here")  # ids keep .pdf: no clash
     write(tmp_path, "report.txt", "Report\n")
@@ -136,6 +136,25 @@ def test_a_page_in_several_formats_is_read_once_in_the_format_a_writer_keeps(
     # the page left is read in the next format once the kept one is gone
     (tmp_path / "api" / "vm.md").unlink()
     assert "api/vm.html" in [source for _, source in find_files([tmp_path])[0]]
+
+
+def test_files_of_one_name_and_different_texts_are_not_taken_for_copies(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "good.md", "# Good\n\nApples grow on trees in the orchard.\n")
+    write(tmp_path, "good.txt", "Rockets need fuel to reach orbit around the planet.\n")
+    write(tmp_path, "good.html", "<h1>Other</h1><p>Whales sing under the cold sea.</p>")
+    write(tmp_path, "same.md", "# Same\n\nThe page, as its writer keeps it.\n")
+    write(tmp_path, "same.html", "<h1>Same</h1><p>The page, as its writer keeps it.</p>")
+    others: Counter[str] = Counter()
+    found, unknown = find_files([tmp_path], others)
+    assert [source for _, source in found] == ["good.md", "same.md"]
+    assert others == {OTHER_FORMATS: 1}  # same.html, and only it
+    reason = "its ids would be those of good.md, which holds a different text"
+    assert [(s.path, s.reason.startswith(reason)) for s in unknown] == [
+        ("good.html", True),
+        ("good.txt", True),
+    ]
 
 
 def test_a_file_met_twice_through_a_symlink_is_read_once_under_its_own_name(

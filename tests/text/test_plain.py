@@ -154,3 +154,21 @@ def test_titles_at_the_margin_head_a_text_dump_and_not_a_text_written_at_the_mar
         "And prose again\nat the margin.\n"
     )
     assert headings(prose) == []  # most paragraphs sit at the margin: the lead-in is a sentence
+
+
+def test_a_large_texts_lines_are_not_held_twice() -> None:
+    # a paragraph's raw lines go as its block is made: the peak of the parse is the blocks,
+    # not the raw lines beside them (5.5x the text before, 3.1x after, as traced here)
+    import tracemalloc
+
+    words = [f"word{i % 997}" for i in range(12)]
+    paragraph = "\n".join(" ".join(words[j:] + words[:j]) for j in range(8))
+    text = "\n\n".join(paragraph for _ in range(8000))
+    tracemalloc.start()
+    try:
+        items = text_items(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(items) == 8000
+    assert peak < 4 * len(text), peak / len(text)

@@ -120,22 +120,69 @@ def clean_debris(target: Path) -> None:
         shutil.rmtree(entry, ignore_errors=True)
 
 
+_RUN = re.compile(r"^run-[0-9]+\.[hrt]$")  # a build's spilled postings (``PostingRuns``)
+_WORK_PART = re.compile(
+    r"^(?:farm|group)-[0-9]+$|^\.group-[0-9]+\.(?:lock|tmp-[0-9]+-[0-9a-f]{8})$"
+)
+
+
 def _only_index_files(folder: Path, *, whole: bool) -> bool:
-    """Whether ``folder`` holds only what the writer puts in an index (``whole``: a valid one)."""
+    """Whether ``folder`` holds only what the writer puts in an index (``whole``: a valid one),
+    or in a build's work folder: the index files, the ``scratch`` folder of spilled postings,
+    a delta's parts, or a sharded build's shards and ``.work`` folder."""
     if whole:
         return not _not_an_index(folder)
     if (folder / "base").is_dir():
         return _only_delta_files(folder)
     names = {fmt.MANIFEST, fmt.VECTORS, fmt.OFFSETS, fmt.BLOB, fmt.ARRAYS_DIR}
     for p in folder.iterdir():
-        if p.name not in names or p.is_symlink():
+        if p.is_symlink():
             return False
-        if p.name == fmt.ARRAYS_DIR and not all(
-            fmt.allowed_file(f"{fmt.ARRAYS_DIR}/{a.name}") and not a.is_symlink()
-            for a in p.iterdir()
-        ):
+        if p.name == fmt.ARRAYS_DIR:
+            ok = all(fmt.allowed_file(f"{fmt.ARRAYS_DIR}/{a.name}") and not a.is_symlink()
+                     for a in p.iterdir())  # fmt: skip
+        elif p.name == "scratch":
+            ok = _all_match(p, _RUN)
+        elif p.name == ".work" or p.name.startswith("shard-"):
+            ok = p.is_dir() and _sharded_part(p)
+        else:
+            ok = p.name in names
+        if not ok:
             return False
     return True
+
+
+def _all_match(folder: Path, names: re.Pattern[str]) -> bool:
+    return folder.is_dir() and all(
+        names.match(p.name) and p.is_file() and not p.is_symlink() for p in folder.iterdir()
+    )
+
+
+def _sharded_part(folder: Path) -> bool:
+    """Whether ``folder`` is a shard being written or a sharded build's ``.work`` folder:
+    group indexes, their locks and work folders, and farms of links to the files built (a
+    link is removed, never followed)."""
+    if folder.name != ".work":
+        return _only_index_files(folder, whole=False)
+    for p in folder.iterdir():
+        if not _WORK_PART.match(p.name):
+            return False
+        if p.name.startswith("farm-"):
+            if not _only_links(p):
+                return False
+        elif p.name.endswith(".lock"):
+            if not p.is_file() or p.is_symlink():
+                return False
+        elif p.is_symlink() or not p.is_dir() or not _only_index_files(p, whole=False):
+            return False
+    return True
+
+
+def _only_links(folder: Path) -> bool:
+    """Whether ``folder`` (a real folder) holds only symlinks and real folders of them."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    return all(p.is_symlink() or _only_links(p) for p in folder.iterdir())
 
 
 def _only_delta_files(folder: Path) -> bool:

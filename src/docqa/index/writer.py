@@ -20,14 +20,16 @@ import json
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
-from docqa.errors import InputError
+from docqa.errors import IndexBusy, InputError
 from docqa.index import format as fmt
+from docqa.index.lock import build_lock
 from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
 from docqa.types import Chunk
 
@@ -78,26 +80,40 @@ def write_index(
         raise InputError(
             f"vectors have dimension {shape[1]} but embedder {emb['name']!r} says {emb['dim']}"
         )
-    check_replaceable(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clean_debris(target)
+    manifest = fmt.Manifest(
+        embedder=emb,
+        dim=int(shape[1]),
+        count=n,
+        files={},
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        arrays=tuple(sorted(arrays or {})),
+        meta=_json_ready(dict(meta or {}), "meta"),
+    )
+    with build_lock(target):  # a second writer of the same path raises IndexBusy
+        check_replaceable(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_debris(target)
+        _write_locked(target, chunks, vectors, arrays or {}, manifest)
+    return target
+
+
+def _write_locked(
+    target: Path,
+    chunks: Sequence[Chunk],
+    vectors: Any,
+    arrays: Mapping[str, np.ndarray],
+    manifest: fmt.Manifest,
+) -> None:
+    """Write the files into a work folder beside ``target``, then install it there."""
     tmp = work_dir(target)
     try:  # from the mkdir on: Ctrl-C or SIGTERM as it returns must not leave the folder
         tmp.mkdir()
         files = {
             fmt.VECTORS: _write_vectors(tmp / fmt.VECTORS, vectors),
             **_write_chunks(tmp, chunks),
-            **_write_arrays(tmp, arrays or {}),
+            **_write_arrays(tmp, arrays),
         }
-        manifest = fmt.Manifest(
-            embedder=emb,
-            dim=int(shape[1]),
-            count=n,
-            files=files,
-            created=datetime.now(UTC).isoformat(timespec="seconds"),
-            arrays=tuple(sorted(arrays or {})),
-            meta=_json_ready(dict(meta or {}), "meta"),
-        )
+        manifest = replace(manifest, files=files)
         _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
         fsync_path(tmp / fmt.ARRAYS_DIR)
         fsync_path(tmp)
@@ -105,7 +121,6 @@ def write_index(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return target
 
 
 def _embedder_record(embedder: Any) -> dict[str, Any]:
@@ -255,9 +270,23 @@ def _install(tmp: Path, target: Path, *, sync: bool = True) -> None:
             fsync_path(target.parent)
         shutil.rmtree(tmp, ignore_errors=True)
     else:
-        os.rename(tmp, target)
+        _rename_into_absent(tmp, target)
         if sync:
             fsync_path(target.parent)
+
+
+def _rename_into_absent(tmp: Path, target: Path) -> None:
+    """Rename ``tmp`` to ``target``, absent when looked at; raises IndexBusy when a folder
+    appeared there since (a writer that does not take the build lock)."""
+    try:
+        os.rename(tmp, target)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        raise IndexBusy(
+            f"{target} was written by another process while this build ran; "
+            "run this again to replace it"
+        ) from None
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 import signal
 import threading
 import warnings
@@ -100,9 +101,11 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
 
     context = _context()
     in_flight = 2 * workers
-    slots = transport.Slots(in_flight) if context.get_start_method() == "fork" else None
+    forked = context.get_start_method() == "fork"
+    slots = transport.Slots(in_flight) if forked else None
+    parent = os.getpid() if forked else None  # a fork server's workers are its children
     pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=transport.init_worker, initargs=(slots,)
+        workers, mp_context=context, initializer=transport.init_worker, initargs=(slots, parent)
     )
     pending: deque[Future[Result | transport.Packed]] = deque()
     try:

@@ -58,11 +58,32 @@ class Packed:
 _SLOTS: Slots | None = None  # in a forked worker: the parent's slots
 
 
-def init_worker(slots: Slots | None) -> None:
-    """Worker initializer: note the shared slots (None: results go through the pipe)."""
+def init_worker(slots: Slots | None, parent: int | None = None) -> None:
+    """Worker initializer: note the shared slots (None: results go through the pipe); end
+    with the build process ``parent`` (see ``die_with_parent``)."""
     global _SLOTS
     _SLOTS = slots
     ignore_interrupts()
+    if parent is not None:
+        die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """Have Linux kill this worker when ``parent`` (the thread that started it) ends: a
+    build killed with SIGKILL cannot stop its pool, whose workers would wait for tasks
+    forever. Exits at once when ``parent`` is gone already; elsewhere than Linux, nothing."""
+    import ctypes
+    import os
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (AttributeError, OSError):
+        return
+    pr_set_pdeathsig = 1
+    prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # died before the call above: no signal will come
+        os._exit(1)
 
 
 def run_in_slot(task: Task, slot: int) -> Result | Packed:

@@ -138,40 +138,53 @@ def _run(task: Task) -> Result:
     texts: list[str] = []
     titles: list[str] = []
     for path, source in task.files:
-        if source in task.verified:
-            outcomes.append(FileResult(source, task.verified[source], task.known[source], 0, True))
-            continue
-        data = read_bytes(path)
-        if isinstance(data, SkippedFile):
-            outcomes.append(FileResult(source, 0, "", 0, skipped=data.reason))
-            continue
-        sha = hashlib.sha256(data).hexdigest()
-        if task.known.get(source) == sha:
-            outcomes.append(FileResult(source, len(data), sha, 0, reused=True))
-            continue
-        doc = document_from_bytes(source, data, sha)
-        if isinstance(doc, SkippedFile):
-            outcomes.append(FileResult(source, len(data), sha, 0, skipped=doc.reason))
-            continue
-        if task.tenant_from_folder:
-            doc = folder_tenant(doc)
-        found, embed_texts = chunk_records(
-            doc, max_words=task.max_words, overlap=task.overlap, headings=task.headings,
-            titles=titles,
-        )  # fmt: skip
-        records.extend(found)
-        texts.extend(embed_texts)
-        outcomes.append(FileResult(source, len(data), sha, len(found)))
+        outcomes.append(_one_file(task, path, source, records, texts, titles))
     more = [heading_copies(t, task.heading_weight) for t in titles]
     vectors, postings = vectors_and_postings(task.embedder, texts, more)
+    blob = b"".join(records)
+    lengths = np.fromiter(map(len, records), np.int64, len(records))
+    del records[:]  # the blob holds them now (a large file's records are its size again)
     return Result(
         files=tuple(outcomes),
-        records=b"".join(records),
-        record_lengths=np.fromiter(map(len, records), np.int64, len(records)),
+        records=blob,
+        record_lengths=lengths,
         vectors=vectors,
         postings=postings,
         texts=tuple(texts) if task.keep_texts else (),
     )
+
+
+def _one_file(
+    task: Task,
+    path: Path,
+    source: str,
+    records: list[bytes],
+    texts: list[str],
+    titles: list[str],
+) -> FileResult:
+    """Read, parse and chunk one file, its records and texts appended to the lists; the
+    file's bytes and parsed document are let go on return, before the group is embedded."""
+    if source in task.verified:
+        return FileResult(source, task.verified[source], task.known[source], 0, True)
+    data = read_bytes(path)
+    if isinstance(data, SkippedFile):
+        return FileResult(source, 0, "", 0, skipped=data.reason)
+    sha, size = hashlib.sha256(data).hexdigest(), len(data)
+    if task.known.get(source) == sha:
+        return FileResult(source, size, sha, 0, reused=True)
+    doc = document_from_bytes(source, data, sha)
+    del data
+    if isinstance(doc, SkippedFile):
+        return FileResult(source, size, sha, 0, skipped=doc.reason)
+    if task.tenant_from_folder:
+        doc = folder_tenant(doc)
+    found, embed_texts = chunk_records(
+        doc, max_words=task.max_words, overlap=task.overlap, headings=task.headings,
+        titles=titles,
+    )  # fmt: skip
+    records.extend(found)
+    texts.extend(embed_texts)
+    return FileResult(source, size, sha, len(found))
 
 
 def vectors_and_postings(

@@ -37,6 +37,7 @@ import numpy as np
 from docqa.build import BuildReport, IndexSettings, build_index, fingerprint, passed_over
 from docqa.errors import InputError
 from docqa.index import open_index, write_index
+from docqa.index.lock import build_lock
 from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
 from docqa.index.reader import Index
 from docqa.index.shards import shard_name, write_top_manifest
@@ -222,13 +223,28 @@ def build_sharded(
     started = time.perf_counter()
     stamp = fingerprint(paths, settings)
     target = resolve_target(index_dir)
-    check_replaceable(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clean_debris(target)
+    with build_lock(target):  # a second build of the same index raises IndexBusy
+        check_replaceable(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_debris(target)
+        built, top = _build_locked(paths, target, settings, shard_rows, groups, runner, stamp)
+    return _report(target, built, settings, paths, int(top.bm25["n_terms"]), started)
+
+
+def _build_locked(
+    paths: Sequence[str | Path],
+    target: Path,
+    settings: IndexSettings,
+    shard_rows: int,
+    groups: int,
+    runner: Runner[Any, Any],
+    stamp: str,
+) -> tuple[list[GroupResult], Any]:
+    """The groups built, cut into shards in a work folder, installed at ``target``."""
     tmp = target.parent / f".{target.name}.tmp-{_tag()}"
     work = tmp / ".work"
-    work.mkdir(parents=True)
     try:
+        work.mkdir(parents=True)
         plan = plan_groups(paths, groups)
         tasks = [GroupTask(i, files, str(work), settings) for i, files in enumerate(plan)]
         built: list[GroupResult] = runner(build_group, tasks)
@@ -240,7 +256,7 @@ def build_sharded(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return _report(target, built, settings, paths, int(top.bm25["n_terms"]), started)
+    return built, top
 
 
 def _cut_all(

@@ -262,14 +262,15 @@ LINKS = "links to pages read"
 COPIES = (BUILT_SOURCES, OTHER_FORMATS, LINKS)  # counted apart from the files of other types
 
 
-def _one_per_id(relatives: list[str]) -> list[bool]:
-    """Per file (paths relative to one folder walked, in walk order), whether it is read:
-    of the files whose ids would be the same, the one of the most kept format."""
+def _one_per_id(relatives: list[str]) -> list[int]:
+    """Per file (paths relative to one folder walked, in walk order), the index of the file
+    read for its ids: of the files whose ids would be the same, the one of the most kept
+    format (a file read for its own ids gives its own index)."""
     best: dict[str, tuple[int, int]] = {}
     for i, relative in enumerate(relatives):
         key, rank = id_base(relative), (_FORMAT_RANK[format_of(relative) or "text"], i)
         best[key] = min(best.get(key, rank), rank)
-    return [best[id_base(r)][1] == i for i, r in enumerate(relatives)]
+    return [best[id_base(r)][1] for r in relatives]
 
 
 def _one_per_file(entries: list[os.DirEntry[str]]) -> list[bool]:
@@ -318,13 +319,29 @@ def _walk(
     if others is not None and not all(files):
         others[LINKS] += files.count(False)
     wanted = [w for w, read in zip(wanted, files, strict=True) if read]
-    for (relative, entry), read in zip(wanted, _one_per_id([r for r, _ in wanted]), strict=True):
-        if read:  # the same Path as given.joinpath(*parts), parsed once
+    kept = _one_per_id([r for r, _ in wanted])
+    for i, (relative, entry) in enumerate(wanted):
+        if kept[i] == i:  # the same Path as given.joinpath(*parts), parsed once
             found.append((Path(entry.path), relative))
             if stats is not None:
                 stats.append(entry.stat())  # as Path.stat: a symlink's target (cached)
-        elif others is not None:
-            others[OTHER_FORMATS] += 1
+            continue
+        other, other_entry = wanted[kept[i]]
+        from docqa.text.same_page import same_page  # it reads files through this module
+
+        if same_page(Path(entry.path), relative, Path(other_entry.path), other):
+            if others is not None:
+                others[OTHER_FORMATS] += 1
+        else:
+            unknown.append(SkippedFile(relative, _other_text(other)))
+
+
+def _other_text(kept: str) -> str:
+    """Why a file is not read whose ids would be those of ``kept``, a different text."""
+    return (
+        f"its ids would be those of {kept}, which holds a different text; rename one of "
+        "them to index both"
+    )
 
 
 def find_files(

@@ -32,6 +32,7 @@ written again later. Text saved from a terminal formatter first loses its SGR es
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from docqa.text.documents import Block, Heading, Line
@@ -102,14 +103,7 @@ def text_items(text: str) -> list[Heading | Block]:
         elif paragraph:
             paragraphs.append(paragraph)
             paragraph = []
-    underlines: dict[str, int] = {}
-    items = [_items(p, underlines) for p in paragraphs]
-    if _indented_body(paragraphs):  # titles at the margin over indented text (a text dump)
-        for at in range(len(items) - 1):
-            if isinstance(items[at][0], Block) and _margin_title(
-                paragraphs[at], paragraphs[at + 1]
-            ):
-                items[at] = [Heading(paragraphs[at][0][1].strip(), 2, paragraphs[at][0][0])]
+    items = _paragraph_items(paragraphs)
     last = {
         " ".join(i[0].text.split()): at
         for at, i in enumerate(items)
@@ -120,6 +114,27 @@ def text_items(text: str) -> list[Heading | Block]:
         alone = len(found) == 1 and isinstance(found[0], Heading)
         out.extend([_block(p)] if alone and last[" ".join(found[0].text.split())] != at else found)
     return out
+
+
+def _paragraph_items(paragraphs: list[list[tuple[int, str]]]) -> list[list[Heading | Block]]:
+    """Each paragraph's items (``_items``; a title at the margin over indented text, in a
+    text dump, as a heading). A paragraph that became anything but one heading is emptied
+    as its items are made: its raw lines would otherwise stay beside their blocks' copies
+    (twice the text's lines in memory, the most of a large file's parse)."""
+    margin: set[int] = set()
+    if _indented_body(paragraphs):  # titles at the margin over indented text (a text dump)
+        pairs = itertools.pairwise(paragraphs)
+        margin = {at for at, (p, after) in enumerate(pairs) if _margin_title(p, after)}
+    underlines: dict[str, int] = {}
+    items: list[list[Heading | Block]] = []
+    for at, p in enumerate(paragraphs):
+        found = _items(p, underlines)
+        if at in margin and isinstance(found[0], Block):
+            found = [Heading(p[0][1].strip(), 2, p[0][0])]
+        items.append(found)
+        if not (len(found) == 1 and isinstance(found[0], Heading)):
+            paragraphs[at] = []  # text_items needs a paragraph again only for a lone heading
+    return items
 
 
 def _block(paragraph: list[tuple[int, str]]) -> Block:
