@@ -1,9 +1,9 @@
 """How often does the offline answer hold the key fact? Per collection, embedder and mode.
 
 For every answerable question with ``must_contain`` it retrieves the top ``k`` passages with the
-default guard (as ``docqa ask`` does), answers with the extractive model and counts the answer
-as right when it holds every ``must_contain`` string (case-insensitive); a refusal counts as
-wrong. It prints facts / answerable with recall@5 and MRR@10 of the same retriever, per
+default guard (as ``docqa ask`` does), answers with the extractive model (judging meaning with
+MiniLM when installed, unless ``--meaning none``) and counts the answer as right when it
+holds every ``must_contain`` string (case-insensitive); a refusal counts as wrong. It prints facts / answerable with recall@5 and MRR@10 of the same retriever, per
 collection, and the mean over the collections given. Retrieved passages are cached under
 ``--scratch`` (``prompts-*.json``), so a change to the answerer re-runs in seconds. Run:
 
@@ -30,7 +30,7 @@ from docqa.embed.choices import make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.eval import load_questions
 from docqa.eval.metrics import recall_at, reciprocal_rank
-from docqa.models.extractive import reply
+from docqa.models.extractive import ExtractiveModel, reply
 from docqa.prompt import Passage, build_prompt, read_prompt
 from docqa.types import Retriever
 
@@ -83,7 +83,9 @@ def prompts(name: str, embedder: str, mode: str, scratch: Path) -> list[dict[str
     return out
 
 
-def figures(cases: list[dict[str, Any]]) -> tuple[float, float, float, int]:
+def figures(
+    cases: list[dict[str, Any]], meaning: Embedder | None
+) -> tuple[float, float, float, int]:
     """recall@5, MRR@10 over all answerable questions; facts over those with must_contain."""
     r5 = sum(recall_at(c["ranked"], c["relevant"], 5) for c in cases) / len(cases)
     mrr = sum(reciprocal_rank(c["ranked"], c["relevant"], 10) for c in cases) / len(cases)
@@ -91,7 +93,7 @@ def figures(cases: list[dict[str, Any]]) -> tuple[float, float, float, int]:
     right = 0
     for c in labelled:
         passages = [Passage(*p) for p in c["passages"]]
-        text = reply(c["question"], passages).lower() if passages else ""
+        text = reply(c["question"], passages, meaning).lower() if passages else ""
         right += all(s.lower() in text for s in c["must_contain"])
     return r5, mrr, right / max(1, len(labelled)), len(labelled)
 
@@ -102,14 +104,22 @@ def main() -> None:
     parser.add_argument("--embedders", default="hashing")
     parser.add_argument("--modes", default="hybrid")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-quality"))
+    parser.add_argument(
+        "--meaning",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto: the answer judges sentences' meaning with MiniLM when installed, as "
+        "`docqa ask` does; none: by words alone (a bare install)",
+    )
     args = parser.parse_args()
+    meaning = ExtractiveModel.auto().meaning if args.meaning == "auto" else None
     print(f"{'corpus':12s} {'embedder':8s} {'mode':8s} {'n':>4s}  R@5    MRR@10 facts")
     for embedder in args.embedders.split(","):
         for mode in args.modes.split(","):
             rows = []
             for name in args.corpora.split(","):
                 cases = prompts(name, embedder, mode, args.scratch)
-                r5, mrr, facts, n = figures(cases)
+                r5, mrr, facts, n = figures(cases, meaning)
                 rows.append((r5, mrr, facts))
                 print(
                     f"{name:12s} {embedder:8s} {mode:8s} {n:4d}  {r5:.3f}  {mrr:.3f}  {facts:.3f}"

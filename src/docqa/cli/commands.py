@@ -210,7 +210,7 @@ def make_model(args: argparse.Namespace) -> ModelClient:
     from docqa import models
 
     if args.backend == "extractive":
-        return models.ExtractiveModel()
+        return models.ExtractiveModel.auto()
     if args.backend == "fake":
         replies = args.fake_reply or ["This is a scripted reply."]
         return models.FakeModel(replies * 1000)

