@@ -64,3 +64,11 @@ def test_citations_side_by_side_belong_to_one_claim_and_trailing_text_is_no_clai
 def test_no_citation_says_none() -> None:
     assert summary((), (), ()) == "none"
     assert claims("Nothing cited here.", HITS) == ()
+
+
+def test_a_claim_after_a_citation_does_not_start_with_the_previous_sentence_end() -> None:
+    text = "DVDs are lent for 7 days [loans#periods]. Board games for 14 days [loans#periods]."
+    assert [c.text for c in claims(text, HITS)] == [
+        "DVDs are lent for 7 days",
+        "Board games for 14 days",
+    ]

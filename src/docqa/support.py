@@ -80,7 +80,8 @@ def claims(text: str, passages: Sequence[Hit]) -> tuple[Claim, ...]:
     out: list[tuple[str, list[str]]] = []
     start = 0
     for begin, end, ids in _citations(text):
-        stretch = " ".join(text[start:begin].split())
+        # what ends the previous claim's sentence (". " after its citation) is not this claim's
+        stretch = " ".join(text[start:begin].split()).lstrip(".,;:!? ")
         if stretch or not out:
             out.append((stretch, list(ids)))
         else:

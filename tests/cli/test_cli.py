@@ -40,7 +40,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str]) -> None:
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the sample library indexed at the default .docqa/index."""
     cwd = tmp_path_factory.mktemp("cli")
-    result = docqa("index", str(LIBRARY), cwd=cwd)
+    result = docqa("index", str(LIBRARY), "--embedder", "hashing", cwd=cwd)
     assert result.returncode == 0, result.stderr
     assert "indexed 12 documents" in result.stdout
     assert "embedder hashing-256-v1" in result.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from docqa.cli.main import EMBEDDERS as CLI_EMBEDDERS
-from docqa.embed.choices import EMBEDDERS
+from docqa.embed.choices import AUTO, EMBEDDERS
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
@@ -27,7 +27,7 @@ def docqa(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[str
 
 
 def test_cli_choices_match_the_registry() -> None:
-    assert CLI_EMBEDDERS == EMBEDDERS
+    assert CLI_EMBEDDERS == (AUTO, *EMBEDDERS)
 
 
 def _entries(stats: str) -> int:

@@ -35,7 +35,10 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str]) -> None:
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cwd = tmp_path_factory.mktemp("trust")
-    assert docqa("index", str(LIBRARY), "--index", "ix", cwd=cwd).returncode == 0
+    assert (
+        docqa("index", str(LIBRARY), "--index", "ix", "--embedder", "hashing", cwd=cwd).returncode
+        == 0
+    )
     return cwd / "ix"
 
 

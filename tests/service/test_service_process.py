@@ -249,8 +249,8 @@ def test_drift_model_option_over_http(tmp_path: Path) -> None:
     library = Path(__file__).resolve().parents[2] / "examples" / "library"
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     subprocess.run([sys.executable, "-m", "docqa", "index", str(library), "--index",
-                    str(tmp_path / "ix")], env=env, check=True, capture_output=True,
-                   timeout=120)  # fmt: skip
+                    str(tmp_path / "ix"), "--embedder", "hashing"], env=env, check=True,
+                   capture_output=True, timeout=120)  # fmt: skip
     passport = {"question": "How do I renew my passport?", "k": 3}
     hits = {}
     for option in ("auto", "embedder"):

