@@ -1,5 +1,6 @@
-"""Every shell example of README.md and docs/*.md that runs ``docqa`` is run, and its output
-must be what the page shows (durations, timestamps, pids and absolute paths masked).
+"""Every shell example of README.md and the pages under docs/ that runs ``docqa`` is run, and its
+output must be what the page shows (durations, timestamps, pids and absolute paths masked). The
+dated notes (``docs/notes/``) are left out: they record what was printed on their day.
 
 How the examples are found, run and compared, and the two comments that steer a block
 (``<!-- doc-test: skip REASON -->``, ``<!-- doc-test: setup COMMAND -->``), are in
