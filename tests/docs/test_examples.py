@@ -50,7 +50,9 @@ def offline_reason(block: Block) -> str | None:
         return block.skip
     text = "\n".join(block.setup + block.commands())
     shown = "\n".join(line for step in block.steps for line in step.expected)
-    if "minilm" in shown:  # an output of MiniLM's ("by minilm-l6-..."; a bare one says MiniLM)
+    # an output of MiniLM's ("embedder minilm-l6-...", "by minilm-l6-..."); a bare install's
+    # hint that names the minilm extra is not one
+    if re.search(r"\b(embedder|by) minilm-", shown):
         text += "\nminilm"
     return next((why for pattern, why in OFFLINE if re.search(pattern, text)), None)
 
