@@ -38,3 +38,10 @@ def test_the_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout == shown
+
+
+def test_every_link_of_the_readme_names_a_file_of_the_repository() -> None:
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 10, local
+    assert [link for link in local if not (ROOT / link).is_file()] == []
