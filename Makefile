@@ -7,7 +7,7 @@ PIP    := $(BIN)/python -m pip
 BUILD_FLAGS := --no-build-isolation -Cbuild-dir=build/cmake
 BUILD_DEPS  := "scikit-build-core>=0.10" "cython>=3.0" "cython-cmake>=0.2"
 
-.PHONY: demo test check bench install clean
+.PHONY: demo test check bench docs install clean
 
 # pip runs quietly; an echo before each long step says what the wait is for.
 $(BIN)/python:
@@ -73,5 +73,15 @@ bench: $(BIN)/python
 	$(BIN)/python -m pytest benchmarks -o python_files='bench_*.py' -p no:randomly \
 		--benchmark-columns=min,median,max,rounds --benchmark-sort=name $(BENCH_ARGS)
 
+# The documentation site: the guide, docs/design.md, the dated notes and the API reference read
+# from the docstrings of src/ (griffe reads the source; nothing is imported). --strict fails on
+# a broken link, a docstring that does not parse or a public name without a docstring.
+docs: $(BIN)/python
+	@echo "installing the build tools (scikit-build-core, cython) ..."
+	$(PIP) install --quiet $(BUILD_DEPS)
+	@echo "building docqa with its docs extra: MkDocs, Material, mkdocstrings ..."
+	$(PIP) install --quiet $(BUILD_FLAGS) ".[docs]"
+	$(BIN)/mkdocs build --strict -d site
+
 clean:
-	rm -rf build dist .venv .pytest_cache .hypothesis .benchmarks
+	rm -rf build dist .venv .pytest_cache .hypothesis .benchmarks site

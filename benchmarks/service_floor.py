@@ -1,5 +1,5 @@
 """Where "HTTP adds" comes from: the service in-process, and this machine's floor for a
-request that takes a while (docs/service.md, fifth pass). Not a test.
+request that takes a while (docs/notes/2026-12-service.md, fifth pass). Not a test.
 
     cd benchmarks && ../.venv/bin/python service_floor.py [--pairs 300]
 

@@ -1,7 +1,7 @@
 """Could a semantic embedder's scores refuse what term statistics cannot? Measured, not kept.
 
 The lexical guard cannot tell "Can I bring my dog to the library?" from the library's
-paraphrased answerable questions (``docs/trust.md``). With MiniLM, two signals are candidates:
+paraphrased answerable questions (``docs/notes/2026-12-guard.md``). With MiniLM, two signals are candidates:
 
 - **top**: the best cosine between the question and any passage (an absolute threshold);
 - **standout**: how far the best cosine stands above the question's cosines to every row,

@@ -86,6 +86,7 @@ class IndexSettings:
             )
 
     def make_embedder(self) -> Embedder:
+        """A new embedder of these settings' kind and dimension."""
         return make_embedder(self.embedder, dim=self.dim)
 
 

@@ -48,6 +48,10 @@ MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
 
 @dataclass
 class Collection(TenantLookup):
+    """One opened index directory: its chunks, its embedder, its BM25 index and the guard's
+    settings, handing out retrievers by mode (``retriever``) and searching batches
+    (``search_batch``). Made by ``Collection.open``."""
+
     index: Index
     embedder: Embedder
     bm25: BM25Index

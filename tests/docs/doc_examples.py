@@ -68,9 +68,13 @@ class Block:
         return [s.command for s in self.steps]
 
 
+NOTES = ROOT / "docs" / "notes"  # dated notes: what was printed that day, kept as written
+
+
 def pages() -> list[Path]:
-    """README.md and every Markdown page under docs/."""
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    """README.md and every Markdown page under docs/ but the dated notes."""
+    found = sorted((ROOT / "docs").rglob("*.md"))
+    return [ROOT / "README.md", *(page for page in found if not page.is_relative_to(NOTES))]
 
 
 def blocks(page: Path) -> list[Block]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from doc_examples import Runner, blocks, mask, matches, rewrite
+from doc_examples import NOTES, ROOT, Runner, blocks, mask, matches, pages, rewrite
 
 PAGE = """# A page
 
@@ -84,3 +84,11 @@ def test_a_page_is_run_and_a_stale_output_rewritten(page: Path, tmp_path: Path) 
     assert fresh.steps[0].expected == [results[0][0].strip()]
     assert fresh.steps[0].expected[0].startswith("docqa ") and "wrong" not in page.read_text()
     assert fresh.steps[2].expected == ["...", "(exit 2)"]  # a step that matched is kept
+
+
+def test_the_guide_is_run_and_the_dated_notes_are_not() -> None:
+    found = pages()
+    assert found[0] == ROOT / "README.md"
+    assert ROOT / "docs" / "guide" / "indexing.md" in found
+    assert not [page for page in found if page.is_relative_to(NOTES)]
+    assert list(NOTES.glob("*.md")), "docs/notes/ holds the dated notes"

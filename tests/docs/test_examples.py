@@ -1,5 +1,6 @@
-"""Every shell example of README.md and docs/*.md that runs ``docqa`` is run, and its output
-must be what the page shows (durations, timestamps, pids and absolute paths masked).
+"""Every shell example of README.md and the pages under docs/ that runs ``docqa`` is run, and its
+output must be what the page shows (durations, timestamps, pids and absolute paths masked). The
+dated notes (``docs/notes/``) are left out: they record what was printed on their day.
 
 How the examples are found, run and compared, and the two comments that steer a block
 (``<!-- doc-test: skip REASON -->``, ``<!-- doc-test: setup COMMAND -->``), are in
@@ -49,7 +50,9 @@ def offline_reason(block: Block) -> str | None:
         return block.skip
     text = "\n".join(block.setup + block.commands())
     shown = "\n".join(line for step in block.steps for line in step.expected)
-    if "minilm" in shown:  # an output of MiniLM's ("by minilm-l6-..."; a bare one says MiniLM)
+    # an output of MiniLM's ("embedder minilm-l6-...", "by minilm-l6-..."); a bare install's
+    # hint that names the minilm extra is not one
+    if re.search(r"\b(embedder|by) minilm-", shown):
         text += "\nminilm"
     return next((why for pattern, why in OFFLINE if re.search(pattern, text)), None)
 

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("target", ["demo", "test", "check", "bench"])
+@pytest.mark.parametrize("target", ["demo", "test", "check", "bench", "docs"])
 def test_every_quiet_pip_step_is_announced(target: str, tmp_path: Path) -> None:
     # a dry run of a fresh checkout: every step of the target, nothing executed
     plan = subprocess.run(

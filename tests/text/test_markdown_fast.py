@@ -140,7 +140,7 @@ def test_any_markup_soup_parses_the_same(text: str, fast: FastPath) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known divergence (docs/pipeline.md): markdown-it continues a block quote with a "
+    reason="known divergence (docs/notes/2026-12-indexing.md): markdown-it continues a block quote with a "
     "tab-indented '>' line; md4c hands the document back and pulldown-cmark reads the line "
     "as indented code",
 )
@@ -258,7 +258,7 @@ def test_md4c_hands_back_a_scheme_markdown_it_refuses() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known divergence (docs/pipeline.md): pulldown-cmark makes an autolink of a "
+    reason="known divergence (docs/notes/2026-12-indexing.md): pulldown-cmark makes an autolink of a "
     "scheme markdown-it's validateLink refuses (javascript:, vbscript:, file:, data:)",
 )
 def test_refused_scheme_on_the_pyromark_path() -> None:

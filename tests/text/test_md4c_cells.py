@@ -34,7 +34,9 @@ KNOWN_TABLE_DIVERGENCES = ["||:", "a||b", "\\\\|", "`\\|`"]
 
 
 @pytest.mark.skipif(not available(), reason="the package was built without md4c")
-@pytest.mark.xfail(strict=True, reason="known divergence of md4c's table cells (docs/pipeline.md)")
+@pytest.mark.xfail(
+    strict=True, reason="known divergence of md4c's table cells (docs/notes/2026-12-indexing.md)"
+)
 @pytest.mark.parametrize("row", KNOWN_TABLE_DIVERGENCES)
 def test_known_table_divergences(row: str) -> None:
     text = "| a | b |\n|---|---|\n" + row + "\n"

@@ -33,9 +33,14 @@ class Embedder(Protocol):
     @property
     def dim(self) -> int: ...
 
-    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        """``(len(texts), dim)`` float32 rows; ``query`` says the texts are questions (a model
+        may embed them differently from passages)."""
+        ...
 
-    def config(self) -> dict[str, Any]: ...
+    def config(self) -> dict[str, Any]:
+        """JSON-able settings that ``from_config`` turns back into this embedder."""
+        ...
 
 
 _E = TypeVar("_E")

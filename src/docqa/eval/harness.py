@@ -34,6 +34,8 @@ class Figure:
 
 @dataclass(frozen=True, slots=True)
 class QuestionResult:
+    """One question's outcome in one mode: the section of each hit (empty when refused)."""
+
     id: str
     kind: str
     sections: tuple[str, ...]  # section id of each hit, in rank order
@@ -46,6 +48,8 @@ class QuestionResult:
 
 @dataclass
 class ModeReport:
+    """One mode's figures: recall@k and MRR, recall@5 by kind, the guard's refusal shares."""
+
     mode: str
     figures: dict[str, Figure] = field(default_factory=dict)
     recall5_by_kind: dict[str, Figure] = field(default_factory=dict)
@@ -98,6 +102,8 @@ def summarise(
 
 @dataclass
 class EvalReport:
+    """The figures of every mode compared, over ``questions`` labelled questions."""
+
     questions: int
     modes: dict[str, ModeReport]
 

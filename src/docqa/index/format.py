@@ -98,6 +98,7 @@ class FileEntry:
     head: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The entry as the manifest writes it (``size`` and the digest under its algorithm)."""
         if self.algo == "sha256":
             return {"size": self.size, "sha256": self.digest}
         return {"size": self.size, self.algo: self.digest, "head": self.head}

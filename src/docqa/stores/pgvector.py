@@ -82,6 +82,7 @@ class PgVectorStore:
         self.close()
 
     def close(self) -> None:
+        """Close the store's database connection."""
         self.conn.close()
 
     def record(self) -> CollectionRecord | None:
