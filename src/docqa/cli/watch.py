@@ -4,7 +4,7 @@ It builds (or updates) the index once, then waits for changes and runs the same 
 ``docqa index`` after each burst of them (new, edited, moved or deleted files), in this one
 process. So an update pays none of a command's start-up: at 106 MB the interpreter, NumPy's
 and docqa's imports are ~0.2 s of a ~0.3 s ``docqa index`` after a 1% edit, and nothing of
-an update here (docs/pipeline.md, "docqa watch"). ``docqa serve`` on the same index reloads
+an update here (docs/notes/2026-12-indexing.md, "docqa watch"). ``docqa serve`` on the same index reloads
 each update as it lands (``docqa.service.live``).
 
 The changes only say *when* to look: every update scans the folders itself, as

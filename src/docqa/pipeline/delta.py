@@ -74,7 +74,7 @@ DELTA_SHARE = 0.125
 """The delta may hold up to this share of the collection's bytes, and the base as many rows
 deleted; an update past either rewrites the whole index. A delta-updated index is searched
 as two parts whose top k merge (the base's deleted rows dropped from a deeper list); on
-106 MB (docs/pipeline.md) dense and hybrid search stay within ~10% of one index, keyword
+106 MB (docs/notes/2026-12-indexing.md) dense and hybrid search stay within ~10% of one index, keyword
 search costs ~0.2 ms more, and a rewrite every eighth of the bytes bounds the dead rows."""
 
 BASE, DELTA = "base", "delta"

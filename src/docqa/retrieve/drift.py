@@ -13,7 +13,7 @@ to the passage before and after:
   removing it raises the cosine. By at least ``max_drift``, the passage does not answer.
 
 The check needs a semantic embedder with a measured threshold: an embedder says so with a
-``guard_drift`` attribute (MiniLM: 0.1, ``docs/trust.md``). Lexical embedders (hashing,
+``guard_drift`` attribute (MiniLM: 0.1, ``docs/notes/2026-12-guard.md``). Lexical embedders (hashing,
 TF-IDF) have none: removing a word no row holds only ever raises their cosines, which says
 nothing the lexical checks do not. So over a lexical index MiniLM judges instead, when it is
 installed (the guard's ``drift_model``, :func:`docqa.retrieve.guard.drift_side`). Cosines are

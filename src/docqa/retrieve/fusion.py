@@ -139,7 +139,7 @@ def convex_fusion(
 # vectors; 0 for a lexical embedder's (hashing, TF-IDF count the words BM25 counts: their
 # agreement with BM25 is no new evidence, and any weight above 0 lost to BM25 alone somewhere).
 # Leaving each of five collections out in turn picks 0 and 0.4-0.5 (benchmarks/quality/fusion.py,
-# docs/semantic.md); nothing is fitted per collection.
+# docs/notes/2026-12-semantic.md); nothing is fitted per collection.
 MODEL_DENSE_WEIGHT = 0.5
 LEXICAL_DENSE_WEIGHT = 0.0
 

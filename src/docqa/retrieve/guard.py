@@ -41,13 +41,13 @@ collection) remain for callers who calibrated them: ``min_cosine`` on the best d
 Every check must pass. No hits fail. The answer path then refuses without calling a model.
 
 Defaults, measured (``python benchmarks/guard_transfer.py``, figures per corpus and mode and
-leaving each corpus out in ``docs/trust.md``) on the sample library, the Python docs and the
+leaving each corpus out in ``docs/notes/2026-12-guard.md``) on the sample library, the Python docs and the
 Node.js API docs, checked on the Valgrind manual: ``names=True``, ``beyond_names=True``,
 ``min_coverage=0.15``, ``unknown_share_from=None``, ``unknown_from=None``,
 ``keyword_evidence=True``, ``drift=True`` with the model's threshold (``max_drift=None``),
 ``drift_model="auto"``.
 Measured since on ten corpora in all, most with questions written before any score on them
-(``docs/trust.md``). ``docqa calibrate`` fits ``min_coverage``, ``unknown_from`` and
+(``docs/notes/2026-12-guard.md``). ``docqa calibrate`` fits ``min_coverage``, ``unknown_from`` and
 ``unknown_share_from`` to a collection's own labelled questions and stores them in the index
 manifest.
 """
@@ -83,7 +83,7 @@ DEFAULT_MIN_COVERAGE = 0.15
 # word such a collection never uses is likely foreign to it: where the unknown-share rule (and
 # unknown_from) are turned on, this is the size they were measured from. The constant dates
 # from the unknown_from rule (fourth pass); the seventeenth pass reused it rather than fit a
-# new one, and the twentieth turned the rule off by default (docs/trust.md).
+# new one, and the twentieth turned the rule off by default (docs/notes/2026-12-guard.md).
 LARGE_VOCABULARY = 2000
 # Which model judges the drift check (GuardConfig.drift_model; see the module docstring).
 DRIFT_MODELS = ("auto", "embedder", "minilm")

@@ -173,7 +173,7 @@ class HybridRetriever:
     fused score; its ``components`` hold each retriever's score and rank where it found the row.
 
     Why bounded by default: it is the rule that stays at or above the better side on the most
-    collections and with both embedders; see docs/semantic.md for the figures.
+    collections and with both embedders; see docs/notes/2026-12-semantic.md for the figures.
     """
 
     components = (DENSE, KEYWORD)

@@ -2,7 +2,7 @@
 
 ``CompactMatrix.from_float32(matrix)`` stores every row ``x`` (float32, length d) as int8
 codes ``c`` with one float32 scale ``a`` per row (symmetric: ``a = max|x_i| / 127``,
-``c_i = rint(x_i / a)``; see ``docs/compact.md`` for the measured comparison with scale +
+``c_i = rint(x_i / a)``; see ``docs/notes/2026-12-compact.md`` for the measured comparison with scale +
 offset), plus two float32 bound terms per row. A search scans the codes, gets a proven upper
 bound of every row's *canonical* float32 score (:mod:`docqa.search.kernels`), and rescores
 canonically, from the float32 rows, only the rows whose bound reaches the k-th canonical score

@@ -212,7 +212,7 @@ class Service:
         overlap and costs a hand-over each way and a cold start (measured, paired: 0.5 ms of
         CPU and of p50 latency per request, with the same 8-client throughput). So does a lone
         request, the only one in work: no other is there to overlap with, and the hand-over
-        would cost its latency ~0.5 ms (measured, docs/service.md); one arriving meanwhile is
+        would cost its latency ~0.5 ms (measured, docs/notes/2026-12-service.md); one arriving meanwhile is
         read when the search ends, as it would wait for the cores anyway."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
         if await self.in_loop(body):
@@ -225,7 +225,7 @@ class Service:
         this process in bounded CPU time (``in_process = True``: the extractive one) answers
         where the search ran, in the same hand-over: its work holds the GIL like a keyword
         search's, so a thread of its own buys no overlap and costs a thread start and two
-        wake-ups per answer (1.0 ms of p50 in-process, measured, docs/service.md). Any other
+        wake-ups per answer (1.0 ms of p50 in-process, measured, docs/notes/2026-12-service.md). Any other
         model (a backend over the network, or the scripted fake) streams in a thread of its
         own through :func:`relay`, under the model timeout, and is closed when the wait ends."""
         if getattr(self.model, "in_process", False) is not True:

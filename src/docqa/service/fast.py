@@ -3,7 +3,7 @@ framework's per-request machinery.
 
 FastAPI's routing, dependency solving, body handling (``json.loads``, then validation of the
 dict) and exception middlewares cost the server more CPU per request than a keyword search
-takes (docs/service.md has the profile). This pure ASGI middleware sits inside the access log
+takes (docs/notes/2026-12-service.md has the profile). This pure ASGI middleware sits inside the access log
 and the body limit and serves the two JSON endpoints when the request is an ordinary good one:
 
 - ``Content-Type: application/json``, a body that pydantic's compiled validator accepts

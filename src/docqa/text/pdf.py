@@ -1,7 +1,7 @@
 """PDF files to one section per page, with pypdfium2 (PDFium, the extra ``pdf``).
 
 Why PDFium: it reads the text layer of a 200-page file about 5x faster than the pure-Python
-pypdf (``docs/pipeline.md``) and is the engine of a major browser, so broken files are its
+pypdf (``docs/notes/2026-12-indexing.md``) and is the engine of a major browser, so broken files are its
 daily bread. Each page with text becomes a section whose heading is ``"p. 7"`` and whose
 ``page`` is 7, so its id is ``guide.pdf#p7`` and its chunks carry ``metadata["page"]``;
 lines are numbered through the whole file, paragraphs split at blank lines. An encrypted

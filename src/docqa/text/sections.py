@@ -38,7 +38,7 @@ INTRO_SLUG = "intro"
 # How many times a chunk's heading path counts in its BM25 row: the heading is a title field
 # weighted 2 against the body, by repetition (BM25F weights fields so; a heading names what
 # its section is about in the fewest words). Measured on seven collections, keyword mode
-# (docs/semantic.md, "Headings count twice"): recall@5 and MRR@10 the same or better on
+# (docs/notes/2026-12-semantic.md, "Headings count twice"): recall@5 and MRR@10 the same or better on
 # each but one MRR (-0.004); 3 cost recall on one. The embedder sees the heading once.
 HEADING_WEIGHT = 2
 _NOT_ALNUM = re.compile(r"[\W_]+")
