@@ -91,7 +91,17 @@ def test_search_returns_hits_in_the_documented_shape(live: LiveIndex) -> None:
 def test_ask_answers_with_checked_sources_and_refuses_without_a_model_call(live: LiveIndex) -> None:
     answered = one(live, "POST", "/ask", {"question": FINE})
     body = answered.json()
-    assert set(body) == {"answer", "sources", "refused", "cited", "not_retrieved", "usage", "cost"}
+    assert set(body) == {
+        "answer",
+        "sources",
+        "refused",
+        "cited",
+        "not_retrieved",
+        "claims",
+        "usage",
+        "cost",
+    }
+    assert body["claims"] and all(c["supported"] for c in body["claims"])  # extractive quotes
     assert "ten cents" in body["answer"] and body["refused"] is False
     assert body["cited"] and body["not_retrieved"] == []
     assert body["cited"][0] in {s["id"] for s in body["sources"]}
@@ -106,6 +116,9 @@ def test_ask_flags_a_citation_that_was_not_retrieved(live: LiveIndex) -> None:
     body = one(live, "POST", "/ask", {"question": FINE}, model=fake).json()
     assert body["cited"] == ["acme/fines#overdue-fines", "made/up#id"]
     assert body["not_retrieved"] == ["made/up#id"]
+    [claim] = body["claims"]
+    assert claim["text"] == "Ten cents a day" and claim["supported"] is False
+    assert "made/up#id" in claim["not_supported_by"]
 
 
 def test_stream_frames_pieces_done_then_sources(live: LiveIndex) -> None:
