@@ -222,6 +222,8 @@ class Pass:
             self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
             if f.source in self.stats:
                 self.files[f.source]["stat"] = list(self.stats[f.source])
+            if f.ids:
+                self.files[f.source]["ids"] = f.ids
         self._flush(result, starts, span)
         p = result.postings
         self.runs.add(p.hashes, new_rows[p.rows], p.tf)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -45,11 +45,13 @@ class Task:
     verified: Mapping[str, int] = field(default_factory=dict)  # source -> size: known
     # files the caller has already read and found unchanged (reused without reading)
     heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
+    suffixed: frozenset[str] = frozenset()  # sources whose ids keep their suffix (text.ids)
 
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """What became of one file: ``chunks`` rows (0 when skipped or reused)."""
+    """What became of one file: ``chunks`` rows (0 when skipped or reused); ``ids``: the
+    part of its ids before ``#`` when they keep its suffix (``docqa.text.ids.suffixed``)."""
 
     source: str
     size: int
@@ -57,6 +59,7 @@ class FileResult:
     chunks: int
     reused: bool = False
     skipped: str = ""
+    ids: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,18 +167,20 @@ def _one_file(
 ) -> FileResult:
     """Read, parse and chunk one file, its records and texts appended to the lists; the
     file's bytes and parsed document are let go on return, before the group is embedded."""
+    ids = source if source in task.suffixed else ""
     if source in task.verified:
-        return FileResult(source, task.verified[source], task.known[source], 0, True)
+        return FileResult(source, task.verified[source], task.known[source], 0, True, ids=ids)
     data = read_bytes(path)
     if isinstance(data, SkippedFile):
         return FileResult(source, 0, "", 0, skipped=data.reason)
     sha, size = hashlib.sha256(data).hexdigest(), len(data)
     if task.known.get(source) == sha:
-        return FileResult(source, size, sha, 0, reused=True)
+        return FileResult(source, size, sha, 0, reused=True, ids=ids)
     doc = document_from_bytes(source, data, sha)
     del data
     if isinstance(doc, SkippedFile):
         return FileResult(source, size, sha, 0, skipped=doc.reason)
+    doc = replace(doc, ids=ids) if ids else doc
     if task.tenant_from_folder:
         doc = folder_tenant(doc)
     found, embed_texts = chunk_records(
@@ -184,7 +189,7 @@ def _one_file(
     )  # fmt: skip
     records.extend(found)
     texts.extend(embed_texts)
-    return FileResult(source, size, sha, len(found))
+    return FileResult(source, size, sha, len(found), ids=ids)
 
 
 def vectors_and_postings(
