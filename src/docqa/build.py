@@ -398,7 +398,7 @@ def _stream(
     with stream.gc_paused(), state:  # the state closes the old files it copied from
         for result in stream.results(tasks, min(workers, len(cut))):
             state.take(result)
-            done_files += len(result.files)
+            done_files += sum(not f.more for f in result.files)  # (a part of a file: more)
             done_bytes += sum(f.size for f in result.files)
             if progress:
                 progress("files", done_files, len(sized))

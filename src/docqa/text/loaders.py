@@ -411,14 +411,35 @@ def read_bytes(path: Path) -> bytes | SkippedFile:
 def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
     """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
     when they cannot become a document. Pure."""
-    fmt = format_of(source)
+    content = decoded(source, data)
+    if isinstance(content, SkippedFile):
+        return content
+    return document_from_decoded(source, content, file_hash)
+
+
+def decoded(source: str, data: bytes) -> str | bytes | SkippedFile:
+    """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
+    a ``SkippedFile`` when they cannot be. A caller that lets the bytes go before parsing
+    (``document_from_decoded``) holds a large file's text once while it is parsed."""
     try:
         if source.lower().endswith(GZIP):
             data = _gunzip(data)
-        if fmt == "pdf":
-            document = _pdf_document(source, data)
+        if format_of(source) == "pdf":
+            return data
+        return _decode(data, html=format_of(source) == "html")
+    except _Skip as exc:
+        return SkippedFile(source, str(exc))
+
+
+def document_from_decoded(
+    source: str, content: str | bytes, file_hash: str
+) -> Document | SkippedFile:
+    """``document_from_bytes`` of what ``decoded`` gave. Pure."""
+    try:
+        if isinstance(content, bytes):
+            document = _pdf_document(source, content)
         else:
-            document = parse_document(source, _decode(data, html=fmt == "html"))
+            document = parse_document(source, content)
     except (_Skip, PdfSkip, InputError) as exc:
         return SkippedFile(source, str(exc))
     document = replace(document, content_hash=file_hash)
