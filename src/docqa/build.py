@@ -42,6 +42,7 @@ from docqa.pipeline.previous import Scan, old_rows, trusted, up_to_date
 from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
 from docqa.pipeline.work import Task
 from docqa.text.documents import READERS, LoadReport, SkippedFile
+from docqa.text.ids import suffixed
 from docqa.text.loaders import _raise_nothing_loaded
 from docqa.text.sections import HEADING_WEIGHT
 from docqa.text.windows import check_window
@@ -107,6 +108,8 @@ class BuildReport:
     # files met in the folders that are of no type docqa reads: (suffix, count), most first
     passed_over: tuple[tuple[str, int], ...] = ()
     delta: int | None = None  # rows of the delta when the update was written as one
+    # (copy, file read for it) of each page passed over as the same page in another format
+    copies: tuple[tuple[str, str], ...] = ()
 
 
 def passed_over(others: Counter[str]) -> tuple[tuple[str, int], ...]:
@@ -215,15 +218,16 @@ def _build_locked(
     scanned_ns = time.time_ns()  # before any file is looked at (see sources.stat_trusted)
     others: Counter[str] = Counter()
     met: list[os.stat_result] = []
-    found, unknown = discover(paths, others, met)
+    copies: list[tuple[str, str]] = []
+    found, unknown = discover(paths, others, met, copies)
     stats = [stat_of(st) for st in met]
     stamp = _stamp(found, stats, unknown, settings)
     scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
                  {s: st for (_, s), st in zip(found, stats, strict=True)},
-                 not verify)  # fmt: skip
+                 not verify, suffixed(s for _, s in found))  # fmt: skip
     warnings: list[str] = []
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
-              progress, warnings, started)  # fmt: skip
+              progress, warnings, started, copies=tuple(copies))  # fmt: skip
     layered = delta.previous_delta(target, settings)
     if layered is not None and not rewrite and delta.up_to_date(layered, scan, stamp):
         return delta.kept(layered, run)  # (--rewrite makes a delta-updated index whole)
@@ -232,7 +236,8 @@ def _build_locked(
         if previous is not None and up_to_date(previous, scan, stamp):
             # nothing to copy, so nothing to verify (`--verify` trusts no stat: never here)
             kept = _kept(previous, unknown, settings.make_embedder().name, 0.0)
-            return replace(kept, passed_over=run.passed_over, seconds=time.perf_counter() - started)
+            return replace(kept, passed_over=run.passed_over, copies=run.copies,
+                           seconds=time.perf_counter() - started)  # fmt: skip
         layered = None if previous is None else delta.plain(previous)
         del previous
     checked = None
@@ -266,6 +271,7 @@ class Run:
     warnings: list[str]
     started: float
     checked: dict[str, int] | None = None  # files already found unchanged in ``previous``
+    copies: tuple[tuple[str, str], ...] = ()  # BuildReport.copies
 
 
 def _write(
@@ -315,6 +321,7 @@ def _write(
             seconds=0.0,
             warnings=tuple(run.warnings),
             passed_over=run.passed_over,
+            copies=run.copies,
         )
         del previous, state  # the previous index's maps close here (it holds no cycle)
         builder.commit(embedder, meta)
@@ -364,7 +371,7 @@ def _stream(
     )
     sized = scan.sized
     cut = list(stream.groups(sized))
-    known = {s: rec.sha256 for s, rec in old.items()}
+    known = {s: rec.sha256 for s, rec in old.items() if scan.same_ids(s, rec.ids)}
     verified = (
         stream.unchanged(sized, known, trusted(scan, old, previous)) if checked is None else
         {s: n for s, n in checked.items() if s in known}
@@ -376,11 +383,12 @@ def _stream(
             settings.overlap,
             settings.headings,
             None if fitted else embedder,
-            {s: old[s].sha256 for _, s in group if s in old},
+            {s: known[s] for _, s in group if s in known},
             keep_texts=fitted,
             tenant_from_folder=settings.tenant_from_folder,
             verified={s: verified[s] for _, s in group if s in verified},
             heading_weight=settings.heading_weight,
+            suffixed=frozenset(s for _, s in group if s in scan.suffixed),
         )
         for group in cut
     )
@@ -391,7 +399,7 @@ def _stream(
     with stream.gc_paused(), state:  # the state closes the old files it copied from
         for result in stream.results(tasks, min(workers, len(cut))):
             state.take(result)
-            done_files += len(result.files)
+            done_files += sum(not f.more for f in result.files)  # (a part of a file: more)
             done_bytes += sum(f.size for f in result.files)
             if progress:
                 progress("files", done_files, len(sized))

@@ -247,7 +247,8 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     [summary] = result.stdout.splitlines()
     assert "indexed 1 document" in summary and "skipped 0 (none)" in summary
-    assert "; passed over 1 copy of pages read (the same page in another format 1); " in summary
+    assert "; passed over 1 copy of pages read (the same page in another format 1: ok.md read " \
+           "for ok.html); " in summary  # fmt: skip
     assert ("passed over 4 files of other types (.tex 2, (no suffix) 1, .png 1; docqa reads "
             ".md, .rst, .adoc, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts

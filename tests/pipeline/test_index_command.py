@@ -15,6 +15,7 @@ from docqa.build import build_index
 from docqa.errors import InputError
 from docqa.index import open_index
 from docqa.pipeline.sources import discover
+from docqa.text.ids import suffixed
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
@@ -121,8 +122,9 @@ def test_folders_whose_pages_would_share_ids_get_prefixed_ids(tmp_path: Path) ->
     named, _ = discover([tmp_path / "a" / "admin.md", tmp_path / "b" / "admin.html"])
     assert [s for _, s in named] == ["a/admin.md", "b/admin.html"]
     (tmp_path / "a" / "admin.html").write_text("<h1>Admin</h1><p>built here</p>")
-    with pytest.raises(InputError, match=r"admin\.html would both get the ids \S*a/admin#\.\.\.;"):
-        discover([tmp_path / "a" / "admin.md", tmp_path / "a" / "admin.html"])
+    named, _ = discover([tmp_path / "a" / "admin.md", tmp_path / "a" / "admin.html"])
+    assert [s for _, s in named] == ["admin.md", "admin.html"]  # one folder: no labels
+    assert suffixed(s for _, s in named) == {"admin.md", "admin.html"}  # ids keep suffixes
 
 
 def test_the_same_folder_twice_is_refused(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docqa.errors import InputError
-from docqa.text import SkippedFileWarning, load_path, load_paths, parse_document
+from docqa.text import SkippedFileWarning, load_path, load_paths, parse_document, section_ids
 from docqa.text.html import parse_html
 from docqa.text.loaders import LINKS, OTHER_FORMATS, find_files
 
@@ -146,15 +146,17 @@ def test_files_of_one_name_and_different_texts_are_not_taken_for_copies(
     write(tmp_path, "good.html", "<h1>Other</h1><p>Whales sing under the cold sea.</p>")
     write(tmp_path, "same.md", "# Same\n\nThe page, as its writer keeps it.\n")
     write(tmp_path, "same.html", "<h1>Same</h1><p>The page, as its writer keeps it.</p>")
+    write(tmp_path, "same.txt", "Same\n\nThe page, as its writer keeps it.\n")
     others: Counter[str] = Counter()
-    found, unknown = find_files([tmp_path], others)
-    assert [source for _, source in found] == ["good.md", "same.md"]
-    assert others == {OTHER_FORMATS: 1}  # same.html, and only it
-    reason = "its ids would be those of good.md, which holds a different text"
-    assert [(s.path, s.reason.startswith(reason)) for s in unknown] == [
-        ("good.html", True),
-        ("good.txt", True),
-    ]
+    copies: list[tuple[str, str]] = []
+    found, unknown = find_files([tmp_path], others, None, copies)
+    assert [source for _, source in found] == ["good.html", "good.md", "good.txt", "same.md"]
+    assert others == {OTHER_FORMATS: 2} and unknown == []
+    assert copies == [("same.html", "same.md"), ("same.txt", "same.md")]
+    documents, _ = load_paths([tmp_path])
+    assert [section_ids(d)[0] for d in documents] == [
+        "good.html#other", "good.md#good", "good.txt#intro", "same#same",
+    ]  # fmt: skip
 
 
 def test_a_file_met_twice_through_a_symlink_is_read_once_under_its_own_name(
@@ -175,11 +177,13 @@ def test_a_file_met_twice_through_a_symlink_is_read_once_under_its_own_name(
     assert [source for _, source in found] == ["notes.md"]
 
 
-def test_files_given_by_name_that_would_share_ids_are_an_error(tmp_path: Path) -> None:
+def test_files_given_by_name_that_would_share_ids_keep_their_suffixes(tmp_path: Path) -> None:
     md = write(tmp_path, "a.md", "# A\n\none\n")
     html = write(tmp_path, "a.html", "<h1>A</h1><p>two</p>")
-    with pytest.raises(InputError, match=r"a\.md and .*a\.html would both get the ids a#\.\.\.;"):
-        load_paths([md, html])
+    documents, _ = load_paths([md, html])
+    assert [section_ids(d) for d in documents] == [["a.md#a"], ["a.html#a"]]
+    with pytest.raises(InputError, match=r"a\.md and .*a\.md would both be 'a\.md'; "):
+        load_paths([md, md])
 
 
 def test_utf8_bom_and_uppercase_suffix(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from docqa.cli.words import count
 from docqa.controls import escape_controls
-from docqa.text.loaders import COPIES, READS
+from docqa.text.loaders import COPIES, OTHER_FORMATS, READS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 LISTED = 5
 NAMED_PER_REASON = 3
 SUFFIXES_SHOWN = 4  # of the files of other types, by suffix
+COPIES_NAMED = 3  # of the pages passed over as the same page in another format
 
 
 def build_summary(r: BuildReport) -> str:
@@ -29,7 +30,7 @@ def build_summary(r: BuildReport) -> str:
         f"indexed {count(r.documents, 'document')}, {count(r.chunks, 'chunk')} "
         f"({r.embedded} embedded, {r.reused} reused) into {_shown_path(r.path)}; "
         f"{'' if r.delta is None else 'written as a delta of ' + count(r.delta, 'row') + '; '}"
-        f"skipped {len(r.skipped)} ({skipped}); {passed_over_text(r.passed_over)}"
+        f"skipped {len(r.skipped)} ({skipped}); {passed_over_text(r.passed_over, r.copies)}"
         f"embedder {r.embedder}; vocabulary {count(r.vocabulary, 'term')}; {r.seconds:.2f} s"
     )
     return escape_controls("\n".join([line, *(f"warning: {w}" for w in r.warnings)]))
@@ -59,16 +60,21 @@ def skipped_text(files: Sequence[SkippedFile]) -> str:
     return "; ".join(parts) + "; each is listed on stderr"
 
 
-def passed_over_text(counts: Sequence[tuple[str, int]]) -> str:
-    """The copies of pages read that were passed over (``COPIES``), then the files of other
-    types met in the folders, by suffix (the most common first); nothing when there were
-    none."""
+def passed_over_text(
+    counts: Sequence[tuple[str, int]], named: Sequence[tuple[str, str]] = ()
+) -> str:
+    """The copies of pages read that were passed over (``COPIES``), the first few pages in
+    another format named with the file read for each (``named``: ``(copy, file read)``),
+    then the files of other types met in the folders, by suffix (the most common first);
+    nothing when there were none."""
     copies = [(what, n) for what, n in counts if what in COPIES]
     types = [(suffix, n) for suffix, n in counts if suffix not in COPIES]
     out = ""
     if copies:
         total = sum(n for _, n in copies)
-        shown = ", ".join(f"{what} {n}" for what, n in copies)
+        shown = ", ".join(
+            f"{what} {n}{_pairs(named) if what == OTHER_FORMATS else ''}" for what, n in copies
+        )
         out += f"passed over {count(total, 'copy', 'copies')} of pages read ({shown}); "
     if types:
         total = sum(n for _, n in types)
@@ -76,6 +82,15 @@ def passed_over_text(counts: Sequence[tuple[str, int]]) -> str:
         more = ", ..." if len(types) > SUFFIXES_SHOWN else ""
         out += f"passed over {count(total, 'file')} of other types ({shown}{more}; {READS}); "
     return out
+
+
+def _pairs(named: Sequence[tuple[str, str]]) -> str:
+    """``": vm.md read for vm.html, ... and 2 more"``: the first ``COPIES_NAMED`` pairs."""
+    if not named:
+        return ""
+    shown = ", ".join(f"{read} read for {copy}" for copy, read in named[:COPIES_NAMED])
+    more = len(named) - COPIES_NAMED
+    return f": {shown}{f' and {more} more' if more > 0 else ''}"
 
 
 def _shown_path(path: Any) -> str:

@@ -84,12 +84,14 @@ LINK_ERRORS = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPN
 @dataclass(frozen=True, slots=True)
 class Held:
     """Where a file's rows are: its part (base or delta), the local rows, the sha256 they were
-    built from and the stat the scan that recorded it saw."""
+    built from, the stat the scan that recorded it saw and its ids' part before ``#`` when
+    they keep its suffix (``OldFile.ids``)."""
 
     part: str
     rows: tuple[int, int]
     sha256: str
     stat: object = None
+    ids: object = ""
 
 
 @dataclass
@@ -119,7 +121,7 @@ def applies(settings: IndexSettings) -> bool:
 
 def plain(index: Index) -> Layered:
     """A plain index as the base of a first delta: all rows live, no delta."""
-    held = {s: Held(BASE, rec.rows, rec.sha256, rec.stat) for s, rec in old_rows(index).items()}
+    held = {s: Held(BASE, r.rows, r.sha256, r.stat, r.ids) for s, r in old_rows(index).items()}
     meta = index.manifest.meta
     return Layered(
         index,
@@ -175,7 +177,7 @@ def _held(files: object, sizes: dict[str, int]) -> dict[str, Held]:
             continue
         lo, hi = rows
         if type(lo) is int and type(hi) is int and 0 <= lo <= hi <= sizes[rec["part"]]:
-            out[source] = Held(rec["part"], (lo, hi), sha, rec.get("stat"))
+            out[source] = Held(rec["part"], (lo, hi), sha, rec.get("stat"), rec.get("ids", ""))
     return out
 
 
@@ -216,6 +218,7 @@ def kept(layered: Layered, run: Run) -> BuildReport:
         reused=layered.count,
         seconds=time.perf_counter() - run.started,
         passed_over=run.passed_over,
+        copies=run.copies,
     )
 
 
@@ -226,7 +229,8 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
     from docqa.build import _verified
 
     scan = run.scan
-    known = {s: h.sha256 for s, h in layered.held.items() if h.part == BASE}
+    held = {s: h for s, h in layered.held.items() if scan.same_ids(s, h.ids)}
+    known = {s: h.sha256 for s, h in held.items() if h.part == BASE}
     trusted_all = _trusted(layered, scan)
     trusted = trusted_all & known.keys()
     in_base = [(p, s, n) for p, s, n in scan.sized if s in known]
@@ -249,7 +253,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
     if layered.delta is None and not changed and dead == 0:
         return _refresh(target, layered, run)
     if layered.delta is not None and layered.held.keys() == scan.stats.keys():
-        in_delta = {s: h.sha256 for s, h in layered.held.items() if h.part == DELTA}
+        in_delta = {s: h.sha256 for s, h in held.items() if h.part == DELTA}
         delta_files = [(p, s, n) for p, s, n in scan.sized if s in in_delta]
         if len(same) + len(stream.unchanged(delta_files, in_delta, trusted_all)) == len(
             layered.held
@@ -295,10 +299,12 @@ def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
     from docqa.index.meta import replace_meta
 
     parted = layered.delta is not None
-    files = {}
+    files: dict[str, dict[str, object]] = {}
     for _, s, _ in run.scan.sized:
         held = layered.held[s]
         files[s] = {"sha256": held.sha256, "rows": list(held.rows), "stat": list(run.scan.stats[s])}
+        if held.ids:
+            files[s]["ids"] = held.ids
         if parted:
             files[s]["part"] = held.part
     report = BuildReport(
@@ -313,6 +319,7 @@ def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
         seconds=0.0,
         warnings=tuple(run.warnings),
         passed_over=run.passed_over,
+        copies=run.copies,
     )
     layered.release()
     replace_meta(target, {"files": files, "fingerprint": run.stamp, "scanned_ns": run.scanned_ns})
@@ -337,7 +344,8 @@ def _write_delta(
     from docqa.build import BuildReport, _write
 
     stats_of = {s: run.scan.stats[s] for _, s, _ in changed}
-    sub = replace(run, scan=Scan(changed, stats_of, run.scan.trust_stats), unknown=[], warnings=[])
+    scan = Scan(changed, stats_of, run.scan.trust_stats, run.scan.suffixed)
+    sub = replace(run, scan=scan, unknown=[], warnings=[])
     part = (
         _write(tmp / DELTA, sub, previous, allow_empty=True, unsynced=unsynced) if changed else None
     )
@@ -360,6 +368,8 @@ def _write_delta(
         lo, hi = rec.rows
         spans[where].append((lo, hi, row))
         files[source] = {"sha256": rec.sha256, "rows": [lo, hi], "part": where, "stat": stat}
+        if rec.ids:
+            files[source]["ids"] = rec.ids
         row += hi - lo
     base_map = spans_map(len(base), spans[BASE])
     delta_map = spans_map(0 if delta is None else len(delta), spans[DELTA])
@@ -412,6 +422,7 @@ def _write_delta(
         seconds=0.0,
         warnings=tuple(run.warnings),
         passed_over=run.passed_over,
+        copies=run.copies,
         delta=0 if delta_rows is None else delta_rows,
     )
 

@@ -15,11 +15,13 @@ from docqa.pipeline.sources import Stat, stat_trusted
 @dataclass(frozen=True, slots=True)
 class OldFile:
     """A file's record in the previous index: the sha256 its rows were built from, the rows,
-    and the stat its scan saw (a list, as JSON gives it; None for an older manifest)."""
+    the stat its scan saw (a list, as JSON gives it; None for an older manifest) and the part
+    of its ids before ``#`` when they keep its suffix ("" else: ``docqa.text.ids``)."""
 
     sha256: str
     rows: tuple[int, int]
     stat: object = None
+    ids: object = ""
 
 
 def old_rows(previous: Index | None) -> dict[str, OldFile]:
@@ -38,18 +40,25 @@ def old_rows(previous: Index | None) -> dict[str, OldFile]:
         if type(start) is int and type(stop) is int and 0 <= start <= stop <= n:
             sha = record.get("sha256")
             if isinstance(sha, str):
-                out[source] = OldFile(sha, (start, stop), record.get("stat"))
+                out[source] = OldFile(sha, (start, stop), record.get("stat"), record.get("ids", ""))
     return out
 
 
 @dataclass(frozen=True, slots=True)
 class Scan:
     """The files found, in load order, as ``(path, source, size)``; each one's stat; whether
-    an unchanged stat may stand for unchanged bytes (not under ``--verify``)."""
+    an unchanged stat may stand for unchanged bytes (not under ``--verify``); the sources
+    whose ids keep their suffix (``docqa.text.ids.suffixed`` of every file found)."""
 
     sized: list[tuple[Path, str, int]]
     stats: dict[str, Stat]
     trust_stats: bool
+    suffixed: frozenset[str] = frozenset()
+
+    def same_ids(self, source: str, ids: object) -> bool:
+        """Whether ``source``'s rows recorded with ``ids`` (``OldFile.ids``) have the ids
+        this build gives it: rows whose ids changed are built again, not reused."""
+        return ids == (source if source in self.suffixed else "")
 
 
 def trusted(scan: Scan, old: dict[str, OldFile], previous: Index | None) -> set[str]:

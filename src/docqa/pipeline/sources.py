@@ -2,8 +2,8 @@
 
 A file's source is its path relative to the folder given (or its name, for a file given
 directly), as ``docqa.text.loaders.find_files`` says. When two given paths would give the
-same source, or sources with the same ids (``docqa index docs/a docs/b``, holding
-``admin.md`` and ``admin.html``), every file of each
+same source, or sources with the same ids from two folders (``docqa index docs/a docs/b``,
+holding ``admin.md`` and ``admin.html``), every file of each
 path taking part in such a clash is prefixed by that path's *label*: the folder's own name
 (``a/admin.md``, ``b/admin.md``; for a file given directly, its folder's name). When the
 labels clash too (``x/docs`` and ``y/docs``), more of the folder's path is used
@@ -44,24 +44,31 @@ def discover(
     paths: Iterable[str | Path],
     others: Counter[str] | None = None,
     stats: list[os.stat_result] | None = None,
+    copies: list[tuple[str, str]] | None = None,
 ) -> tuple[list[SourceFile], list[SkippedFile]]:
     """Files to load as ``(path, source)`` in load order, and named files of unknown types
     (``others``, when given, counts the folders' files of other types by suffix; ``stats``
-    gets each file's stat, in the same order, as ``find_files`` says).
+    gets each file's stat, in the same order; ``copies`` the pages passed over as the same
+    page in another format, as ``find_files`` says).
 
-    Raises ``InputError`` when a path does not exist or two files still clash after labels.
+    Raises ``InputError`` when a path does not exist or two files still get the same source
+    after labels (files whose ids alone clash keep their suffixes: ``docqa.text.ids``).
     """
     given = [Path(p) for p in paths]
     groups: list[list[SourceFile]] = []
     unknown: list[SkippedFile] = []
     for path in given:
-        found, bad = find_files([path], others, stats)
+        found, bad = find_files([path], others, stats, copies)
         groups.append(found)
         unknown.extend(bad)
-    counts = Counter(id_base(source) for group in groups for _, source in group)
+    # ids met in the files of more than one folder (files of one folder whose ids would be
+    # the same keep their suffixes instead: docqa.text.ids)
+    folders = [_base(p) for p in given]
+    held = {(id_base(s), folders[i]) for i, group in enumerate(groups) for _, s in group}
+    counts = Counter(key for key, _ in held)
     clashing = [i for i, g in enumerate(groups) if any(counts[id_base(s)] > 1 for _, s in g)]
     if clashing:
-        labels = _labels([_base(given[i]) for i in clashing])
+        labels = _labels([folders[i] for i in clashing])
         for i, label in zip(clashing, labels, strict=True):
             groups[i] = [(p, f"{label}/{s}") for p, s in groups[i]]
     files = [item for group in groups for item in group]

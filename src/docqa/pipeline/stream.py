@@ -37,7 +37,7 @@ from docqa.pipeline import transport
 from docqa.pipeline.copying import OldFiles
 from docqa.pipeline.postings import OldPostings, PostingRuns
 from docqa.pipeline.sources import Stat
-from docqa.pipeline.work import Result, Task, run
+from docqa.pipeline.work import FileResult, Result, Task, parts
 from docqa.text.documents import SkippedFile
 from docqa.text.loaders import SkippedFileWarning, read_bytes
 
@@ -95,7 +95,8 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
     then (it asked for the next result). A result is valid until the next one is asked for.
     """
     if workers <= 1:
-        yield from map(run, tasks)
+        for task in tasks:
+            yield from parts(task)  # a large file's parts, one at a time
         return
     from concurrent.futures import ProcessPoolExecutor  # 4 ms of imports a small update skips
 
@@ -107,15 +108,15 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=transport.init_worker, initargs=(slots, parent)
     )
-    pending: deque[Future[Result | transport.Packed]] = deque()
+    pending: deque[Future[Result | transport.Packed | list[Result]]] = deque()
     try:
         for j, task in enumerate(tasks):
             with _interrupts_deferred():  # a submit may be starting a worker process
                 pending.append(pool.submit(transport.run_in_slot, task, j % in_flight))
             if len(pending) >= in_flight:
-                yield transport.unpack(pending.popleft().result(), slots)
+                yield from transport.unpacked(pending.popleft().result(), slots)
         while pending:
-            yield transport.unpack(pending.popleft().result(), slots)
+            yield from transport.unpacked(pending.popleft().result(), slots)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -186,6 +187,7 @@ class Pass:
     reused: int = 0
     _old_lengths: np.ndarray | None = None
     _old_files: OldFiles | None = None
+    _going: str | None = None  # a file whose rows go on in the next result
 
     def __enter__(self) -> Self:
         return self
@@ -219,13 +221,24 @@ class Pass:
             if not f.reused:
                 new_rows[a:b] = np.arange(row, row + n, dtype=np.int32)
                 local, self.embedded = b, self.embedded + n
-            self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
-            if f.source in self.stats:
-                self.files[f.source]["stat"] = list(self.stats[f.source])
+            self._note(f, row, n)
         self._flush(result, starts, span)
         p = result.postings
         self.runs.add(p.hashes, new_rows[p.rows], p.tf)
         self.texts.extend(result.texts)
+
+    def _note(self, f: FileResult, row: int, n: int) -> None:
+        """Record file ``f``'s rows ``row..row + n`` (more of them when the previous result
+        ended with a part of it: ``FileResult.more``)."""
+        if self._going == f.source:
+            self.files[f.source]["rows"][1] = row + n
+        else:
+            self.files[f.source] = {"sha256": f.sha256, "rows": [row, row + n]}
+            if f.source in self.stats:
+                self.files[f.source]["stat"] = list(self.stats[f.source])
+            if f.ids:
+                self.files[f.source]["ids"] = f.ids
+        self._going = f.source if f.more else None
 
     def _flush(self, result: Result, starts: np.ndarray, span: tuple[bool, int, int]) -> None:
         """Write the pending ``span``: new rows ``a:b`` of ``result``, or old rows ``a:b``."""

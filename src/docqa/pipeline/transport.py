@@ -21,7 +21,7 @@ from typing import cast
 
 import numpy as np
 
-from docqa.pipeline.work import FileResult, Postings, Result, Task, ignore_interrupts, run
+from docqa.pipeline.work import FileResult, Postings, Result, Task, ignore_interrupts, parts
 
 SLOT_BYTES = 8 << 20  # a 1 MB group gives ~3 MB (256 dimensions); larger ones use the pipe
 _ALIGN = 64
@@ -86,10 +86,13 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_in_slot(task: Task, slot: int) -> Result | Packed:
-    """``work.run``, its arrays written into ``slot`` when there are slots and they fit."""
-    result = run(task)
-    return result if _SLOTS is None else pack(result, _SLOTS, slot)
+def run_in_slot(task: Task, slot: int) -> Result | Packed | list[Result]:
+    """``work.parts``: one result, its arrays written into ``slot`` when there are slots and
+    they fit; a large file's parts as they are (through the pipe)."""
+    got = list(parts(task))
+    if len(got) > 1:
+        return got
+    return got[0] if _SLOTS is None else pack(got[0], _SLOTS, slot)
 
 
 def _arrays(result: Result) -> tuple[np.ndarray | None, ...]:
@@ -117,6 +120,11 @@ def pack(result: Result, slots: Slots, slot: int) -> Result | Packed:
         slots.view(slot, layout)[...] = arr
         layouts.append(layout)
     return Packed(slot, result.files, tuple(layouts), result.texts)
+
+
+def unpacked(got: Result | Packed | list[Result], slots: Slots | None) -> list[Result]:
+    """The ``Result``s a worker sent (``run_in_slot``), in order."""
+    return got if isinstance(got, list) else [unpack(got, slots)]
 
 
 def unpack(got: Result | Packed, slots: Slots | None) -> Result:

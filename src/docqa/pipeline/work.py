@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +19,15 @@ from docqa import _tokenize
 from docqa.embed.hashing import HashingEmbedder
 from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import document_from_bytes, read_bytes
-from docqa.text.records import chunk_records
+from docqa.text.loaders import decoded, document_from_decoded, read_bytes
+from docqa.text.records import RecordPart, record_parts
 from docqa.text.sections import HEADING_WEIGHT, heading_copies
 from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens, join_rows
 
+PART_CHARS = 2 << 20
+"""A file's text is chunked, embedded and counted in parts of about this many characters
+(``parts``): a large file's records, texts, vectors and postings are held a part at a time,
+beside what is left of its parsed sections."""
 # how BM25 tokenizes (``docqa.keyword.BM25Index.from_texts``'s settings)
 BM25_TOKENS = TokenSettings(stop_words=True, fold_plurals=True)
 
@@ -45,11 +49,13 @@ class Task:
     verified: Mapping[str, int] = field(default_factory=dict)  # source -> size: known
     # files the caller has already read and found unchanged (reused without reading)
     heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
+    suffixed: frozenset[str] = frozenset()  # sources whose ids keep their suffix (text.ids)
 
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """What became of one file: ``chunks`` rows (0 when skipped or reused)."""
+    """What became of one file: ``chunks`` rows (0 when skipped or reused); ``ids``: the
+    part of its ids before ``#`` when they keep its suffix (``docqa.text.ids.suffixed``)."""
 
     source: str
     size: int
@@ -57,6 +63,8 @@ class FileResult:
     chunks: int
     reused: bool = False
     skipped: str = ""
+    ids: str = ""
+    more: bool = False  # the file's chunks go on in the next result (``parts``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +126,50 @@ def postings_reference(texts: Sequence[str]) -> Postings:
 
 
 def run(task: Task) -> Result:
-    """Read, parse, chunk, embed and count the task's files (skips and reuses noted).
+    """The task's parts (``parts``) as one ``Result``: their rows end to end, the postings
+    sorted by (term hash, row) again."""
+    got = list(parts(task))
+    if len(got) == 1:
+        return got[0]
+    offsets = np.cumsum([0] + [r.record_lengths.size for r in got])
+    hashes = np.concatenate([r.postings.hashes for r in got])
+    rows = np.concatenate([r.postings.rows + o for r, o in zip(got, offsets, strict=False)])
+    order = np.lexsort((rows, hashes))
+    vectors = [r.vectors for r in got if r.vectors is not None]
+    files = [f for r in got for f in r.files]
+    return Result(
+        files=_joined(files),
+        records=b"".join(bytes(r.records) for r in got),
+        record_lengths=np.concatenate([r.record_lengths for r in got]),
+        vectors=np.concatenate(vectors) if vectors else None,
+        postings=Postings(
+            hashes[order],
+            rows[order].astype(np.int32),
+            np.concatenate([r.postings.tf for r in got])[order],
+            np.concatenate([r.postings.lengths for r in got]),
+        ),
+        texts=tuple(t for r in got for t in r.texts),
+    )
+
+
+def _joined(files: list[FileResult]) -> tuple[FileResult, ...]:
+    """``files`` with each file given in parts as one (its chunks summed)."""
+    out: list[FileResult] = []
+    chunks = 0
+    for f in files:
+        if f.more:
+            chunks += f.chunks
+        else:
+            out.append(replace(f, chunks=chunks + f.chunks))
+            chunks = 0
+    return tuple(out)
+
+
+def parts(task: Task) -> Iterator[Result]:
+    """Read, parse, chunk, embed and count the task's files (skips and reuses noted), as one
+    ``Result``, or several when a file's text is past ``PART_CHARS``: its chunks are then
+    embedded and counted a part at a time, each part ending a ``Result`` with a
+    ``FileResult`` of ``more=True`` (the file goes on in the next one).
 
     The cyclic garbage collector is paused meanwhile: parsing makes millions of small
     acyclic objects that reference counting frees, and the collector's passes over them
@@ -126,65 +177,82 @@ def run(task: Task) -> Result:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(task)
+        group = _Group()
+        for path, source in task.files:
+            for outcome in _one_file(task, path, source, group):
+                group.outcomes.append(outcome)
+                if outcome.more:
+                    yield group.result(task)
+        yield group.result(task)
     finally:
         if enabled:
             gc.enable()
 
 
-def _run(task: Task) -> Result:
-    outcomes: list[FileResult] = []
-    records: list[bytes] = []
-    texts: list[str] = []
-    titles: list[str] = []
-    for path, source in task.files:
-        outcomes.append(_one_file(task, path, source, records, texts, titles))
-    more = [heading_copies(t, task.heading_weight) for t in titles]
-    vectors, postings = vectors_and_postings(task.embedder, texts, more)
-    blob = b"".join(records)
-    lengths = np.fromiter(map(len, records), np.int64, len(records))
-    del records[:]  # the blob holds them now (a large file's records are its size again)
-    return Result(
-        files=tuple(outcomes),
-        records=blob,
-        record_lengths=lengths,
-        vectors=vectors,
-        postings=postings,
-        texts=tuple(texts) if task.keep_texts else (),
-    )
+@dataclass(slots=True)
+class _Group:
+    """What the files of a task (or of its part being made) have given so far."""
+
+    outcomes: list[FileResult] = field(default_factory=list)
+    records: list[bytes] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+
+    def add(self, part: RecordPart) -> int:
+        """Take a part's chunks; how many."""
+        self.records += part.records
+        self.texts += part.texts
+        self.titles += part.titles
+        return len(part.records)
+
+    def result(self, task: Task) -> Result:
+        """The ``Result`` of what was taken (embedded and counted), which is then let go."""
+        more = [heading_copies(t, task.heading_weight) for t in self.titles]
+        vectors, postings = vectors_and_postings(task.embedder, self.texts, more)
+        blob = b"".join(self.records)
+        lengths = np.fromiter(map(len, self.records), np.int64, len(self.records))
+        texts = tuple(self.texts) if task.keep_texts else ()
+        files = tuple(self.outcomes)
+        self.outcomes, self.records, self.texts, self.titles = [], [], [], []
+        return Result(files, blob, lengths, vectors, postings, texts)
 
 
-def _one_file(
-    task: Task,
-    path: Path,
-    source: str,
-    records: list[bytes],
-    texts: list[str],
-    titles: list[str],
-) -> FileResult:
-    """Read, parse and chunk one file, its records and texts appended to the lists; the
-    file's bytes and parsed document are let go on return, before the group is embedded."""
+def _one_file(task: Task, path: Path, source: str, group: _Group) -> Iterator[FileResult]:
+    """Read, parse and chunk one file, its chunks taken by ``group``: what became of it, after
+    each part but the last a ``FileResult`` of ``more=True`` (the caller makes the part's
+    ``Result`` then). The file's bytes go once parsed, its sections as they are chunked."""
+    ids = source if source in task.suffixed else ""
     if source in task.verified:
-        return FileResult(source, task.verified[source], task.known[source], 0, True)
+        yield FileResult(source, task.verified[source], task.known[source], 0, True, ids=ids)
+        return
     data = read_bytes(path)
     if isinstance(data, SkippedFile):
-        return FileResult(source, 0, "", 0, skipped=data.reason)
+        yield FileResult(source, 0, "", 0, skipped=data.reason)
+        return
     sha, size = hashlib.sha256(data).hexdigest(), len(data)
     if task.known.get(source) == sha:
-        return FileResult(source, size, sha, 0, reused=True)
-    doc = document_from_bytes(source, data, sha)
-    del data
+        yield FileResult(source, size, sha, 0, reused=True, ids=ids)
+        return
+    content = decoded(source, data)
+    del data  # a large file's bytes go before its text is parsed
+    if isinstance(content, SkippedFile):
+        yield FileResult(source, size, sha, 0, skipped=content.reason)
+        return
+    doc = document_from_decoded(source, content, sha)
+    del content
     if isinstance(doc, SkippedFile):
-        return FileResult(source, size, sha, 0, skipped=doc.reason)
+        yield FileResult(source, size, sha, 0, skipped=doc.reason)
+        return
+    doc = replace(doc, ids=ids) if ids else doc
     if task.tenant_from_folder:
         doc = folder_tenant(doc)
-    found, embed_texts = chunk_records(
-        doc, max_words=task.max_words, overlap=task.overlap, headings=task.headings,
-        titles=titles,
-    )  # fmt: skip
-    records.extend(found)
-    texts.extend(embed_texts)
-    return FileResult(source, size, sha, len(found))
+    chunked = record_parts(doc, task.max_words, task.overlap, task.headings, PART_CHARS)
+    del doc  # the parts let its sections go as they are chunked
+    part = next(chunked)
+    for following in chunked:
+        yield FileResult(source, 0, sha, group.add(part), ids=ids, more=True)
+        part = following
+    yield FileResult(source, size, sha, group.add(part), ids=ids)
 
 
 def vectors_and_postings(

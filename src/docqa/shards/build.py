@@ -45,6 +45,7 @@ from docqa.index.writer import _install
 from docqa.keyword import BM25Index
 from docqa.keyword.config import BM25Config
 from docqa.text import SkippedFile, SkippedFileWarning, keyword_text
+from docqa.text.ids import id_base
 from docqa.text.loaders import check_unique, find_files
 from docqa.types import Chunk
 
@@ -103,7 +104,11 @@ def plan_groups(paths: Sequence[str | Path], n_groups: int) -> list[tuple[tuple[
         )
     sizes = np.cumsum([p.stat().st_size + 1 for p, _ in found])
     cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_groups) / n_groups, side="right")
-    bounds = [0, *sorted(set(cuts.tolist()) - {0, len(found)}), len(found)]
+    bases = [id_base(s) for _, s in found]
+    # files of one stem stay in one group: their ids keep their suffixes only beside each other
+    moved = {next((j for j in range(c, len(found)) if bases[j] != bases[j - 1]), len(found))
+             for c in cuts.tolist() if c > 0}  # fmt: skip
+    bounds = [0, *sorted(moved - {0, len(found)}), len(found)]
     items = [(str(p.absolute()), s) for p, s in found]
     return [tuple(items[a:b]) for a, b in itertools.pairwise(bounds)]
 
@@ -305,7 +310,8 @@ def _report(
     started: float,
 ) -> BuildReport:
     others: Counter[str] = Counter()
-    _, unknown = find_files(paths, others)
+    copies: list[tuple[str, str]] = []
+    _, unknown = find_files(paths, others, None, copies)
     rows = sum(g.rows for g in built)
     return BuildReport(
         path=target,
@@ -318,4 +324,5 @@ def _report(
         reused=0,
         seconds=time.perf_counter() - started,
         passed_over=passed_over(others),
+        copies=tuple(copies),
     )

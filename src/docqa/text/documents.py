@@ -96,7 +96,8 @@ class Document:
     holds the YAML front matter (dates as ISO strings) and ``format``
     (``"markdown" | "rst" | "asciidoc" | "html" | "text" | "pdf"``); ``content_hash`` is the hex sha256 of the file's bytes
     (empty for a document parsed from a string), so an index update can tell which files
-    changed.
+    changed; ``ids`` is the part of its section ids before ``#`` when that is not
+    ``id_base(source)`` (a file whose ids keep its suffix, ``docqa.text.ids.suffixed``).
     """
 
     source: str
@@ -104,6 +105,7 @@ class Document:
     sections: tuple[Section, ...]
     metadata: Mapping[str, Any] = field(default_factory=dict)
     content_hash: str = ""
+    ids: str = ""
 
     @property
     def text(self) -> str:

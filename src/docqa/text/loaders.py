@@ -47,7 +47,7 @@ from docqa.text.documents import (
     SkippedFile,
 )
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
-from docqa.text.ids import id_base
+from docqa.text.ids import id_base, suffixed
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.plain import text_items
@@ -250,10 +250,11 @@ def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
 
 # A folder often holds one page in several formats: Node.js's API docs ship ``vm.md`` beside
 # ``vm.html``, Debian's docs ``guide.html`` beside ``guide.txt.gz``. They would get the same
-# ids (``vm#...``), so one is read: the format a writer keeps (Markdown, reStructuredText,
-# AsciiDoc) before what is made from it (HTML, then plain text), the first by name among equals
-# (``guide.md`` before ``guide.md.gz``); the others are counted. A PDF's ids keep its
-# suffix, so a PDF is never one of them.
+# ids (``vm#...``), so when their texts are the same page (``docqa.text.same_page``) one is
+# read: the format a writer keeps (Markdown, reStructuredText, AsciiDoc) before what is made
+# from it (HTML, then plain text), the first by name among equals (``guide.md`` before
+# ``guide.md.gz``); the others are counted, each with the file read for it. Files of one name
+# and different texts are all read, their ids keeping their suffixes (``docqa.text.ids``).
 _FORMAT_RANK = {"markdown": 0, "rst": 1, "asciidoc": 1, "html": 2, "text": 3, "pdf": 4}
 OTHER_FORMATS = "the same page in another format"  # how the summary counts those passed over
 # Debian's python3 docs hold ``index.html``, a symlink to ``python-policy.html``: one file
@@ -262,15 +263,29 @@ LINKS = "links to pages read"
 COPIES = (BUILT_SOURCES, OTHER_FORMATS, LINKS)  # counted apart from the files of other types
 
 
-def _one_per_id(relatives: list[str]) -> list[int]:
-    """Per file (paths relative to one folder walked, in walk order), the index of the file
-    read for its ids: of the files whose ids would be the same, the one of the most kept
-    format (a file read for its own ids gives its own index)."""
-    best: dict[str, tuple[int, int]] = {}
-    for i, relative in enumerate(relatives):
-        key, rank = id_base(relative), (_FORMAT_RANK[format_of(relative) or "text"], i)
-        best[key] = min(best.get(key, rank), rank)
-    return [best[id_base(r)][1] for r in relatives]
+def _copies(wanted: list[tuple[str, os.DirEntry[str]]]) -> dict[int, int]:
+    """Of the files of one walk (relative path and entry, in walk order), those that are the
+    same page as another file read, by their place: the place of that file. Files whose ids
+    would be the same are taken in the order of the most kept format (then walk order), and
+    each is compared with those of them already read."""
+    from docqa.text.same_page import same_page  # it reads files through this module
+
+    ranks: dict[str, list[tuple[int, int]]] = {}
+    for i, (relative, _) in enumerate(wanted):
+        rank = (_FORMAT_RANK[format_of(relative) or "text"], i)
+        ranks.setdefault(id_base(relative), []).append(rank)
+    out: dict[int, int] = {}
+    for group in ranks.values():
+        read: list[int] = []
+        for _, i in sorted(group):
+            (relative, entry) = wanted[i]
+            paths = ((j, Path(wanted[j][1].path), wanted[j][0]) for j in read)
+            page = next((j for j, p, r in paths if same_page(Path(entry.path), relative, p, r)), -1)
+            if page < 0:
+                read.append(i)
+            else:
+                out[i] = page
+    return out
 
 
 def _one_per_file(entries: list[os.DirEntry[str]]) -> list[bool]:
@@ -295,6 +310,7 @@ def _walk(
     unknown: list[SkippedFile],
     others: Counter[str] | None,
     stats: list[os.stat_result] | None,
+    copies: list[tuple[str, str]] | None = None,
 ) -> None:
     entries = tree(given)  # sorted, hidden entries left out
     built: set[str] = set()
@@ -319,41 +335,32 @@ def _walk(
     if others is not None and not all(files):
         others[LINKS] += files.count(False)
     wanted = [w for w, read in zip(wanted, files, strict=True) if read]
-    kept = _one_per_id([r for r, _ in wanted])
+    copy_of = _copies(wanted)
     for i, (relative, entry) in enumerate(wanted):
-        if kept[i] == i:  # the same Path as given.joinpath(*parts), parsed once
+        if i not in copy_of:  # the same Path as given.joinpath(*parts), parsed once
             found.append((Path(entry.path), relative))
             if stats is not None:
                 stats.append(entry.stat())  # as Path.stat: a symlink's target (cached)
-            continue
-        other, other_entry = wanted[kept[i]]
-        from docqa.text.same_page import same_page  # it reads files through this module
-
-        if same_page(Path(entry.path), relative, Path(other_entry.path), other):
+        else:
             if others is not None:
                 others[OTHER_FORMATS] += 1
-        else:
-            unknown.append(SkippedFile(relative, _other_text(other)))
-
-
-def _other_text(kept: str) -> str:
-    """Why a file is not read whose ids would be those of ``kept``, a different text."""
-    return (
-        f"its ids would be those of {kept}, which holds a different text; rename one of "
-        "them to index both"
-    )
+            if copies is not None:
+                copies.append((relative, wanted[copy_of[i]][0]))
 
 
 def find_files(
     paths: Iterable[str | Path],
     others: Counter[str] | None = None,
     stats: list[os.stat_result] | None = None,
+    copies: list[tuple[str, str]] | None = None,
 ) -> tuple[list[tuple[Path, str]], list[SkippedFile]]:
     """Files to load as ``(path, source)``, and the files that cannot be (explicitly named
     files of unknown types; met in a folder: names that are not UTF-8, dangling symlinks,
     symlink loops and symlinked folders), each with its reason. ``others``, when given,
     counts by suffix the files met in folders that are of no type docqa reads (passed over
-    without a word, as a folder of documentation holds images and the like). ``stats``,
+    without a word, as a folder of documentation holds images and the like), and the copies
+    of pages read (``COPIES``); ``copies``, when given, gets ``(copy, file read)`` for each
+    page passed over as the same page in another format (paths relative to their folder). ``stats``,
     when given, gets each file's ``stat`` in the same order, taken as the walk meets it
     (the walk's entry has it at hand; a second pass over the paths cost ~1.5 of the scan's
     ~10 ms at 1,500 files)."""
@@ -361,7 +368,7 @@ def find_files(
     unknown: list[SkippedFile] = []
     for given in map(Path, paths):
         if given.is_dir():
-            _walk(given, found, unknown, others, stats)
+            _walk(given, found, unknown, others, stats, copies)
         elif given.is_file():
             if printable_name(given.name) != given.name:
                 reason = "the file name is not valid UTF-8; rename the file"
@@ -381,22 +388,16 @@ def find_files(
 
 
 def check_unique(files: Iterable[tuple[Path, str]]) -> None:
-    """Raise ``InputError`` when two files would get the same source, or the same ids
-    (``guide.md`` and ``guide.html`` given by name: a folder's walk reads one of them)."""
-    seen: dict[str, tuple[Path, str]] = {}
+    """Raise ``InputError`` when two files would get the same source (the same file or folder
+    given twice). Files whose ids alone would be the same (``guide.md`` and ``guide.html``
+    given by name) keep their suffixes in their ids (``docqa.text.ids.suffixed``)."""
+    seen: dict[str, Path] = {}
     for path, source in files:
-        key = id_base(source)
-        if key in seen:
-            first, earlier = seen[key]
-            if earlier == source:
-                raise InputError(
-                    f"{first} and {path} would both be {source!r}; load them separately"
-                )
+        if source in seen:
             raise InputError(
-                f"{first} and {path} would both get the ids {key}#...; give one of them, or "
-                "rename one"
+                f"{seen[source]} and {path} would both be {source!r}; load them separately"
             )
-        seen[key] = (path, source)
+        seen[source] = path
 
 
 def read_bytes(path: Path) -> bytes | SkippedFile:
@@ -410,14 +411,35 @@ def read_bytes(path: Path) -> bytes | SkippedFile:
 def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
     """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
     when they cannot become a document. Pure."""
-    fmt = format_of(source)
+    content = decoded(source, data)
+    if isinstance(content, SkippedFile):
+        return content
+    return document_from_decoded(source, content, file_hash)
+
+
+def decoded(source: str, data: bytes) -> str | bytes | SkippedFile:
+    """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
+    a ``SkippedFile`` when they cannot be. A caller that lets the bytes go before parsing
+    (``document_from_decoded``) holds a large file's text once while it is parsed."""
     try:
         if source.lower().endswith(GZIP):
             data = _gunzip(data)
-        if fmt == "pdf":
-            document = _pdf_document(source, data)
+        if format_of(source) == "pdf":
+            return data
+        return _decode(data, html=format_of(source) == "html")
+    except _Skip as exc:
+        return SkippedFile(source, str(exc))
+
+
+def document_from_decoded(
+    source: str, content: str | bytes, file_hash: str
+) -> Document | SkippedFile:
+    """``document_from_bytes`` of what ``decoded`` gave. Pure."""
+    try:
+        if isinstance(content, bytes):
+            document = _pdf_document(source, content)
         else:
-            document = parse_document(source, _decode(data, html=fmt == "html"))
+            document = parse_document(source, content)
     except (_Skip, PdfSkip, InputError) as exc:
         return SkippedFile(source, str(exc))
     document = replace(document, content_hash=file_hash)
@@ -467,12 +489,13 @@ def load_paths(
     for item in unknown:
         _skip(skipped, item.path, item.reason)
     check_unique(found)
+    kept = suffixed(source for _, source in found)
     for path, source in found:
         document = load_file(path, source)
         if isinstance(document, SkippedFile):
             _skip(skipped, source, document.reason)
             continue
-        documents.append(document)
+        documents.append(replace(document, ids=source) if source in kept else document)
     report = LoadReport(tuple(d.source for d in documents), tuple(skipped))
     if not documents:
         _raise_nothing_loaded(paths, report)

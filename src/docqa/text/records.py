@@ -16,11 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 
 from docqa._parse import section_records, section_windows
-from docqa.text.documents import Block, Document
+from docqa.text.documents import Block, Document, Section
 from docqa.text.sections import (
     _check_unique,
     chunk_document,
@@ -74,6 +75,39 @@ def _records(
     titles: list[str] | None = None,
 ) -> tuple[list[bytes], list[str]]:
     """``chunk_records`` with each section's windows turned into records by ``section``."""
+    records: list[bytes] = []
+    texts: list[str] = []
+    for part in record_parts(document, max_words, overlap, headings, None, section):
+        records += part.records
+        texts += part.texts
+        if titles is not None:
+            titles += part.titles
+    return records, texts
+
+
+@dataclass(slots=True)
+class RecordPart:
+    """Consecutive chunks of one document: their records, embed texts and titles (the
+    ``chunk_records`` lists), and how many of the document's text characters they hold."""
+
+    records: list[bytes] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    size: int = 0
+
+
+def record_parts(
+    document: Document,
+    max_words: int,
+    overlap: int,
+    headings: bool,
+    part_chars: int | None,
+    section: SectionRecords = section_records,
+) -> Iterator[RecordPart]:
+    """``chunk_records`` in parts, in order: a part ends after the section that brings its
+    text to ``part_chars`` characters (None: one part). The sections of a part are let go as
+    it is made, so a caller that holds no other reference to ``document`` (``del`` it after
+    this call) holds a large file's parsed sections and its records at most a part apart."""
     check_window("max_words", max_words, "overlap", overlap)
     try:
         metadata = {**document.metadata, "title": document.title}
@@ -83,31 +117,47 @@ def _records(
             p: ('","metadata":' + _json({**metadata, "page": p}) + "}").encode() for p in pages
         }
     except (TypeError, ValueError):
-        return _reference(document, max_words, overlap, headings, titles)
-    records: list[bytes] = []
-    texts: list[str] = []
-    head = ',"source":' + encode_basestring(document.source) + ',"position":'
+        yield _whole(document, max_words, overlap, headings)
+        return
     ids = section_ids(document)
+    if any(map(_WINDOW_ID.search, ids)):
+        part_chars = None  # ids may collide: the whole page is checked before it is given
+    head = ',"source":' + encode_basestring(document.source) + ',"position":'
+    paths = heading_paths(document)
+    sections: list[Section | None] = list(document.sections)
+    keep = document if part_chars is None else None  # the reference needs it on a collision
+    del document
     counts: list[int] = []
-    lines: list[str] = []  # each section's heading path as one line, for ``titles``
-    for sec, section_id, path in zip(document.sections, ids, heading_paths(document), strict=True):
+    part, position = RecordPart(), 0
+    for at, (section_id, path) in enumerate(zip(ids, paths, strict=True)):
+        sec, sections[at] = sections[at], None
+        assert sec is not None
         id_json = encode_basestring(section_id)
         middle = ',"section":' + id_json + ',"heading_path":' + _strings(path) + head
         line = " > ".join(path) if headings and path else ""
-        lines.append(line)
         prefix = line + "\n\n" if headings and path else ""  # a path ("",) still gives one
-        counts.append(
-            section(
-                sec.blocks, max_words, overlap, id_json.encode(), middle.encode(),
-                page_tail[sec.page] if sec.page else tail, prefix, len(records), records, texts,
-            )
+        n = section(
+            sec.blocks, max_words, overlap, id_json.encode(), middle.encode(),
+            page_tail[sec.page] if sec.page else tail, prefix, position, part.records, part.texts,
         )  # fmt: skip
-    if any(map(_WINDOW_ID.search, ids)) and _collide(ids, counts):
-        return _reference(document, max_words, overlap, headings, titles)  # raises its error
-    if titles is not None:
-        for line, n in zip(lines, counts, strict=True):
-            titles.extend([line] * n)
-    return records, texts
+        counts.append(n)
+        position += n
+        part.titles += [line] * n
+        part.size += sum(len(line.text) for block in sec.blocks for line in block.lines)
+        if part_chars is not None and part.size >= part_chars and at < len(ids) - 1:
+            yield part
+            part = RecordPart()
+    if keep is not None and _collide(ids, counts):
+        yield _whole(keep, max_words, overlap, headings)  # raises its error
+        return
+    yield part
+
+
+def _whole(document: Document, max_words: int, overlap: int, headings: bool) -> RecordPart:
+    """The whole of ``document`` as one part, by way of ``Chunk`` objects (``_reference``)."""
+    titles: list[str] = []
+    records, texts = _reference(document, max_words, overlap, headings, titles)
+    return RecordPart(records, texts, titles)
 
 
 def _collide(ids: list[str], counts: list[int]) -> bool:

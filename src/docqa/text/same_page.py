@@ -1,8 +1,9 @@
 """Whether two files whose ids would be the same hold the same page in two formats
 (``vm.md`` beside ``vm.html``, as Node.js ships its API docs), or two different texts that
 happen to share a name (``good.md``, ``good.txt``): the walk of a folder reads one file of
-the first kind and counts the other, and reads the first of the second kind and skips the
-others with the reason (:func:`docqa.text.loaders.find_files`).
+the first kind and counts the other with the file read for it, and reads every file of the
+second kind, their ids keeping their suffixes (:func:`docqa.text.loaders.find_files`,
+:func:`docqa.text.ids.suffixed`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Rules:
 
-- section id: ``<source without extension>#<slug>``; the slug is the heading lower-cased, runs
+- section id: ``<source without extension>#<slug>`` (the source whole for a file whose ids keep
+  their suffix: ``Document.ids``); the slug is the heading lower-cased, runs
   of non-alphanumerics turned into one ``-``, stripped of ``-`` at both ends (``"section"``
   when nothing is left); a slug already used in the page gets ``-2``, ``-3``, ...; the text
   before the first heading is the section ``intro`` (a .txt file is one ``intro`` section);
@@ -54,7 +55,7 @@ def slugify(heading: str) -> str:
 
 def section_ids(document: Document) -> list[str]:
     """One id per section of ``document``, in order, unique within the page."""
-    base = id_base(document.source)
+    base = document.ids or id_base(document.source)
     used: set[str] = set()
     ids: list[str] = []
     for section in document.sections:
