@@ -153,3 +153,10 @@ def test_meaning_never_quotes_a_sentence_without_a_question_word() -> None:
         "Loans of DVDs are short.",
         "It opens at nine and sells DVDs too.",
     ]
+
+
+def test_judging_meaning_takes_the_model_out_of_the_services_loop() -> None:
+    from docqa.models import ExtractiveModel
+
+    assert ExtractiveModel().in_process is True
+    assert ExtractiveModel(meaning=Closeness("x")).in_process is False

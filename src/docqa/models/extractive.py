@@ -257,15 +257,19 @@ class ExtractiveModel:
     the question to its score."""
 
     name = "extractive"
-    in_process = True
-    """Its reply is worked out here from the prompt, in bounded CPU time, with no I/O: the
-    service runs it where it searched instead of in a thread of its own."""
 
     def __init__(self, *, piece_size: int = 16, meaning: Embedder | None = None) -> None:
         if piece_size < 1:
             raise InputError(f"ExtractiveModel piece_size must be at least 1, got {piece_size}")
         self._piece_size = piece_size
         self.meaning = meaning
+
+    @property
+    def in_process(self) -> bool:
+        """By words alone its reply is worked out here from the prompt in bounded CPU time
+        with no I/O, so the service runs it where it searched; judging meaning runs a model,
+        so the service gives it a thread of its own, as it gives any other model."""
+        return self.meaning is None
 
     @classmethod
     def auto(cls) -> ExtractiveModel:
