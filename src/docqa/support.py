@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docqa.text.tokenize import tokenize
+from docqa.text.tokenize import content_words
 from docqa.types import Claim, Hit
 
 MIN_SUPPORT = 0.5
@@ -62,14 +62,10 @@ def not_retrieved(cited: Sequence[str], hits: Sequence[Hit]) -> tuple[str, ...]:
     return tuple(cid for cid in cited if cid not in retrieved)
 
 
-def _words(text: str) -> set[str]:
-    return set(tokenize(text, stop_words=True, fold_plurals=True))
-
-
 def holds(passage: str, claim: str) -> bool:
     """Whether ``passage`` holds at least :data:`MIN_SUPPORT` of ``claim``'s content words."""
-    wanted = _words(claim)
-    return not wanted or len(wanted & _words(passage)) >= MIN_SUPPORT * len(wanted)
+    wanted = content_words(claim)
+    return not wanted or len(wanted & content_words(passage)) >= MIN_SUPPORT * len(wanted)
 
 
 def claims(text: str, passages: Sequence[Hit]) -> tuple[Claim, ...]:

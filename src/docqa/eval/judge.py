@@ -19,7 +19,7 @@ from docqa.errors import InputError
 from docqa.models.base import complete
 from docqa.prompt import Passage, fence, neutralise
 from docqa.support import cited_ids
-from docqa.text.tokenize import tokenize
+from docqa.text.tokenize import content_words
 from docqa.types import Answer, Hit, ModelClient, Prompt
 
 JUDGE_SYSTEM = """You check whether an answer is fully supported by the passages in the user \
@@ -79,11 +79,11 @@ def overlap(answer: Answer) -> float:
     text = answer.text
     for cid in cited_ids(text):
         text = text.replace(cid, " ")
-    words = set(tokenize(text, stop_words=True, fold_plurals=True))
+    words = content_words(text)
     if not words:
         return 1.0
     source: set[str] = set()
     for hit in hits:
         if hit.chunk is not None:
-            source.update(tokenize(hit.chunk.text, stop_words=True, fold_plurals=True))
+            source.update(content_words(hit.chunk.text))
     return len(words & source) / len(words)

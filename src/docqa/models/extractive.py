@@ -36,7 +36,7 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
 from docqa.prompt import REFUSAL, Passage, read_prompt
-from docqa.text.tokenize import tokenize
+from docqa.text.tokenize import content_words
 from docqa.types import Prompt
 
 MAX_UNITS = 3
@@ -158,11 +158,6 @@ def units(passage: Passage, index: int) -> list[Unit]:
 
 def _cut_at_start(passage_id: str, block: str) -> bool:
     return _CONTINUATION.search(passage_id) is not None and not _STARTS_SENTENCE.match(block)
-
-
-def content_words(text: str) -> set[str]:
-    """Distinct content words of ``text`` (lower-cased, stop words dropped, plurals folded)."""
-    return set(tokenize(text, stop_words=True, fold_plurals=True))
 
 
 def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:

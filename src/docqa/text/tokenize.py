@@ -148,6 +148,12 @@ def tokenize(text: str, *, stop_words: StopWords = False, fold_plurals: bool = F
     return tokenize_batch([text], stop_words=stop_words, fold_plurals=fold_plurals)[0]
 
 
+def content_words(text: str) -> set[str]:
+    """The distinct content words of ``text``: lower-cased tokens, English stop words dropped,
+    plurals folded (how answers, claims and questions are compared word by word)."""
+    return set(tokenize(text, stop_words=True, fold_plurals=True))
+
+
 def tokenize_batch(
     texts: Sequence[str], *, stop_words: StopWords = False, fold_plurals: bool = False
 ) -> list[list[str]]:
