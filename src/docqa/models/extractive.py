@@ -1,28 +1,30 @@
 """The offline default model: answers with the passages' own whole sentences.
 
-No network, no weights. It reads the passages and question back out of the prompt (the same
-``stream(prompt)`` protocol as every other client) and cuts each passage into *units*: whole
-sentences, a table row as one sentence naming its columns (``Item type: DVDs; Loan period: 7
-days.``), and a sentence that ends in ``:``
-("To install it, run:") together with the block that follows it (the command or code it
-introduces, kept intact). A retrieved window can begin or end inside a sentence; such a
-fragment is never quoted (:func:`units`).
+No network; weights only when it judges meaning. It reads the passages and question back out
+of the prompt (the same ``stream(prompt)`` protocol as every other client) and cuts each
+passage into *units*: whole sentences, a table row as one sentence naming its columns (``Item
+type: DVDs; Loan period: 7 days.``), and a sentence that ends in ``:`` ("To install it, run:")
+together with the block that follows it (the command or code it introduces, kept intact). A
+retrieved window can begin or end inside a sentence; such a fragment is never quoted
+(:func:`units`).
 
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
-units of the prompt, so a word every unit holds says little. A unit scores the weight of the
-question words it holds. The reply is chosen greedily (:func:`choose`):
+units of the prompt, so a word every unit holds says little. A unit scores the share of the
+question's weight it adds, plus, with a ``meaning`` model (MiniLM when installed, see
+:meth:`ExtractiveModel.auto`), its cosine to the question. Only units holding a question word,
+from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight (the
+guard's coverage rule, per passage), are quoted. The reply is chosen greedily (:func:`choose`):
 
 1. the best unit (ties: the better-ranked passage, then the earlier unit);
-2. the unit after it in the same passage (unless the best is a table row), which often carries what the first one introduces
-   ("If all you want is a unique ID, call uuid1() or uuid4()." / "uuid4() creates a random
-   UUID.");
-3. then, up to :data:`MAX_UNITS`, the unit adding the most weight of question words not yet
-   covered, while one adds any (ties: the earlier unit);
+2. the unit after it in the same passage (unless the best is a table row), which often
+   carries what the first introduces ("If all you want is a unique ID, call uuid1() or
+   uuid4()." / "uuid4() creates a random UUID.");
+3. then, up to :data:`MAX_UNITS`, the best-scoring unit given the words already covered (by
+   words alone: while one adds a question word; ties: the earlier unit).
 
-only from passages that hold at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
-(the guard's coverage rule, per passage). The chosen units are printed in the order of the
-prompt (passage rank, then place in the passage), each run from one passage followed by its
-``[passage id]``. When no unit holds a question word the reply is :data:`docqa.prompt.REFUSAL`.
+The chosen units are printed in the order of the prompt (passage rank, then place in the
+passage), each run from one passage followed by its ``[passage id]``. When no unit holds a
+question word the reply is :data:`docqa.prompt.REFUSAL`.
 """
 
 from __future__ import annotations
