@@ -17,7 +17,6 @@ from standin import StandIn
 from docqa.build import build_index
 
 KEEPALIVE = {"anthropic": b": ping\n\n", "openai": b": keep-alive\n\n", "ollama": b"\n"}
-SRC = Path(__file__).resolve().parents[2] / "src"
 BLOCKER = """
 import importlib.abc, os, sys
 
@@ -59,7 +58,9 @@ def test_a_missing_sdk_is_one_line_naming_the_extra(
     index: Path, tmp_path: Path, backend: str, blocked: str
 ) -> None:
     (tmp_path / "sitecustomize.py").write_text(BLOCKER)
-    env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{SRC}", "BLOCKED_MODULES": blocked}
+    # the blocker first, then whatever path the tests run with (the package stays installed)
+    path = [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {"PYTHONPATH": os.pathsep.join(path), "BLOCKED_MODULES": blocked}
     result = ask(index, "--backend", backend, env=env)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
@@ -81,7 +82,6 @@ def test_keepalives_forever_end_at_the_answer_deadline_option(
         "ollama": ({"OLLAMA_HOST": server.url}, []),
     }
     env, options = where[backend.name]
-    env = {**env, "PYTHONPATH": str(SRC)}
     started = time.monotonic()
     result = ask(index, "--backend", backend.name, *options, "--answer-deadline", "1.5", env=env)
     took = time.monotonic() - started
