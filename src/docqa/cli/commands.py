@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from docqa.errors import InputError
 from docqa.eval import Question, evaluate, load_questions
 from docqa.eval.questions import unmatched_labels
 from docqa.pricing import load_prices
-from docqa.retrieve.guard import GuardConfig, Verdict
+from docqa.retrieve.guard import GuardRequest, Verdict, guard_changes
 from docqa.retrieve.rerank import Reranker
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
@@ -64,21 +63,16 @@ def _index_dir(args: argparse.Namespace) -> Path:
     return args.index if args.index is not None else default_index_dir()
 
 
-def _guard(args: argparse.Namespace, base: GuardConfig) -> GuardConfig | bool:
-    """False for --no-guard, else the collection's guard with the command line's changes."""
+def _guard(args: argparse.Namespace) -> GuardRequest:
+    """False for --no-guard, else the command line's changes to the collection's guard."""
     if args.no_guard:
         return False
-    changes: dict[str, Any] = {}
-    if args.min_coverage is not None:
-        changes["min_coverage"] = args.min_coverage
-    if getattr(args, "drift_model", None) is not None:
-        changes["drift_model"] = args.drift_model
-    if args.min_score is not None:
-        if args.mode in ("dense", "hybrid"):
-            changes["min_cosine"] = args.min_score
-        if args.mode in ("keyword", "hybrid"):
-            changes["min_keyword"] = args.min_score
-    return replace(base, **changes)
+    return guard_changes(
+        min_coverage=args.min_coverage,
+        min_score=args.min_score,
+        drift_model=getattr(args, "drift_model", None),
+        mode=args.mode,
+    )
 
 
 def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
@@ -103,14 +97,14 @@ def _context(args: argparse.Namespace, collection: AnyCollection) -> Context | N
 
 def _retriever(args: argparse.Namespace) -> Retriever:
     if store.uses_store(args):
-        return store.retriever(args, _guard(args, GuardConfig()))
+        return store.retriever(args, _guard(args))
     return _guarded(args, _open(args))
 
 
 def _guarded(args: argparse.Namespace, collection: AnyCollection) -> Retriever:
     return collection.retriever(
         args.mode,
-        guard=_guard(args, collection.guard),
+        guard=_guard(args),
         tenants=_known_tenants(collection, args.tenant),
         reranker=_reranker(args) if args.rerank else None,
         rerank_top=args.rerank_top,
@@ -229,7 +223,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if store.uses_store(args):
         if args.context != "window":
             raise InputError("--context section needs a file index; drop it with --store")
-        retriever = store.retriever(args, _guard(args, GuardConfig()))
+        retriever = store.retriever(args, _guard(args))
     else:
         collection = _open(args)
         retriever = _guarded(args, collection)

@@ -18,7 +18,7 @@ from docqa.types import Retriever
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from docqa.retrieve.guard import GuardConfig
+    from docqa.retrieve.guard import GuardRequest
     from docqa.stores.load import StoreReport
 
 EXIT_OK = 0
@@ -98,7 +98,7 @@ def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_consol
     return EXIT_OK
 
 
-def retriever(args: argparse.Namespace, guard: GuardConfig | bool) -> Retriever:
+def retriever(args: argparse.Namespace, guard: GuardRequest) -> Retriever:
     """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
     from docqa.stores.pgvector import PgVectorStore
 
