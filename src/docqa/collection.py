@@ -10,33 +10,28 @@ surface (``retriever``, ``search_batch``, ``tenant_mask``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
 
-from docqa._checks import mode as check_mode
-from docqa.embed import from_config
+from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
 from docqa.embed.protocol import Embedder
-from docqa.errors import IndexCorrupt
-from docqa.index.format import TFIDF_PREFIX, no_index
+from docqa.index.format import no_index
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
-from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import (
     GuardConfig,
-    GuardedRetriever,
     GuardRequest,
     resolve_guard,
     semantic_side,
 )
-from docqa.retrieve.masked import MaskedRetriever
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
-from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
+from docqa.retrieve.retrievers import DenseRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
 from docqa.tenants import TenantLookup, TenantRows
@@ -171,60 +166,3 @@ class Collection(TenantLookup):
     def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The stored vectors of ``hits``' rows: float32 ``(len(hits), dim)``."""
         return np.asarray(self.index.vectors[[h.row for h in hits]])
-
-
-def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
-    """The retriever of ``mode`` over a dense and a keyword retriever."""
-    check_mode(mode)
-    if mode == "dense":
-        return dense
-    if mode == "keyword":
-        return keyword
-    return HybridRetriever(dense, keyword)
-
-
-def restricted(
-    inner: Retriever,
-    masks: Any,
-    guard: GuardRequest,
-    tenants: Iterable[str] | None,
-    stored: GuardConfig,
-    bm25: BM25Index,
-    *,
-    evidence: Retriever | None = None,
-    semantic: Semantic | None = None,
-) -> Retriever:
-    """``inner`` limited to ``tenants``' rows (``masks.tenant_mask``) and behind the guard
-    ``guard`` asks for over the collection's ``stored`` one (``resolve_guard``), judged with
-    ``bm25``'s term statistics and, beside the hits, the best passages of ``evidence`` (the
-    keyword side), limited alike; ``semantic`` adds the drift check (:mod:`docqa.retrieve.drift`)."""
-    if tenants is not None:
-        mask = masks.tenant_mask(tenants)
-        inner = MaskedRetriever(inner, mask)
-        evidence = None if evidence is None else MaskedRetriever(evidence, mask)
-    config = resolve_guard(stored, guard)
-    if config is None:
-        return inner
-    return GuardedRetriever(inner, config, bm25=bm25, evidence=evidence, semantic=semantic)
-
-
-def embedder_of(index: Index) -> Embedder:
-    """The embedder recorded in ``index``'s manifest, restored with its fitted state."""
-    state = {
-        name[len(TFIDF_PREFIX) :]: index.array(name)
-        for name in index.manifest.arrays
-        if name.startswith(TFIDF_PREFIX)
-    }
-    embedder = from_config(index.manifest.embedder.get("config", {}), state or None)
-    index.check_embedder(embedder)
-    return embedder
-
-
-def bm25_config(index: Index) -> Mapping[str, Any]:
-    """The BM25 settings recorded in ``index``'s manifest; ``IndexCorrupt`` when absent."""
-    if "bm25" not in index.manifest.meta:
-        raise IndexCorrupt(
-            f"{index.root}/manifest.json records no BM25 settings; rebuild the index"
-        )
-    config: Mapping[str, Any] = index.manifest.meta["bm25"]
-    return config

@@ -49,7 +49,7 @@ def test_every_sample_file_gzipped_is_the_same_document(name: str) -> None:
 
 
 def test_members_and_padding_are_read_as_gzip_does() -> None:
-    from docqa.text.loaders import _gunzip
+    from docqa.text.reading import _gunzip
 
     text = b"# Parking\n\nThe car park closes at 9 p.m.\n"
     two = gzip.compress(text[:12]) + gzip.compress(text[12:]) + b"\0\0\0"
@@ -74,9 +74,9 @@ def test_a_broken_gzip_file_is_skipped_with_its_reason() -> None:
 
 
 def test_a_gzip_bomb_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docqa.text import loaders
+    from docqa.text import reading
 
-    monkeypatch.setattr(loaders, "MAX_GUNZIPPED", 1000)
+    monkeypatch.setattr(reading, "MAX_GUNZIPPED", 1000)
     bomb = gzip.compress(b"a" * 1001)
     assert len(bomb) < 100
     result = parsed("bomb.txt.gz", bomb)

@@ -14,6 +14,7 @@ from rich.console import Console
 from docqa.answering import Context, answer_stream
 from docqa.build import IndexSettings, default_index_dir, ensure_index
 from docqa.cli import batch, render, store
+from docqa.cli.exits import EXIT_EMPTY, EXIT_OK
 from docqa.cli.index import previous_embedder
 from docqa.collection import AnyCollection, Collection
 from docqa.embed import choices
@@ -25,22 +26,8 @@ from docqa.retrieve.guard import GuardRequest, Verdict, guard_changes
 from docqa.retrieve.rerank import Reranker
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
-EXIT_OK, EXIT_EMPTY = 0, 1
-
 
 def run(args: argparse.Namespace) -> int:
-    if args.command == "serve":
-        from docqa.cli.serving import run_serve
-
-        return run_serve(args)
-    if args.command == "cache":
-        from docqa.cli import cache
-
-        return cache.run(args)
-    if args.command == "calibrate":
-        from docqa.cli import calibrate
-
-        return calibrate.run(args)
     from docqa.cli.index import cmd_index
     from docqa.cli.verify import cmd_verify
 

@@ -21,9 +21,9 @@ from typing import Any, NoReturn
 from docqa import __version__
 from docqa._checks import question
 from docqa.cli import batch, serve
+from docqa.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, error_line, os_error_text
 from docqa.errors import DocqaError, InputError, raise_interrupted
 
-EXIT_OK, EXIT_EMPTY, EXIT_USAGE = 0, 1, 2
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
 EMBEDDERS = ("auto", "hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
 
@@ -463,6 +463,12 @@ def _main(argv: Sequence[str] | None, *, freeze: bool) -> int:
             from docqa.cli.index import cmd_index as handler
         elif args.command == "watch":
             from docqa.cli.watch import cmd_watch as handler
+        elif args.command == "serve":
+            from docqa.cli.serving import run_serve as handler
+        elif args.command == "cache":
+            from docqa.cli.cache import run as handler
+        elif args.command == "calibrate":
+            from docqa.cli.calibrate import run as handler
         else:
             from docqa.cli.commands import run as handler
     finally:
@@ -476,31 +482,18 @@ def _main(argv: Sequence[str] | None, *, freeze: bool) -> int:
             warnings.simplefilter("ignore", SkippedFileWarning)
             return handler(args)
     except DocqaError as exc:
-        _error_line(str(exc))
+        error_line(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("docqa: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader went away (`docqa search ... | head`): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as exc:  # the file system said no (permissions, disk full): one line too
-        _error_line(os_error_text(exc))
+        error_line(os_error_text(exc))
         return EXIT_USAGE
-
-
-def os_error_text(exc: OSError) -> str:
-    """What the file system refused, and where, with what to do."""
-    where = f" ({exc.filename})" if exc.filename else ""
-    return f"{exc.strerror or exc}{where}; check the path and its permissions"
-
-
-def _error_line(message: str) -> None:
-    """Print ``message`` as the one ``docqa: error:`` line (controls escaped, no newlines)."""
-    from docqa.controls import escape_controls
-
-    print(f"docqa: error: {escape_controls(message, keep='')}", file=sys.stderr)
 
 
 if __name__ == "__main__":

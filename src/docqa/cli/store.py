@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings
+from docqa.cli.exits import EXIT_OK
 from docqa.cli.words import count
 from docqa.errors import InputError
 from docqa.types import Retriever
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from docqa.retrieve.guard import GuardRequest
     from docqa.stores.load import StoreReport
 
-EXIT_OK = 0
 _STORE_ONLY = (("collection", "--collection"), ("ef_search", "--ef-search"))
 
 

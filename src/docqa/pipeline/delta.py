@@ -48,27 +48,28 @@ import numpy as np
 from docqa.errors import DocqaError
 from docqa.index import format as fmt
 from docqa.index import open_index
+from docqa.index.builder import sync_files
+from docqa.index.checksum import file_sha256
+from docqa.index.files import install, work_dir, write_bytes, write_npy
 from docqa.index.reader import Index
 from docqa.index.shards import (
     STATS_DIR,
     ShardEntry,
     ShardsManifest,
-    _sha256,
     may_be_sharded,
     open_sharded,
 )
-from docqa.index.streaming import sync_files
-from docqa.index.writer import _install, _write_bytes, _write_npy, work_dir
 from docqa.keyword.config import ARRAYS
 from docqa.keyword.stats import CorpusStats, LiveCounts, live_counts
 from docqa.pipeline import stream
 from docqa.pipeline.previous import OldFile, Scan, old_rows
 from docqa.pipeline.sources import stat_trusted
+from docqa.pipeline.write import BuildReport, Run, verified, write_run
 from docqa.text.documents import SkippedFile
 from docqa.threads import Background
 
 if TYPE_CHECKING:
-    from docqa.build import BuildReport, IndexSettings, Run
+    from docqa.pipeline.settings import IndexSettings
 
 DELTA_SHARE = 0.125
 """The delta may hold up to this share of the collection's bytes, and the base as many rows
@@ -203,8 +204,6 @@ def kept(layered: Layered, run: Run) -> BuildReport:
     """The report of an update of a delta-updated index that found nothing to change."""
     import time
 
-    from docqa.build import BuildReport
-
     return BuildReport(
         path=layered.base.root.parent,
         documents=len(layered.held),
@@ -223,8 +222,6 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
     """Write the update of ``layered`` (at ``target``) as a delta and install it; None when it
     does not apply (the changed files hold more than ``DELTA_SHARE`` of the bytes, or the file
     system makes no hard links): then the caller rewrites the whole index."""
-    from docqa.build import _verified
-
     scan = run.scan
     known = {s: h.sha256 for s, h in layered.held.items() if h.part == BASE}
     trusted_all = _trusted(layered, scan)
@@ -262,7 +259,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
         if linked is None:
             shutil.rmtree(tmp, ignore_errors=True)
             return None
-        previous = _verified(layered.delta, run.warnings)
+        previous = verified(layered.delta, run.warnings)
         base_live = np.zeros(len(layered.base), dtype=bool)
         for source in same:
             lo, hi = layered.held[source].rows
@@ -279,7 +276,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
             base_counts.wait()
         del previous, base_counts, arrays  # the counts hold a view of the base's vocabulary
         layered.release()  # the previous index's maps close before it is replaced
-        _install(tmp, target)
+        install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -291,7 +288,6 @@ def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
     changed: touched, checked out again, racily clean): its data stays, its (top) manifest
     records the new stats (written aside and renamed over it), as a rewrite would record
     them."""
-    from docqa.build import BuildReport
     from docqa.index.meta import replace_meta
 
     parted = layered.delta is not None
@@ -334,12 +330,12 @@ def _write_delta(
     (``unsynced``: the linked base's folders, then the delta's files and what this writes) is
     fsynced at the end, all at once (``sync_files``: 20 serial fsyncs took 9-20 ms; the
     delta's builder alone made two rounds and four single fsyncs, ~3 ms)."""
-    from docqa.build import BuildReport, _write
-
     stats_of = {s: run.scan.stats[s] for _, s, _ in changed}
     sub = replace(run, scan=Scan(changed, stats_of, run.scan.trust_stats), unknown=[], warnings=[])
     part = (
-        _write(tmp / DELTA, sub, previous, allow_empty=True, unsynced=unsynced) if changed else None
+        write_run(tmp / DELTA, sub, previous, allow_empty=True, unsynced=unsynced)
+        if changed
+        else None
     )
     delta = open_index(tmp / DELTA) if part is not None else None
     base = layered.base
@@ -372,14 +368,14 @@ def _write_delta(
     stats = CorpusStats.of_counts(counts)
     (tmp / STATS_DIR).mkdir()
     written = {
-        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr, sync=False)
+        f"{STATS_DIR}/{name}.npy": write_npy(tmp / STATS_DIR / f"{name}.npy", arr, sync=False)
         for name, arr in stats.to_arrays().items()
     }
     entries = []
     for name, ix, m in parts:
         rel = f"{STATS_DIR}/map-{name}.npy"
-        written[rel] = _write_npy(tmp / rel, m, sync=False)
-        entries.append(ShardEntry(name, 0, len(ix), _sha256(tmp / name / fmt.MANIFEST), rel))
+        written[rel] = write_npy(tmp / rel, m, sync=False)
+        entries.append(ShardEntry(name, 0, len(ix), file_sha256(tmp / name / fmt.MANIFEST), rel))
     config = dict(base.manifest.meta["bm25"])
     manifest = ShardsManifest(
         embedder=dict(base.manifest.embedder),
@@ -393,7 +389,7 @@ def _write_delta(
         meta={"settings": asdict(run.settings), "files": files, "fingerprint": run.stamp,
               "scanned_ns": run.scanned_ns, "bm25": config},
     )  # fmt: skip
-    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
+    write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
     done = [*unsynced, *(tmp / rel for rel in written), tmp / fmt.MANIFEST, tmp / STATS_DIR, tmp]
     sync_files(list(dict.fromkeys(done)))
     skipped = tuple(SkippedFile(u.path, u.reason) for u in run.unknown)

@@ -19,7 +19,7 @@ from docqa import _tokenize
 from docqa.embed.hashing import HashingEmbedder
 from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import document_from_bytes, read_bytes
+from docqa.text.reading import document_from_bytes, read_bytes
 from docqa.text.records import chunk_records
 from docqa.text.sections import HEADING_WEIGHT, heading_copies
 from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens, join_rows

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.collection import bm25_config, by_mode, embedder_of, restricted
+from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
 from docqa.embed.protocol import Embedder
 from docqa.errors import EmbedderMismatch
 from docqa.index.shards import ShardedIndex, open_sharded
@@ -69,7 +69,7 @@ class ShardedCollection(TenantLookup):
                 raise EmbedderMismatch(
                     f"shards of {index.root} were built with different embedders; rebuild it"
                 )
-        bounds = index.stats.bounds_index(index.manifest.bm25["config"])
+        bounds = BM25Index.bounds(index.stats, index.manifest.bm25["config"])
         guard = resolve_guard(index.manifest.meta.get("guard"))
         return cls(index, embedder, bounds, searcher or local_shards(index), guard)
 
