@@ -6,11 +6,11 @@ import gzip
 import hashlib
 import json
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 import pytest
+from docqa_cli import docqa as run_docqa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -109,8 +109,7 @@ def test_the_cli_indexes_and_cites_a_gzipped_page(tmp_path: Path) -> None:
     (docs / "renewals.md.gz").write_bytes(gzip.compress((LIBRARY / "renewals.md").read_bytes()))
 
     def docqa(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "docqa", *args], cwd=tmp_path, text=True,
-                              capture_output=True, timeout=120, check=False)  # fmt: skip
+        return run_docqa(*args, cwd=tmp_path)
 
     built = docqa("index", "docs", "--index", "ix")
     assert built.returncode == 0, built.stderr

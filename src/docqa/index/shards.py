@@ -37,7 +37,7 @@ from docqa.index import format as fmt
 from docqa.index import snapshot
 from docqa.index.checksum import file_sha256
 from docqa.index.files import fsync_path, write_bytes, write_npy
-from docqa.index.reader import ChunkView, Index, open_index
+from docqa.index.reader import Index, ManifestRows, open_index
 from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
 from docqa.types import Chunk
 
@@ -303,7 +303,7 @@ def _maps(
     return tuple(maps)
 
 
-class ShardedIndex:
+class ShardedIndex(ManifestRows):
     """An opened sharded index: its ``shards`` (each an ``Index``), their row ``offsets``
     ``(S + 1,) int64`` (for a delta-updated index, ``maps`` instead: each shard's local ->
     global row map, -1 for a deleted row), the BM25 ``stats`` and a global, lazy ``chunks``
@@ -355,15 +355,6 @@ class ShardedIndex:
                 )
             out[name] = snapshot.npy_view(self._raw[rel], self.root / rel)
         return out
-
-    @property
-    def chunks(self) -> ChunkView:
-        """The chunks in row order, decoded when accessed (a new view each time: an index
-        and its view hold no cycle, so a dropped index closes its maps at once)."""
-        return ChunkView(self)
-
-    def __len__(self) -> int:
-        return self.manifest.count
 
     def __repr__(self) -> str:
         return f"ShardedIndex({str(self.root)!r}, count={len(self)}, shards={len(self.shards)})"
