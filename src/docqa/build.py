@@ -29,7 +29,7 @@ from docqa.index.lock import build_lock
 from docqa.index.ownership import clean_debris, resolve_target
 from docqa.index.reader import Index
 from docqa.index.shards import open_any
-from docqa.pipeline import delta
+from docqa.pipeline import delta, layers
 from docqa.pipeline.previous import Scan, up_to_date
 from docqa.pipeline.settings import IndexSettings, Progress
 from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
@@ -146,8 +146,8 @@ def _build_locked(
     warnings: list[str] = []
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
               progress, warnings, started)  # fmt: skip
-    layered = delta.previous_delta(target, settings)
-    if layered is not None and not rewrite and delta.up_to_date(layered, scan, stamp):
+    layered = layers.previous_delta(target, settings)
+    if layered is not None and not rewrite and layers.up_to_date(layered, scan, stamp):
         return delta.kept(layered, run)  # (--rewrite makes a delta-updated index whole)
     if layered is None:
         previous = _previous(target, settings, warnings)
@@ -155,10 +155,10 @@ def _build_locked(
             # nothing to copy, so nothing to verify (`--verify` trusts no stat: never here)
             kept = kept_report(previous, unknown, settings.make_embedder().name, 0.0)
             return replace(kept, passed_over=run.passed_over, seconds=time.perf_counter() - started)
-        layered = None if previous is None else delta.plain(previous)
+        layered = None if previous is None else layers.plain(previous)
         del previous
     checked = None
-    if layered is not None and not rewrite and delta.applies(settings):
+    if layered is not None and not rewrite and layers.applies(settings):
         report = delta.update(target, layered, run)
         if report is not None:
             if verify:
