@@ -198,7 +198,8 @@ def stages(folder: Path) -> None:
 
     from docqa.embed.hashing import HashingEmbedder
     from docqa.pipeline.work import postings_of, vectors_and_postings
-    from docqa.text.loaders import _decode, find_files, parse_document, read_bytes
+    from docqa.text.loaders import find_files
+    from docqa.text.reading import _decode, parse_document, read_bytes
     from docqa.text.records import chunk_records
 
     files, _ = find_files([folder])

@@ -83,8 +83,8 @@ def _results(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _install() -> None:
     from docqa import build
-    from docqa.index import streaming
-    from docqa.pipeline import postings, stream
+    from docqa.index import builder
+    from docqa.pipeline import postings, stream, write
 
     _log("parent: imports done", time.time(), time.time(), time.process_time())
     try:  # where the pool's worker function finds ``run`` (this branch, or one before it)
@@ -100,13 +100,13 @@ def _install() -> None:
     for module, name, label in (
         (build, "discover", "parent: scan"),
         (build, "_build_locked", "parent: build"),
-        (build, "_stream", "parent: stream"),
-        (build, "_write_bm25", "parent: postings merge"),
+        (write, "_stream_rows", "parent: stream"),
+        (write, "write_bm25", "parent: postings merge"),
         (stream.Pass, "take", "parent: take result"),
         (postings.PostingRuns, "_spill", "parent: spill run"),
-        (streaming.IndexBuilder, "close_rows", "parent: close rows"),
-        (streaming.IndexBuilder, "commit", "parent: commit"),
-        (streaming.IndexBuilder, "__init__", "parent: temp dir"),
+        (builder.IndexBuilder, "close_rows", "parent: close rows"),
+        (builder.IndexBuilder, "commit", "parent: commit"),
+        (builder.IndexBuilder, "__init__", "parent: temp dir"),
     ):
         setattr(module, name, _timed(label, getattr(module, name)))
 

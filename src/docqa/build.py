@@ -18,103 +18,36 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from docqa._checks import positive
-from docqa.embed.choices import EMBEDDERS, make_embedder
-from docqa.embed.protocol import Embedder
 from docqa.errors import DocqaError, InputError
 from docqa.index import open_index
-from docqa.index.format import TFIDF_PREFIX
 from docqa.index.lock import build_lock
 from docqa.index.ownership import clean_debris, resolve_target
 from docqa.index.reader import Index
 from docqa.index.shards import open_any
-from docqa.index.streaming import IndexBuilder
-from docqa.pipeline import delta, stream
-from docqa.pipeline.postings import PostingRuns
-from docqa.pipeline.previous import Scan, old_rows, trusted, up_to_date
+from docqa.pipeline import delta, layers
+from docqa.pipeline.previous import Scan, up_to_date
+from docqa.pipeline.settings import IndexSettings, Progress
 from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
-from docqa.pipeline.work import Task
-from docqa.text.documents import READERS, LoadReport, SkippedFile
+from docqa.pipeline.write import BuildReport, Run, kept_report, passed_over, verified, write_run
+from docqa.text.documents import SkippedFile
 from docqa.text.ids import suffixed
-from docqa.text.loaders import _raise_nothing_loaded
-from docqa.text.sections import HEADING_WEIGHT
-from docqa.text.windows import check_window
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
-# A dense TF-IDF matrix is (chunks x vocabulary): refuse one that would not fit comfortably.
-MAX_DENSE_BYTES = 2 << 30
-EMBED_BATCH = 2048
-
-
-@dataclass(frozen=True, slots=True)
-class IndexSettings:
-    """How a collection is chunked and embedded; recorded in the manifest's ``meta``."""
-
-    embedder: str = "hashing"
-    dim: int = 256
-    max_words: int = 120
-    overlap: int = 0
-    headings: bool = True
-    heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
-    storage: str = "float32"  # "int8": int8 codes beside the vectors (docqa.search.compact)
-    tenant_from_folder: bool = False  # chunk tenant = first folder of the file (docqa.tenants)
-    # the readers' version, not a choice: an index of other readers reuses nothing (a file
-    # unchanged since is read again, as a fresh build would read it)
-    readers: int = field(default=READERS, init=False)
-
-    def __post_init__(self) -> None:
-        if self.embedder not in EMBEDDERS:
-            raise InputError(f"unknown embedder {self.embedder!r}; choose one of {EMBEDDERS}")
-        positive(self.dim, "dim")
-        positive(self.heading_weight, "heading_weight")
-        check_window("max_words", self.max_words, "overlap", self.overlap)
-        if self.storage != "float32":  # the default needs no look at (Numba's) compact module
-            self._check_storage()
-
-    def _check_storage(self) -> None:
-        from docqa.search.compact import STORAGES
-
-        if self.storage not in STORAGES:
-            raise InputError(
-                f"unknown storage {self.storage!r}; choose one of {', '.join(STORAGES)}"
-            )
-
-    def make_embedder(self) -> Embedder:
-        """A new embedder of these settings' kind and dimension."""
-        return make_embedder(self.embedder, dim=self.dim)
-
-
-@dataclass(frozen=True)
-class BuildReport:
-    """What one ``build_index`` call did."""
-
-    path: Path
-    documents: int
-    chunks: int
-    skipped: tuple[SkippedFile, ...]
-    embedder: str
-    vocabulary: int
-    embedded: int  # chunks embedded by this call
-    reused: int  # chunks whose vectors came from the previous index
-    seconds: float
-    warnings: tuple[str, ...] = ()  # e.g. a damaged previous index that was re-embedded
-    # files met in the folders that are of no type docqa reads: (suffix, count), most first
-    passed_over: tuple[tuple[str, int], ...] = ()
-    delta: int | None = None  # rows of the delta when the update was written as one
-    # (copy, file read for it) of each page passed over as the same page in another format
-    copies: tuple[tuple[str, str], ...] = ()
-
-
-def passed_over(others: Counter[str]) -> tuple[tuple[str, int], ...]:
-    """``others`` (see ``find_files``) as ``BuildReport.passed_over`` orders them."""
-    return tuple(sorted(others.items(), key=lambda item: (-item[1], item[0])))
+__all__ = [
+    "BuildReport",
+    "IndexSettings",
+    "Progress",
+    "build_index",
+    "default_index_dir",
+    "default_workers",
+    "ensure_index",
+    "fingerprint",
+    "passed_over",
+]
 
 
 def fingerprint(paths: Iterable[str | Path], settings: IndexSettings) -> str:
@@ -138,7 +71,7 @@ def _stamp(
 
 def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Index | None:
     """The index at ``target`` if it was built with ``settings`` and opens (its structural
-    checks); ``_verified`` checks it whole before any row of it is reused."""
+    checks); ``verified`` checks it whole before any row of it is reused."""
     if settings.embedder == "tfidf" or not (target / "manifest.json").exists():
         return None  # a fitted embedder re-embeds every row anyway: nothing is reused
     try:
@@ -147,19 +80,6 @@ def _previous(target: Path, settings: IndexSettings, warnings: list[str]) -> Ind
         warnings.append(f"previous index not reused, every file re-embedded: {exc}")
         return None
     return index if index.manifest.meta.get("settings") == asdict(settings) else None
-
-
-def _verified(index: Index | None, warnings: list[str]) -> Index | None:
-    """``index`` if every file's checksum and every vector's finiteness pass: a damaged
-    previous index is not copied from, its files are re-embedded (``warnings`` says so), and
-    the new index replaces it."""
-    try:
-        if index is not None:
-            index.verify()  # releases the pages it read: memory stays flat
-        return index
-    except DocqaError as exc:
-        warnings.append(f"previous index not reused, every file re-embedded: {exc}")
-        return None
 
 
 def default_workers() -> int:
@@ -228,20 +148,20 @@ def _build_locked(
     warnings: list[str] = []
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
               progress, warnings, started, copies=tuple(copies))  # fmt: skip
-    layered = delta.previous_delta(target, settings)
-    if layered is not None and not rewrite and delta.up_to_date(layered, scan, stamp):
+    layered = layers.previous_delta(target, settings)
+    if layered is not None and not rewrite and layers.up_to_date(layered, scan, stamp):
         return delta.kept(layered, run)  # (--rewrite makes a delta-updated index whole)
     if layered is None:
         previous = _previous(target, settings, warnings)
         if previous is not None and up_to_date(previous, scan, stamp):
             # nothing to copy, so nothing to verify (`--verify` trusts no stat: never here)
-            kept = _kept(previous, unknown, settings.make_embedder().name, 0.0)
+            kept = kept_report(previous, unknown, settings.make_embedder().name, 0.0)
             return replace(kept, passed_over=run.passed_over, copies=run.copies,
                            seconds=time.perf_counter() - started)  # fmt: skip
-        layered = None if previous is None else delta.plain(previous)
+        layered = None if previous is None else layers.plain(previous)
         del previous
     checked = None
-    if layered is not None and not rewrite and delta.applies(settings):
+    if layered is not None and not rewrite and layers.applies(settings):
         report = delta.update(target, layered, run)
         if report is not None:
             if verify:
@@ -250,192 +170,10 @@ def _build_locked(
         checked = layered.checked
     base = None if layered is None else layered.base  # a rewrite copies the base's rows
     del layered
-    report = _write(target, replace(run, checked=checked), _verified(base, warnings), paths=paths)
+    report = write_run(target, replace(run, checked=checked), verified(base, warnings), paths=paths)
     if verify:
         open_index(target).verify()
     return replace(report, seconds=time.perf_counter() - started)
-
-
-@dataclass(frozen=True)
-class Run:
-    """One build's scan and settings, as the writers of a whole index and of a delta use them."""
-
-    scan: Scan
-    stamp: str
-    scanned_ns: int
-    unknown: list[SkippedFile]
-    passed_over: tuple[tuple[str, int], ...]
-    settings: IndexSettings
-    workers: int
-    progress: Progress | None
-    warnings: list[str]
-    started: float
-    checked: dict[str, int] | None = None  # files already found unchanged in ``previous``
-    copies: tuple[tuple[str, str], ...] = ()  # BuildReport.copies
-
-
-def _write(
-    target: Path,
-    run: Run,
-    previous: Index | None,
-    *,
-    paths: Sequence[str | Path] = (),
-    allow_empty: bool = False,
-    unsynced: list[Path] | None = None,
-) -> BuildReport:
-    """Write the index of ``run.scan``'s files at ``target``, copying the unchanged files' rows
-    from ``previous``; ``allow_empty``: a delta may hold no row (else "nothing loaded").
-    ``unsynced``, when given, gets what was written, not fsynced (``IndexBuilder``'s
-    ``durable=False``): the caller fsyncs it with its own files."""
-    settings = run.settings
-    embedder = settings.make_embedder()
-    durable = unsynced is None
-    with IndexBuilder(target, storage=settings.storage, durable=durable) as builder:
-        state = _stream(
-            builder, settings, embedder, previous, run.scan, run.workers, run.progress, run.checked
-        )
-        state.skipped[:0] = [SkippedFile(u.path, u.reason) for u in run.unknown]
-        if not builder.count and not allow_empty:
-            loaded = LoadReport((), tuple(state.skipped))
-            _raise_nothing_loaded(list(paths), loaded, read=sorted(state.files))
-        if settings.embedder == "tfidf":
-            _fit_and_embed(builder, embedder, state.texts)
-        builder.close_rows()  # the disk writes the rows while the postings merge
-        vocabulary = _write_bm25(builder, state)
-        meta = {
-            "settings": asdict(settings),
-            "files": state.files,
-            "fingerprint": run.stamp,
-            "scanned_ns": run.scanned_ns,
-            "bm25": _bm25_config(),
-        }
-        report = BuildReport(
-            path=target,
-            documents=len(state.files),
-            chunks=builder.count,
-            skipped=tuple(state.skipped),
-            embedder=embedder.name,
-            vocabulary=vocabulary,
-            embedded=state.embedded,
-            reused=state.reused,
-            seconds=0.0,
-            warnings=tuple(run.warnings),
-            passed_over=run.passed_over,
-            copies=run.copies,
-        )
-        del previous, state  # the previous index's maps close here (it holds no cycle)
-        builder.commit(embedder, meta)
-    if unsynced is not None:
-        unsynced.extend(builder.unsynced)
-    return report
-
-
-def _kept(
-    previous: Index, unknown: list[SkippedFile], embedder: str, seconds: float
-) -> BuildReport:
-    """The report of an update that found nothing to change (the index is left as it is)."""
-    return BuildReport(
-        path=previous.root,
-        documents=len(old_rows(previous)),
-        chunks=len(previous),
-        skipped=tuple(SkippedFile(u.path, u.reason) for u in unknown),
-        embedder=embedder,
-        vocabulary=int(previous.array("bm25_vocab").size),
-        embedded=0,
-        reused=len(previous),
-        seconds=seconds,
-    )
-
-
-def _stream(
-    builder: IndexBuilder,
-    settings: IndexSettings,
-    embedder: Embedder,
-    previous: Index | None,
-    scan: Scan,
-    workers: int,
-    progress: Progress | None,
-    checked: dict[str, int] | None = None,
-) -> stream.Pass:
-    """Process every file group and append its rows to ``builder``, in load order
-    (``checked``: the files a delta update already found unchanged in ``previous``)."""
-    fitted = settings.embedder == "tfidf"  # fitted on every text after the pass
-    old = {} if fitted else old_rows(previous)
-    state = stream.Pass(
-        builder,
-        PostingRuns(builder.scratch),
-        builder.array("bm25_lengths", np.int32),
-        previous,
-        {s: rec.rows for s, rec in old.items()},
-        scan.stats,
-    )
-    sized = scan.sized
-    cut = list(stream.groups(sized))
-    known = {s: rec.sha256 for s, rec in old.items() if scan.same_ids(s, rec.ids)}
-    verified = (
-        stream.unchanged(sized, known, trusted(scan, old, previous)) if checked is None else
-        {s: n for s, n in checked.items() if s in known}
-    )  # fmt: skip
-    tasks = (
-        Task(
-            tuple(group),
-            settings.max_words,
-            settings.overlap,
-            settings.headings,
-            None if fitted else embedder,
-            {s: known[s] for _, s in group if s in known},
-            keep_texts=fitted,
-            tenant_from_folder=settings.tenant_from_folder,
-            verified={s: verified[s] for _, s in group if s in verified},
-            heading_weight=settings.heading_weight,
-            suffixed=frozenset(s for _, s in group if s in scan.suffixed),
-        )
-        for group in cut
-    )
-    to_parse = sum(n for _, s, n in sized if s not in verified)
-    workers = workers if to_parse >= stream.POOL_BYTES else 1  # not worth starting a pool
-    total_bytes = sum(n for _, _, n in sized)
-    done_files = done_bytes = 0
-    with stream.gc_paused(), state:  # the state closes the old files it copied from
-        for result in stream.results(tasks, min(workers, len(cut))):
-            state.take(result)
-            done_files += sum(not f.more for f in result.files)  # (a part of a file: more)
-            done_bytes += sum(f.size for f in result.files)
-            if progress:
-                progress("files", done_files, len(sized))
-                progress("bytes", min(done_bytes, total_bytes), total_bytes)
-    return state
-
-
-def _fit_and_embed(builder: IndexBuilder, embedder: Embedder, texts: list[str]) -> None:
-    """Fit TF-IDF on every chunk text, then embed in batches; its state goes with the index."""
-    from docqa.embed.tfidf import TfidfEmbedder
-
-    assert isinstance(embedder, TfidfEmbedder)
-    embedder.fit(texts)
-    if len(texts) * embedder.dim * 4 > MAX_DENSE_BYTES:
-        raise InputError(
-            f"a TF-IDF index of {len(texts)} chunks x {embedder.dim} words would need "
-            f"{len(texts) * embedder.dim * 4 >> 20} MiB; use --embedder hashing"
-        )
-    for start in range(0, len(texts), EMBED_BATCH):
-        builder.append_vectors(embedder.embed(texts[start : start + EMBED_BATCH]))
-    for name, arr in embedder.state().items():
-        builder.array(TFIDF_PREFIX + name, arr.dtype).append(arr)
-
-
-def _bm25_config() -> dict[str, Any]:
-    from docqa.keyword.config import BM25Config
-
-    return BM25Config().to_dict()
-
-
-def _write_bm25(builder: IndexBuilder, state: stream.Pass) -> int:
-    """Merge the spilled postings into the BM25 CSR arrays; returns the vocabulary size."""
-    from docqa.keyword.config import ARRAYS
-
-    sinks = {n: builder.array(n, d) for n, d in ARRAYS.items() if n != "bm25_lengths"}
-    return state.runs.merge(lambda name, block: sinks[name].append(block), state.old_postings())
 
 
 def ensure_index(

@@ -10,27 +10,28 @@ surface (``retriever``, ``search_batch``, ``tenant_mask``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
 
-from docqa._checks import mode as check_mode
-from docqa.embed import from_config
+from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
 from docqa.embed.protocol import Embedder
-from docqa.errors import IndexCorrupt, InputError
-from docqa.index.format import TFIDF_PREFIX, no_index
+from docqa.index.format import no_index
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
-from docqa.retrieve.drift import Semantic
-from docqa.retrieve.guard import GuardConfig, GuardedRetriever, semantic_side
-from docqa.retrieve.masked import MaskedRetriever
+from docqa.retrieve.guard import (
+    GuardConfig,
+    GuardRequest,
+    resolve_guard,
+    semantic_side,
+)
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
-from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
+from docqa.retrieve.retrievers import DenseRetriever, KeywordRetriever
 from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
 from docqa.search.compact import CompactMatrix
 from docqa.tenants import TenantLookup, TenantRows
@@ -74,7 +75,8 @@ class Collection(TenantLookup):
         bm25 = BM25Index.from_arrays(
             {name: index.array(name) for name in ARRAYS}, bm25_config(index)
         )
-        return cls(index=index, embedder=embedder_of(index), bm25=bm25, guard=guard_of(index))
+        guard = resolve_guard(index.manifest.meta.get("guard"))
+        return cls(index=index, embedder=embedder_of(index), bm25=bm25, guard=guard)
 
     @property
     def chunks(self) -> Sequence[Chunk]:
@@ -118,7 +120,7 @@ class Collection(TenantLookup):
         self,
         mode: str = "hybrid",
         *,
-        guard: GuardConfig | bool = True,
+        guard: GuardRequest = True,
         tenants: Iterable[str] | None = None,
         reranker: Reranker | None = None,
         rerank_top: int = DEFAULT_TOP_N,
@@ -128,9 +130,11 @@ class Collection(TenantLookup):
         """A retriever of ``mode`` over this collection.
 
         ``guard``: True (default) puts it behind the collection's guard (``self.guard``: the
-        calibrated settings, else the defaults); a ``GuardConfig`` behind that guard; False
-        returns the bare retriever (hits however weak). ``tenants``: search only their rows
-        (a row mask inside the kernels, see :meth:`tenant_mask`); None searches every row.
+        calibrated settings, else the defaults); a ``GuardConfig`` behind that guard; a
+        mapping behind the collection's guard with those settings changed; False returns the
+        bare retriever (hits however weak) (:func:`~docqa.retrieve.guard.resolve_guard`).
+        ``tenants``: search only their rows (a row mask inside the kernels, see
+        :meth:`tenant_mask`); None searches every row.
         With ``reranker``, the best ``rerank_top`` hits are reordered by it (inside the guard).
         With ``rescore`` (a model such as MiniLM) hybrid mode ranks BM25's best ``rescore_top``
         passages by the model's cosines fused with their BM25 scores
@@ -162,68 +166,3 @@ class Collection(TenantLookup):
     def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The stored vectors of ``hits``' rows: float32 ``(len(hits), dim)``."""
         return np.asarray(self.index.vectors[[h.row for h in hits]])
-
-
-def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
-    """The retriever of ``mode`` over a dense and a keyword retriever."""
-    check_mode(mode)
-    if mode == "dense":
-        return dense
-    if mode == "keyword":
-        return keyword
-    return HybridRetriever(dense, keyword)
-
-
-def restricted(
-    inner: Retriever,
-    masks: Any,
-    guard: GuardConfig | bool,
-    tenants: Iterable[str] | None,
-    default: GuardConfig,
-    bm25: BM25Index,
-    *,
-    evidence: Retriever | None = None,
-    semantic: Semantic | None = None,
-) -> Retriever:
-    """``inner`` limited to ``tenants``' rows (``masks.tenant_mask``) and behind the guard
-    (True: ``default``; a GuardConfig; False: none), judged with ``bm25``'s term statistics
-    and, beside the hits, the best passages of ``evidence`` (the keyword side), limited alike;
-    ``semantic`` adds the drift check (:mod:`docqa.retrieve.drift`)."""
-    if tenants is not None:
-        mask = masks.tenant_mask(tenants)
-        inner = MaskedRetriever(inner, mask)
-        evidence = None if evidence is None else MaskedRetriever(evidence, mask)
-    if guard is False:
-        return inner
-    config = default if guard is True else guard
-    if not isinstance(config, GuardConfig):
-        raise InputError(f"guard must be True, False or a GuardConfig, got {guard!r}")
-    return GuardedRetriever(inner, config, bm25=bm25, evidence=evidence, semantic=semantic)
-
-
-def embedder_of(index: Index) -> Embedder:
-    """The embedder recorded in ``index``'s manifest, restored with its fitted state."""
-    state = {
-        name[len(TFIDF_PREFIX) :]: index.array(name)
-        for name in index.manifest.arrays
-        if name.startswith(TFIDF_PREFIX)
-    }
-    embedder = from_config(index.manifest.embedder.get("config", {}), state or None)
-    index.check_embedder(embedder)
-    return embedder
-
-
-def bm25_config(index: Index) -> Mapping[str, Any]:
-    """The BM25 settings recorded in ``index``'s manifest; ``IndexCorrupt`` when absent."""
-    if "bm25" not in index.manifest.meta:
-        raise IndexCorrupt(
-            f"{index.root}/manifest.json records no BM25 settings; rebuild the index"
-        )
-    config: Mapping[str, Any] = index.manifest.meta["bm25"]
-    return config
-
-
-def guard_of(index: Index) -> GuardConfig:
-    """The guard settings ``docqa calibrate`` stored in ``index``'s manifest, else defaults."""
-    meta = index.manifest.meta
-    return GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()

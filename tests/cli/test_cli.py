@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from docqa_cli import assert_one_line_error, docqa
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
 QUESTIONS = ROOT / "examples" / "questions.jsonl"
-
-
-def docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    return subprocess.run(
-        [sys.executable, "-m", "docqa", *args],
-        check=False,
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess[str]) -> None:
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    assert lines[0].startswith("docqa")
 
 
 @pytest.fixture(scope="module")
@@ -383,12 +360,8 @@ def test_index_auto_picks_minilm_when_installed_and_says_how_to_add_it_when_not(
 ) -> None:
     from docqa.embed import minilm
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    hidden = {**env, "DOCQA_MINILM_DIR": str(tmp_path / "no-minilm")}
-    bare = subprocess.run(
-        [sys.executable, "-m", "docqa", "index", str(LIBRARY), "--index", "bare"],
-        cwd=tmp_path, env=hidden, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    hidden = {"DOCQA_MINILM_DIR": str(tmp_path / "no-minilm")}
+    bare = docqa("index", str(LIBRARY), "--index", "bare", cwd=tmp_path, env=hidden, timeout=300)
     assert bare.returncode == 0, bare.stderr
     assert "embedder hashing-256-v1" in bare.stdout
     hint = [line for line in bare.stderr.splitlines() if "MiniLM" in line]

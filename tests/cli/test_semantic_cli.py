@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from docqa_cli import docqa as run_docqa
 
 from docqa.cli.main import EMBEDDERS as CLI_EMBEDDERS
 from docqa.embed.choices import AUTO, EMBEDDERS
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
-
-
-def docqa(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    env["DOCQA_CACHE_DIR"] = str(cache)
-    return subprocess.run(
-        [sys.executable, "-m", "docqa", *args],
-        check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
 
 
 def test_cli_choices_match_the_registry() -> None:
@@ -80,3 +70,7 @@ def test_rerank_errors_are_one_line(tmp_path: Path, args: tuple[str, ...], needl
     result = docqa(*args, "--index", index, cwd=tmp_path, cache=cache)
     assert result.returncode == 2 and needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def docqa(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    return run_docqa(*args, cwd=cwd, env={"DOCQA_CACHE_DIR": str(cache)}, timeout=600)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from docqa_cli import assert_one_line_error, docqa
 
 from docqa.collection import Collection
 from docqa.retrieve.guard import GuardConfig
@@ -17,19 +15,6 @@ from docqa.retrieve.guard import GuardConfig
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
 QUESTIONS = ROOT / "examples" / "questions.jsonl"
-
-
-def docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    return subprocess.run([sys.executable, "-m", "docqa", *args], check=False, cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess[str]) -> None:
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("docqa"), result.stderr
-    assert "Traceback" not in result.stderr
 
 
 @pytest.fixture(scope="module")

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
+from docqa_cli import docqa_bytes
 
 from docqa.types import Chunk
 
@@ -42,15 +41,7 @@ def tagged(tag: int, n: int = 6) -> tuple[list[Chunk], np.ndarray]:
 
 def docqa(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
     """Run the docqa command in a subprocess (bytes out, so escapes are seen as sent)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    return subprocess.run(
-        [sys.executable, "-m", "docqa", *args],
-        check=False,
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        timeout=timeout,
-    )
+    return docqa_bytes(*args, cwd=cwd, timeout=timeout)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[bytes]) -> str:

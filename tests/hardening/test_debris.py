@@ -18,6 +18,7 @@ from helpers import EMBEDDER, tagged
 
 from docqa.build import build_index
 from docqa.errors import IndexBusy
+from docqa.index import files as index_files
 from docqa.index import open_index, write_index
 from docqa.index import writer as index_writer
 from docqa.index.lock import build_lock, lock_path
@@ -152,7 +153,7 @@ def test_a_work_folder_holding_a_foreign_file_is_kept(tmp_path: Path) -> None:
 def _race_at_install(monkeypatch: pytest.MonkeyPatch, module: object, write: object) -> list:
     """Run ``write()`` twice, the second starting while the first is at its install (the
     moment two first builds used to meet); returns what each ended with."""
-    real = module._install  # type: ignore[attr-defined]
+    real = module.install  # type: ignore[attr-defined]
     at_install, second_done = threading.Event(), threading.Event()
 
     def install(*args: object, **kwargs: object) -> None:
@@ -161,7 +162,7 @@ def _race_at_install(monkeypatch: pytest.MonkeyPatch, module: object, write: obj
             second_done.wait(30)
         real(*args, **kwargs)
 
-    monkeypatch.setattr(module, "_install", install)
+    monkeypatch.setattr(module, "install", install)
     outcomes: list = [None, None]
 
     def run(i: int) -> None:
@@ -214,5 +215,5 @@ def test_a_folder_made_at_the_target_by_another_writer_is_a_clear_error(tmp_path
     target.mkdir()
     (target / "x").write_text("someone else's")
     with pytest.raises(IndexBusy, match="written by another process while this build ran"):
-        index_writer._rename_into_absent(tmp, target)
+        index_files._rename_into_absent(tmp, target)
     assert os.listdir(target) == ["x"]

@@ -167,7 +167,7 @@ def test_a_stop_while_rows_are_copied_is_a_stop_not_a_crash(
     # A rewrite copies the unchanged files' rows from the previous index's maps; stopped in
     # the middle, the copy's views of a map are held by the traceback's frames, so the map
     # cannot be closed yet: that must not turn the stop into a BufferError.
-    from docqa.index.streaming import IndexBuilder
+    from docqa.index.builder import IndexBuilder
 
     docs, ix = _twenty_pages(tmp_path)
     manifest = (ix / "manifest.json").read_bytes()

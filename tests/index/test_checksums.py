@@ -18,7 +18,7 @@ from docqa.build import IndexSettings, build_index
 from docqa.errors import IndexCorrupt
 from docqa.index import checksum, open_index
 from docqa.index import format as fmt
-from docqa.index.streaming import _Sink
+from docqa.index.builder import _Sink
 
 
 def definition(data: bytes, head: int) -> str:

@@ -10,7 +10,7 @@ import pytest
 from index_helpers import EMBEDDER, chunk, sample
 
 from docqa.errors import EmbedderMismatch, IndexCorrupt, InputError
-from docqa.index import FORMAT_VERSION, open_index, write_index, writer
+from docqa.index import FORMAT_VERSION, files, open_index, write_index
 from docqa.index import format as fmt
 from docqa.search import topk
 
@@ -100,7 +100,7 @@ def test_chunks_are_read_lazily(tmp_path: Path) -> None:
 def test_replace_keeps_old_readers_working(tmp_path: Path, monkeypatch, exchange: bool) -> None:
     """An update can stream rows from the old index's memmap into the new one."""
     if not exchange:
-        monkeypatch.setattr(writer, "_exchange", lambda a, b: False)
+        monkeypatch.setattr(files, "_exchange", lambda a, b: False)
     chunks, vectors = sample(20)
     write_index(tmp_path / "idx", chunks, vectors, embedder=EMBEDDER)
     old = open_index(tmp_path / "idx")

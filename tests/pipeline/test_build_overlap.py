@@ -19,9 +19,10 @@ from test_streaming import assert_same_bytes, make_corpus
 
 from docqa.build import IndexSettings, build_index
 from docqa.embed import HashingEmbedder
+from docqa.index import builder as streaming
 from docqa.index import format as fmt
-from docqa.index import open_index, streaming
-from docqa.index.streaming import IndexBuilder
+from docqa.index import open_index
+from docqa.index.builder import IndexBuilder
 from docqa.pipeline import postings, stream
 from docqa.pipeline.postings import _in_order
 

@@ -260,7 +260,7 @@ def test_a_failed_delta_leaves_the_previous_index(
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(delta, "_write_npy", broken)
+    monkeypatch.setattr(delta, "write_npy", broken)
     edit(docs)
     with pytest.raises(OSError, match="No space"):
         build_index([docs], ix, SETTINGS)

@@ -7,8 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docqa.pipeline.postings import OldPostings
-from docqa.pipeline.reuse import merge_slice
+from docqa.pipeline.reuse import OldPostings, merge_slice
 
 TERMS = [np.uint64(t * (1 << 58) + 7) for t in range(12)]  # spread over the hash space
 

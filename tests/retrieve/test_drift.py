@@ -33,7 +33,8 @@ from docqa.retrieve.drift import (
     variants,
     without_word,
 )
-from docqa.retrieve.guard import _evidence_check, drift_side, judge_with_prefix, semantic_side
+from docqa.retrieve.guard import drift_side, judge_with_prefix, semantic_side
+from docqa.retrieve.guard_rules import evidence_rule
 from docqa.shards.build import build_sharded
 from docqa.shards.collection import ShardedCollection
 from docqa.types import Chunk, Component, Hit
@@ -322,7 +323,7 @@ def test_judging_the_first_passage_first_gives_the_verdicts_of_judging_all(
     bm25, emb, every = library
     hits = [every[i] for i in order]
     side = Semantic(emb, 0.1)
-    good, _ = _evidence_check(question, hits, GuardConfig(), bm25)
+    good, _ = evidence_rule(question, hits, GuardConfig(), bm25)
     words = list(dict.fromkeys(evidence.unknown_terms(bm25, evidence.plain_words(question))))
     for n in range(len(hits) + 1):
         verdict, alone = judge_with_prefix(question, hits, n, GuardConfig(), bm25, side)

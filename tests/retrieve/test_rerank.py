@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from docqa_cli import docqa as run_docqa
 
 from docqa.embed.bert import BertShape, cross_encoder_scores, load_weights
 from docqa.errors import InputError
@@ -178,18 +179,14 @@ def test_bad_folders_are_clear(tmp_path: Path) -> None:
 
 
 def test_cli_search_with_a_reranker_folder(tmp_path: Path) -> None:
-    import os
     import subprocess
-    import sys
 
     library = Path(__file__).resolve().parents[2] / "examples" / "library"
     folder = tiny_cross_encoder(tmp_path / "ce")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     index = str(tmp_path / "index")
 
     def docqa(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "docqa", *args], env=env, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+        return run_docqa(*args, cwd=tmp_path, timeout=300)
 
     assert docqa("index", str(library), "--index", index).returncode == 0
     plain = json.loads(

@@ -4,13 +4,12 @@ scores, on an index built without the model."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from docqa_cli import docqa
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
@@ -97,14 +96,6 @@ def test_rescoring_leaves_other_modes_alone(collection: Collection) -> None:
     assert [h.row for h in asked] == [h.row for h in plain]
 
 
-def _docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    return subprocess.run(
-        [sys.executable, "-m", "docqa", *args], cwd=cwd, env=env, capture_output=True,
-        text=True, timeout=300, check=False,
-    )  # fmt: skip
-
-
 needs_minilm = pytest.mark.skipif(not minilm.available(), reason="MiniLM is not installed")
 
 
@@ -124,3 +115,7 @@ def test_cli_rescore_on_a_hashing_index_and_refused_on_a_minilm_one(tmp_path: Pa
     assert refused.returncode == 2
     assert refused.stderr.startswith("docqa: error: --rescore is for a lexical index")
     assert refused.stderr.count("\n") == 1
+
+
+def _docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return docqa(*args, cwd=cwd, timeout=300)

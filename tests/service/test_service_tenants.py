@@ -4,14 +4,12 @@ and the property that no key ever sees another tenant's passage."""
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
+from docqa_cli import docqa as _docqa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_helpers import DOCS, TENANTS, bearer
@@ -62,14 +60,6 @@ def test_collection_tenant_mask_is_cached_and_matches_the_metadata(tenant_index:
         assert mask[row] == (chunk.metadata.get("tenant") == "acme")
     shared = [c for c in collection.index.chunks if c.source == "shared.md"]
     assert shared and all("tenant" not in c.metadata for c in shared)
-
-
-def _docqa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    return subprocess.run(
-        [sys.executable, "-m", "docqa", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
 
 
 def test_cli_tenant_flag_restricts_search_and_ask(tenant_index: Path, tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ def test_corpus_stats_equal_the_whole_collections() -> None:
     assert np.array_equal(stats.vocab, whole.vocab)
     assert np.array_equal(stats.df, np.diff(whole.indptr))
     assert (stats.n_docs, stats.avgdl) == (whole.n_docs, whole.avgdl)
-    bounds = stats.bounds_index(whole.config)
+    bounds = BM25Index.bounds(stats, whole.config)
     questions = ["cat", "dog unknownword", "the", ""]
     assert np.array_equal(bounds.max_scores(questions), whole.max_scores(questions))
 

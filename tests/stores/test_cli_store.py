@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from docqa_cli import docqa as run_docqa
 from store_helpers import PASSWORD_USER, drop_database, new_database
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
-
-
-def docqa(*args: str, url: str | None, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    if url is not None:
-        env["DOCQA_STORE_URL"] = url
-    return subprocess.run(
-        [sys.executable, "-m", "docqa", *args],
-        check=False,
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def _uri(server: Any, dbname: str, user: str = "postgres", password: str = "") -> str:
@@ -145,3 +129,7 @@ def test_cli_errors_are_one_line_and_never_show_the_password(
         docqa("index", str(docs), "--store", "--dim", "64", url=url, cwd=tmp_path)
     )
     assert "256-dim" in line
+
+
+def docqa(*args: str, url: str | None, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_docqa(*args, cwd=cwd, env={} if url is None else {"DOCQA_STORE_URL": url})

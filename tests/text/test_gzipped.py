@@ -6,11 +6,11 @@ import gzip
 import hashlib
 import json
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 import pytest
+from docqa_cli import docqa as run_docqa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,7 +49,7 @@ def test_every_sample_file_gzipped_is_the_same_document(name: str) -> None:
 
 
 def test_members_and_padding_are_read_as_gzip_does() -> None:
-    from docqa.text.loaders import _gunzip
+    from docqa.text.reading import _gunzip
 
     text = b"# Parking\n\nThe car park closes at 9 p.m.\n"
     two = gzip.compress(text[:12]) + gzip.compress(text[12:]) + b"\0\0\0"
@@ -74,9 +74,9 @@ def test_a_broken_gzip_file_is_skipped_with_its_reason() -> None:
 
 
 def test_a_gzip_bomb_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docqa.text import loaders
+    from docqa.text import reading
 
-    monkeypatch.setattr(loaders, "MAX_GUNZIPPED", 1000)
+    monkeypatch.setattr(reading, "MAX_GUNZIPPED", 1000)
     bomb = gzip.compress(b"a" * 1001)
     assert len(bomb) < 100
     result = parsed("bomb.txt.gz", bomb)
@@ -109,8 +109,7 @@ def test_the_cli_indexes_and_cites_a_gzipped_page(tmp_path: Path) -> None:
     (docs / "renewals.md.gz").write_bytes(gzip.compress((LIBRARY / "renewals.md").read_bytes()))
 
     def docqa(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "docqa", *args], cwd=tmp_path, text=True,
-                              capture_output=True, timeout=120, check=False)  # fmt: skip
+        return run_docqa(*args, cwd=tmp_path)
 
     built = docqa("index", "docs", "--index", "ix")
     assert built.returncode == 0, built.stderr

@@ -1,5 +1,5 @@
 """``chunk_records`` (the build's fast path) gives exactly the records and embed texts of its
-twin, ``chunk_document`` + ``writer._chunk_record`` + ``embed_text``: on the sample library,
+twin, ``chunk_document`` + ``writer.chunk_record`` + ``embed_text``: on the sample library,
 the golden file, the pydocs pages, generated documents, PDF-like paged sections, tenants and
 metadata that is not JSON; and the same errors."""
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docqa.errors import InputError
-from docqa.index.writer import _chunk_record
+from docqa.index.writer import chunk_record
 from docqa.text.documents import Block, Document, Line, Section
 from docqa.text.loaders import find_files, load_file, parse_document
 from docqa.text.records import _json, _strings, chunk_records
@@ -28,7 +28,7 @@ def twin(
     doc: Document, max_words: int, overlap: int, headings: bool
 ) -> tuple[list[bytes], list[str]]:
     chunks = chunk_document(doc, max_words=max_words, overlap=overlap)
-    return [_chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]
+    return [chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]
 
 
 def assert_same(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from docqa._parse import section_records
 from docqa.errors import InputError
-from docqa.index.writer import _chunk_record
+from docqa.index.writer import chunk_record
 from docqa.text.documents import Block, Document, Line, Section
 from docqa.text.records import _records, chunk_records, section_records_python
 from docqa.text.sections import chunk_document, embed_text
@@ -61,7 +61,7 @@ def twin(
     doc: Document, max_words: int, overlap: int, headings: bool
 ) -> tuple[list[bytes], list[str]]:
     chunks = chunk_document(doc, max_words=max_words, overlap=overlap)
-    return [_chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]
+    return [chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]
 
 
 @settings(max_examples=300, deadline=None)

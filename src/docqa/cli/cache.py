@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from docqa.cli.main import EXIT_OK
+from docqa.cli.exits import EXIT_OK
 from docqa.cli.words import count
 
 

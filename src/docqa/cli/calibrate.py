@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from docqa.build import default_index_dir
+from docqa.cli.exits import EXIT_OK
 from docqa.cli.words import count
 from docqa.collection import Collection
 from docqa.eval import load_questions
 from docqa.eval.calibrate import Calibration, Point, calibrate
 from docqa.index.meta import update_meta
-
-EXIT_OK = 0
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from rich.console import Console
 from docqa.answering import Context, answer_stream
 from docqa.build import IndexSettings, default_index_dir, ensure_index
 from docqa.cli import batch, render, store
+from docqa.cli.exits import EXIT_EMPTY, EXIT_OK
 from docqa.cli.index import previous_embedder
 from docqa.collection import AnyCollection, Collection
 from docqa.embed import choices
@@ -22,26 +22,12 @@ from docqa.errors import InputError
 from docqa.eval import Question, evaluate, load_questions
 from docqa.eval.questions import unmatched_labels
 from docqa.pricing import load_prices
-from docqa.retrieve.guard import GuardConfig, Verdict
+from docqa.retrieve.guard import GuardRequest, Verdict, guard_changes
 from docqa.retrieve.rerank import Reranker
 from docqa.types import Answer, ModelClient, Prompt, Retriever
 
-EXIT_OK, EXIT_EMPTY = 0, 1
-
 
 def run(args: argparse.Namespace) -> int:
-    if args.command == "serve":
-        from docqa.cli.serving import run_serve
-
-        return run_serve(args)
-    if args.command == "cache":
-        from docqa.cli import cache
-
-        return cache.run(args)
-    if args.command == "calibrate":
-        from docqa.cli import calibrate
-
-        return calibrate.run(args)
     from docqa.cli.index import cmd_index
     from docqa.cli.verify import cmd_verify
 
@@ -64,21 +50,16 @@ def _index_dir(args: argparse.Namespace) -> Path:
     return args.index if args.index is not None else default_index_dir()
 
 
-def _guard(args: argparse.Namespace, base: GuardConfig) -> GuardConfig | bool:
-    """False for --no-guard, else the collection's guard with the command line's changes."""
+def _guard(args: argparse.Namespace) -> GuardRequest:
+    """False for --no-guard, else the command line's changes to the collection's guard."""
     if args.no_guard:
         return False
-    changes: dict[str, Any] = {}
-    if args.min_coverage is not None:
-        changes["min_coverage"] = args.min_coverage
-    if getattr(args, "drift_model", None) is not None:
-        changes["drift_model"] = args.drift_model
-    if args.min_score is not None:
-        if args.mode in ("dense", "hybrid"):
-            changes["min_cosine"] = args.min_score
-        if args.mode in ("keyword", "hybrid"):
-            changes["min_keyword"] = args.min_score
-    return replace(base, **changes)
+    return guard_changes(
+        min_coverage=args.min_coverage,
+        min_score=args.min_score,
+        drift_model=getattr(args, "drift_model", None),
+        mode=args.mode,
+    )
 
 
 def _explain(args: argparse.Namespace, retriever: Retriever) -> None:
@@ -103,14 +84,14 @@ def _context(args: argparse.Namespace, collection: AnyCollection) -> Context | N
 
 def _retriever(args: argparse.Namespace) -> Retriever:
     if store.uses_store(args):
-        return store.retriever(args, _guard(args, GuardConfig()))
+        return store.retriever(args, _guard(args))
     return _guarded(args, _open(args))
 
 
 def _guarded(args: argparse.Namespace, collection: AnyCollection) -> Retriever:
     return collection.retriever(
         args.mode,
-        guard=_guard(args, collection.guard),
+        guard=_guard(args),
         tenants=_known_tenants(collection, args.tenant),
         reranker=_reranker(args) if args.rerank else None,
         rerank_top=args.rerank_top,
@@ -229,7 +210,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if store.uses_store(args):
         if args.context != "window":
             raise InputError("--context section needs a file index; drop it with --store")
-        retriever = store.retriever(args, _guard(args, GuardConfig()))
+        retriever = store.retriever(args, _guard(args))
     else:
         collection = _open(args)
         retriever = _guarded(args, collection)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from docqa.build import BuildReport, IndexSettings, build_index, default_index_dir
 from docqa.cli import batch, store
+from docqa.cli.exits import EXIT_OK
 from docqa.cli.summary import build_summary, skipped_lines
 from docqa.embed import choices, minilm
 from docqa.embed.minilm import INSTALL
@@ -23,8 +24,6 @@ from docqa.index.format import MANIFEST
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-EXIT_OK = 0
 
 
 def _console() -> Console:

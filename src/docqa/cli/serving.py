@@ -10,7 +10,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from docqa.cli.words import count
 from docqa.errors import InputError
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import uvicorn
     from fastapi import FastAPI
 
+    from docqa.retrieve.guard_settings import GuardRequest
     from docqa.service.app import ServeSettings
     from docqa.service.keys import KeyRing
 
@@ -186,13 +187,10 @@ def _run(
     logging.getLogger("docqa.serve").info("docqa serve: stopped")
 
 
-def _serve_guard(min_score: float | None, drift_model: str | None) -> Any:
+def _serve_guard(min_score: float | None, drift_model: str | None) -> GuardRequest:
     """Each opened index's own guard (calibrated by ``docqa calibrate``, else the defaults),
-    with the command line's changes, as ``ask`` makes them: ``--min-score`` adds the absolute
-    score checks on both components, ``--drift-model`` names the drift check's model."""
-    changes: dict[str, Any] = {}
-    if min_score is not None:
-        changes.update(min_cosine=min_score, min_keyword=min_score)
-    if drift_model is not None:
-        changes["drift_model"] = drift_model
-    return changes or True
+    with the command line's changes: ``--min-score`` adds the absolute score floors of both
+    sides (one guard serves every mode), ``--drift-model`` names the drift rule's model."""
+    from docqa.retrieve.guard_settings import guard_changes
+
+    return guard_changes(min_score=min_score, drift_model=drift_model) or True

@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from docqa.build import IndexSettings
+from docqa.cli.exits import EXIT_OK
 from docqa.cli.words import count
 from docqa.errors import InputError
 from docqa.types import Retriever
@@ -18,10 +19,9 @@ from docqa.types import Retriever
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from docqa.retrieve.guard import GuardConfig
+    from docqa.retrieve.guard import GuardRequest
     from docqa.stores.load import StoreReport
 
-EXIT_OK = 0
 _STORE_ONLY = (("collection", "--collection"), ("ef_search", "--ef-search"))
 
 
@@ -98,7 +98,7 @@ def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_consol
     return EXIT_OK
 
 
-def retriever(args: argparse.Namespace, guard: GuardConfig | bool) -> Retriever:
+def retriever(args: argparse.Namespace, guard: GuardRequest) -> Retriever:
     """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
     from docqa.stores.pgvector import PgVectorStore
 

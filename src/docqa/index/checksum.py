@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import mmap
+import os
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,15 @@ def digest_of(raw: np.ndarray, algo: str, head: int = 0) -> str:
     rest = Streaming()
     _blocks(raw, head, rest.update)
     return rest.finish(raw[:head].tobytes())
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The sha256 of the file at ``path``, read in blocks of 1 MiB."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
 
 
 def _blocks(raw: np.ndarray, start: int, update: Any) -> None:

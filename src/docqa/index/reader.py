@@ -61,7 +61,59 @@ def _check_offsets(snap: Snapshot, offsets: np.ndarray, blob_size: int) -> None:
         raise IndexCorrupt(f"{where} is not in ascending order; {fmt.REBUILD}")
 
 
-class Index:
+class _ChunkRows(Protocol):
+    """What ``ChunkView`` reads: a row count and one chunk by row (an index or a sharded one)."""
+
+    def __len__(self) -> int: ...
+
+    def chunk(self, row: int) -> Chunk: ...
+
+
+class ChunkView(Sequence[Chunk]):
+    """A lazy, read-only sequence of an index's chunks (each decoded when accessed), in row
+    order; for a sharded index, in global row order."""
+
+    def __init__(self, index: _ChunkRows) -> None:
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @overload
+    def __getitem__(self, row: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, row: int | slice) -> Chunk | list[Chunk]:
+        if isinstance(row, slice):
+            return [self._index.chunk(i) for i in range(*row.indices(len(self)))]
+        return self._index.chunk(row)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return (self._index.chunk(i) for i in range(len(self)))
+
+
+class ManifestRows:
+    """What an index and a sharded index share: the row count their ``manifest`` records and
+    their chunks in row order (each decoded by the subclass's ``chunk(row)``)."""
+
+    manifest: Any
+
+    def chunk(self, row: int) -> Chunk:
+        raise NotImplementedError
+
+    @property
+    def chunks(self) -> ChunkView:
+        """The chunks in row order, decoded when accessed (a new view each time: an index
+        and its view hold no cycle, so a dropped index closes its maps at once)."""
+        return ChunkView(self)
+
+    def __len__(self) -> int:
+        return int(self.manifest.count)
+
+
+class Index(ManifestRows):
     """An opened index: ``manifest``, ``vectors``, lazy ``chunk(row)`` / ``chunks``, arrays.
 
     ``vectors`` is a read-only memory-mapped ``(count, dim) float32`` array in C order; row
@@ -85,15 +137,6 @@ class Index:
             name: npy_view(snapshot.member(fmt.array_file(name)), root / fmt.array_file(name))
             for name in manifest.arrays
         }
-
-    @property
-    def chunks(self) -> ChunkView:
-        """The chunks in row order, decoded when accessed (a new view each time: an index
-        and its view hold no cycle, so a dropped index closes its maps at once)."""
-        return ChunkView(self)
-
-    def __len__(self) -> int:
-        return self.manifest.count
 
     def __repr__(self) -> str:
         return f"Index({str(self.root)!r}, count={len(self)}, embedder={self.manifest.embedder_name!r})"
@@ -198,36 +241,3 @@ def _same_config(a: Any, b: Any) -> bool:
     return bool(
         json.loads(json.dumps(a, sort_keys=True)) == json.loads(json.dumps(b, sort_keys=True))
     )
-
-
-class _ChunkRows(Protocol):
-    """What ``ChunkView`` reads: a row count and one chunk by row (an index or a sharded one)."""
-
-    def __len__(self) -> int: ...
-
-    def chunk(self, row: int) -> Chunk: ...
-
-
-class ChunkView(Sequence[Chunk]):
-    """A lazy, read-only sequence of an index's chunks (each decoded when accessed), in row
-    order; for a sharded index, in global row order."""
-
-    def __init__(self, index: _ChunkRows) -> None:
-        self._index = index
-
-    def __len__(self) -> int:
-        return len(self._index)
-
-    @overload
-    def __getitem__(self, row: int) -> Chunk: ...
-
-    @overload
-    def __getitem__(self, row: slice) -> list[Chunk]: ...
-
-    def __getitem__(self, row: int | slice) -> Chunk | list[Chunk]:
-        if isinstance(row, slice):
-            return [self._index.chunk(i) for i in range(*row.indices(len(self)))]
-        return self._index.chunk(row)
-
-    def __iter__(self) -> Iterator[Chunk]:
-        return (self._index.chunk(i) for i in range(len(self)))

@@ -35,8 +35,9 @@ import numpy as np
 from docqa.errors import IndexCorrupt, IndexVersionError
 from docqa.index import format as fmt
 from docqa.index import snapshot
-from docqa.index.reader import ChunkView, Index, open_index
-from docqa.index.writer import _write_bytes, _write_npy, fsync_path
+from docqa.index.checksum import file_sha256
+from docqa.index.files import fsync_path, write_bytes, write_npy
+from docqa.index.reader import Index, ManifestRows, open_index
 from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
 from docqa.types import Chunk
 
@@ -183,14 +184,6 @@ def _sharded_text(text: str) -> bool:
     return isinstance(doc, dict) and doc.get("format") == SHARDS_FORMAT
 
 
-def _sha256(path: Path) -> str:
-    sha = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
-
-
 def write_top_manifest(
     tmp: Path, shard_dirs: Sequence[str], bm25_config: Mapping[str, Any], meta: Mapping[str, Any]
 ) -> ShardsManifest:
@@ -202,12 +195,12 @@ def write_top_manifest(
     stats = CorpusStats.of([_local_bm25(s, bm25_config) for s in shards])
     (tmp / STATS_DIR).mkdir()
     files = {
-        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr)
+        f"{STATS_DIR}/{name}.npy": write_npy(tmp / STATS_DIR / f"{name}.npy", arr)
         for name, arr in stats.to_arrays().items()
     }
     entries, offset = [], 0
     for name, shard in zip(shard_dirs, shards, strict=True):
-        entries.append(ShardEntry(name, offset, len(shard), _sha256(tmp / name / fmt.MANIFEST)))
+        entries.append(ShardEntry(name, offset, len(shard), file_sha256(tmp / name / fmt.MANIFEST)))
         offset += len(shard)
     first = shards[0].manifest
     manifest = ShardsManifest(
@@ -221,7 +214,7 @@ def write_top_manifest(
         files=files,
         meta=dict(meta),
     )  # fmt: skip
-    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
+    write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
     fsync_path(tmp / STATS_DIR)
     fsync_path(tmp)
     return manifest
@@ -310,7 +303,7 @@ def _maps(
     return tuple(maps)
 
 
-class ShardedIndex:
+class ShardedIndex(ManifestRows):
     """An opened sharded index: its ``shards`` (each an ``Index``), their row ``offsets``
     ``(S + 1,) int64`` (for a delta-updated index, ``maps`` instead: each shard's local ->
     global row map, -1 for a deleted row), the BM25 ``stats`` and a global, lazy ``chunks``
@@ -362,15 +355,6 @@ class ShardedIndex:
                 )
             out[name] = snapshot.npy_view(self._raw[rel], self.root / rel)
         return out
-
-    @property
-    def chunks(self) -> ChunkView:
-        """The chunks in row order, decoded when accessed (a new view each time: an index
-        and its view hold no cycle, so a dropped index closes its maps at once)."""
-        return ChunkView(self)
-
-    def __len__(self) -> int:
-        return self.manifest.count
 
     def __repr__(self) -> str:
         return f"ShardedIndex({str(self.root)!r}, count={len(self)}, shards={len(self.shards)})"

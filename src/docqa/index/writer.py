@@ -13,9 +13,6 @@ replaced (an update can copy unchanged rows from the old reader without loading 
 
 from __future__ import annotations
 
-import ctypes
-import errno
-import hashlib
 import json
 import os
 import shutil
@@ -23,34 +20,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
-from docqa.errors import IndexBusy, InputError
+from docqa.errors import InputError
 from docqa.index import format as fmt
+from docqa.index.files import (
+    HashingWriter,
+    flush_and_sync,
+    fsync_path,
+    install,
+    work_dir,
+    write_bytes,
+    write_npy,
+)
 from docqa.index.lock import build_lock
 from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
 from docqa.types import Chunk
 
 _ROWS_PER_WRITE = 16384
-
-
-class _HashingWriter:
-    """A write-only file wrapper that hashes and counts what passes through."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        self.raw = raw
-        self.sha = hashlib.sha256()
-        self.size = 0
-
-    def write(self, data: bytes | memoryview) -> int:
-        self.sha.update(data)
-        self.size += len(data)
-        return self.raw.write(data)
-
-    def entry(self) -> fmt.FileEntry:
-        return fmt.FileEntry(self.size, self.sha.hexdigest())
 
 
 def write_index(
@@ -71,7 +60,7 @@ def write_index(
     ``path`` atomically; refuses to replace anything that is not an index. Returns the path.
     """
     target = resolve_target(path)
-    emb = _embedder_record(embedder)
+    emb = embedder_record(embedder)
     n = len(chunks)
     shape = np.shape(vectors)
     if len(shape) != 2 or shape[0] != n:
@@ -87,7 +76,7 @@ def write_index(
         files={},
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         arrays=tuple(sorted(arrays or {})),
-        meta=_json_ready(dict(meta or {}), "meta"),
+        meta=json_ready(dict(meta or {}), "meta"),
     )
     with build_lock(target):  # a second writer of the same path raises IndexBusy
         check_replaceable(target)
@@ -114,16 +103,16 @@ def _write_locked(
             **_write_arrays(tmp, arrays),
         }
         manifest = replace(manifest, files=files)
-        _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
+        write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
         fsync_path(tmp / fmt.ARRAYS_DIR)
         fsync_path(tmp)
-        _install(tmp, target)
+        install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 
-def _embedder_record(embedder: Any) -> dict[str, Any]:
+def embedder_record(embedder: Any) -> dict[str, Any]:
     """``{"name", "dim", "config"}`` from an Embedder-like object or a dict."""
     if isinstance(embedder, Mapping):
         if "name" not in embedder:
@@ -141,10 +130,10 @@ def _embedder_record(embedder: Any) -> dict[str, Any]:
         raise InputError(
             f"embedder must have name, dim and config(); got {type(embedder).__name__}"
         )
-    return _json_ready(rec, "embedder config")
+    return json_ready(rec, "embedder config")
 
 
-def _json_ready(value: dict[str, Any], what: str) -> dict[str, Any]:
+def json_ready(value: dict[str, Any], what: str) -> dict[str, Any]:
     try:
         return dict(json.loads(json.dumps(value)))
     except (TypeError, ValueError) as exc:
@@ -155,7 +144,7 @@ def _write_vectors(path: Path, vectors: Any) -> fmt.FileEntry:
     """Stream ``vectors`` as float32 C-order ``.npy``, checking finiteness block by block."""
     n, d = np.shape(vectors)
     with open(path, "wb") as raw:
-        out = _HashingWriter(raw)
+        out = HashingWriter(raw)
         header = {"descr": "<f4", "fortran_order": False, "shape": (n, d)}
         np.lib.format.write_array_header_1_0(out, header)
         for start in range(0, n, _ROWS_PER_WRITE):
@@ -166,11 +155,11 @@ def _write_vectors(path: Path, vectors: Any) -> fmt.FileEntry:
                     f"vector row {start + int(bad[0])} contains NaN or inf; re-embed it"
                 )
             out.write(block.data.cast("B"))
-        _sync(raw)
+        flush_and_sync(raw)
     return out.entry()
 
 
-def _chunk_record(chunk: Chunk) -> bytes:
+def chunk_record(chunk: Chunk) -> bytes:
     doc = {
         "id": chunk.id,
         "section": chunk.section,
@@ -195,14 +184,14 @@ def _write_chunks(tmp: Path, chunks: Iterable[Chunk]) -> dict[str, fmt.FileEntry
     """Write the UTF-8 blob and its ``int64 (N + 1,)`` offsets array."""
     offsets = [0]
     with open(tmp / fmt.BLOB, "wb") as raw:
-        blob = _HashingWriter(raw)
+        blob = HashingWriter(raw)
         for chunk in chunks:
-            blob.write(_chunk_record(chunk))
+            blob.write(chunk_record(chunk))
             offsets.append(blob.size)
-        _sync(raw)
+        flush_and_sync(raw)
     return {
         fmt.BLOB: blob.entry(),
-        fmt.OFFSETS: _write_npy(tmp / fmt.OFFSETS, np.asarray(offsets, np.int64)),
+        fmt.OFFSETS: write_npy(tmp / fmt.OFFSETS, np.asarray(offsets, np.int64)),
     }
 
 
@@ -214,91 +203,5 @@ def _write_arrays(tmp: Path, arrays: Mapping[str, np.ndarray]) -> dict[str, fmt.
         a = np.asarray(arr)
         if a.dtype.hasobject:
             raise InputError(f"array {name!r} has dtype {a.dtype}; store numeric arrays only")
-        out[rel] = _write_npy(tmp / rel, a)
+        out[rel] = write_npy(tmp / rel, a)
     return out
-
-
-def work_dir(target: Path) -> Path:
-    """A new name beside ``target`` for a build in progress, ``.NAME.tmp-PID-HEX`` (the
-    debris pattern of ``docqa.index.ownership``). ``os.urandom``, not ``secrets``: the same
-    bytes, without importing ``random``, ``hmac`` and ``base64`` (1.3 ms of every update)."""
-    return target.parent / f".{target.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}"
-
-
-def _write_npy(path: Path, arr: np.ndarray, *, sync: bool = True) -> fmt.FileEntry:
-    """Write ``arr`` as ``.npy`` at ``path`` (fsynced unless ``sync`` is False: then the
-    caller syncs it, with others, before the directory is installed)."""
-    with open(path, "wb") as raw:
-        out = _HashingWriter(raw)
-        np.lib.format.write_array(out, np.ascontiguousarray(arr), allow_pickle=False)
-        if sync:
-            _sync(raw)
-    return out.entry()
-
-
-def _write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
-    with open(path, "wb") as raw:
-        raw.write(data)
-        if sync:
-            _sync(raw)
-
-
-def _sync(raw: BinaryIO) -> None:
-    raw.flush()
-    os.fsync(raw.fileno())
-
-
-def fsync_path(path: Path) -> None:
-    """fsync the file or directory at ``path`` (opened read-only for it)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _install(tmp: Path, target: Path, *, sync: bool = True) -> None:
-    """Move the finished ``tmp`` directory to ``target``, replacing an old index (``sync``:
-    then fsync the folder that holds them, which makes the move durable)."""
-    if target.exists():
-        if not _exchange(tmp, target):
-            aside = target.parent / f".{target.name}.old-{os.urandom(4).hex()}"
-            os.rename(target, aside)
-            os.rename(tmp, target)
-            tmp = aside
-        if sync:
-            fsync_path(target.parent)
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        _rename_into_absent(tmp, target)
-        if sync:
-            fsync_path(target.parent)
-
-
-def _rename_into_absent(tmp: Path, target: Path) -> None:
-    """Rename ``tmp`` to ``target``, absent when looked at; raises IndexBusy when a folder
-    appeared there since (a writer that does not take the build lock)."""
-    try:
-        os.rename(tmp, target)
-    except OSError as exc:
-        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-            raise
-        raise IndexBusy(
-            f"{target} was written by another process while this build ran; "
-            "run this again to replace it"
-        ) from None
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths with Linux ``renameat2``; False when unavailable."""
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).renameat2
-    except (AttributeError, OSError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return False
-    raise OSError(err, os.strerror(err), str(b))

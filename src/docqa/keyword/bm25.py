@@ -143,6 +143,20 @@ class BM25Index:
             config = BM25Config.from_dict(config)
         return cls(config, _checked(arrays), stats=stats, absent_ok=absent_ok)
 
+    @classmethod
+    def bounds(cls, stats: CorpusStats, config: BM25Config | Mapping[str, Any]) -> BM25Index:
+        """A postings-free index over ``stats``' global vocabulary: its ``max_scores`` is the
+        bound of the whole collection (what the guard compares a keyword score with)."""
+        empty = np.zeros(0, dtype=np.int32)
+        arrays = {
+            "bm25_vocab": stats.vocab,
+            "bm25_indptr": np.zeros(stats.vocab.size + 1, dtype=np.int64),
+            "bm25_rows": empty,
+            "bm25_tf": empty,
+            "bm25_lengths": empty,
+        }
+        return cls.from_arrays(arrays, config, stats=stats)
+
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The CSR arrays by name (see ``ARRAYS``); the config is ``self.config.to_dict()``."""
         return {

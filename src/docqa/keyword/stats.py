@@ -20,7 +20,6 @@ from docqa.errors import IndexCorrupt
 
 if TYPE_CHECKING:
     from docqa.keyword.bm25 import BM25Index
-    from docqa.keyword.config import BM25Config
 
 STATS_ARRAYS = {"bm25_global_vocab": np.uint64, "bm25_global_df": np.int64}
 
@@ -192,18 +191,3 @@ class CorpusStats:
         if vocab.size != df.size or n_docs < 0 or total_length < 0:
             raise IndexCorrupt("BM25 statistics have inconsistent sizes; rebuild the index")
         return cls(int(n_docs), int(total_length), vocab, df)
-
-    def bounds_index(self, config: BM25Config) -> BM25Index:
-        """A postings-free ``BM25Index`` over the global vocabulary: its ``max_scores`` is the
-        bound of the whole collection (what the guard compares a keyword score with)."""
-        from docqa.keyword.bm25 import BM25Index
-
-        empty = np.zeros(0, dtype=np.int32)
-        arrays = {
-            "bm25_vocab": self.vocab,
-            "bm25_indptr": np.zeros(self.vocab.size + 1, dtype=np.int64),
-            "bm25_rows": empty,
-            "bm25_tf": empty,
-            "bm25_lengths": empty,
-        }
-        return BM25Index.from_arrays(arrays, config, stats=self)

@@ -2,7 +2,7 @@
 
 The previous index's ``chunks.blob`` and ``vectors.npy`` are mapped once; a span of rows is
 appended to the new index ``COPY_ROWS`` at a time straight from the maps (hashed and written
-by the new index's sinks, see ``docqa.index.streaming``): no read into a buffer first, and
+by the new index's sinks, see ``docqa.index.builder``): no read into a buffer first, and
 the vectors are not checked for NaN again, since the update verified the previous index
 before reusing a row. The pages read through the maps are dropped from the process once
 copied (``MADV_DONTNEED``; they stay in the page cache), so memory stays flat however large
@@ -20,8 +20,8 @@ import numpy as np
 
 from docqa.errors import IndexCorrupt
 from docqa.index import format as fmt
+from docqa.index.builder import IndexBuilder
 from docqa.index.reader import Index
-from docqa.index.streaming import IndexBuilder
 
 COPY_ROWS = 8192  # rows copied at a time (~8 MB of records, 8 MB of 256-d vectors)
 

@@ -38,37 +38,33 @@ import errno
 import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from docqa.errors import DocqaError
 from docqa.index import format as fmt
 from docqa.index import open_index
+from docqa.index.builder import sync_files
+from docqa.index.checksum import file_sha256
+from docqa.index.files import install, work_dir, write_bytes, write_npy
 from docqa.index.reader import Index
 from docqa.index.shards import (
     STATS_DIR,
     ShardEntry,
     ShardsManifest,
-    _sha256,
-    may_be_sharded,
-    open_sharded,
 )
-from docqa.index.streaming import sync_files
-from docqa.index.writer import _install, _write_bytes, _write_npy, work_dir
 from docqa.keyword.config import ARRAYS
 from docqa.keyword.stats import CorpusStats, LiveCounts, live_counts
 from docqa.pipeline import stream
+from docqa.pipeline.layers import BASE, DELTA, Held, Layered, trusted_files
 from docqa.pipeline.previous import OldFile, Scan, old_rows
-from docqa.pipeline.sources import stat_trusted
+from docqa.pipeline.write import BuildReport, Run, verified, write_run
 from docqa.text.documents import SkippedFile
 from docqa.threads import Background
-
-if TYPE_CHECKING:
-    from docqa.build import BuildReport, IndexSettings, Run
 
 DELTA_SHARE = 0.125
 """The delta may hold up to this share of the collection's bytes, and the base as many rows
@@ -77,138 +73,21 @@ as two parts whose top k merge (the base's deleted rows dropped from a deeper li
 106 MB (docs/notes/2026-12-indexing.md) dense and hybrid search stay within ~10% of one index, keyword
 search costs ~0.2 ms more, and a rewrite every eighth of the bytes bounds the dead rows."""
 
-BASE, DELTA = "base", "delta"
 LINK_ERRORS = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP)
-
-
-@dataclass(frozen=True, slots=True)
-class Held:
-    """Where a file's rows are: its part (base or delta), the local rows, the sha256 they were
-    built from, the stat the scan that recorded it saw and its ids' part before ``#`` when
-    they keep its suffix (``OldFile.ids``)."""
-
-    part: str
-    rows: tuple[int, int]
-    sha256: str
-    stat: object = None
-    ids: object = ""
-
-
-@dataclass
-class Layered:
-    """The previous index as an update sees it: the base, the delta (None for a plain index),
-    each file's rows, the base's live rows and the fingerprint and scan time it recorded."""
-
-    base: Index
-    delta: Index | None
-    held: dict[str, Held]
-    base_live: np.ndarray  # bool per base row
-    fingerprint: object
-    scanned_ns: object
-    count: int
-    vocabulary: int
-    checked: dict[str, int] | None = None  # base files found unchanged (for a rewrite)
-
-    def release(self) -> None:
-        """Drop the opened indexes, so their maps close before the index is replaced."""
-        del self.base, self.delta
-
-
-def applies(settings: IndexSettings) -> bool:
-    """Whether an index built with ``settings`` can be updated by a delta (see above)."""
-    return settings.embedder != "tfidf" and settings.storage == "float32"
-
-
-def plain(index: Index) -> Layered:
-    """A plain index as the base of a first delta: all rows live, no delta."""
-    held = {s: Held(BASE, r.rows, r.sha256, r.stat, r.ids) for s, r in old_rows(index).items()}
-    meta = index.manifest.meta
-    return Layered(
-        index,
-        None,
-        held,
-        np.ones(len(index), dtype=bool),
-        meta.get("fingerprint"),
-        meta.get("scanned_ns"),
-        len(index),
-        int(index.array("bm25_vocab").size),
-    )
-
-
-def previous_delta(target: Path, settings: IndexSettings) -> Layered | None:
-    """The delta-updated index at ``target`` if it was built with ``settings`` and opens;
-    None otherwise (no index, a plain one, or one not to reuse: then it is rewritten)."""
-    if not applies(settings) or not may_be_sharded(target):
-        return None
-    try:
-        index = open_sharded(target)  # a plain manifest with the mark in it: IndexCorrupt
-    except DocqaError:
-        return None
-    meta = index.manifest.meta
-    if index.maps is None or meta.get("settings") != asdict(settings):
-        return None
-    parts = {entry.path: i for i, entry in enumerate(index.manifest.shards)}
-    if BASE not in parts or not set(parts) <= {BASE, DELTA}:
-        return None
-    base = index.shards[parts[BASE]]
-    delta = index.shards[parts[DELTA]] if DELTA in parts else None
-    held = _held(meta.get("files"), {BASE: len(base), DELTA: 0 if delta is None else len(delta)})
-    live = index.maps[parts[BASE]] >= 0
-    return Layered(
-        base,
-        delta,
-        held,
-        live,
-        meta.get("fingerprint"),
-        meta.get("scanned_ns"),
-        len(index),
-        int(index.manifest.bm25.get("n_terms", 0)),
-    )
-
-
-def _held(files: object, sizes: dict[str, int]) -> dict[str, Held]:
-    """The well-formed records of ``files`` (a top manifest's ``meta["files"]``)."""
-    out: dict[str, Held] = {}
-    for source, rec in files.items() if isinstance(files, dict) else ():
-        if not isinstance(rec, dict) or rec.get("part") not in sizes:
-            continue
-        rows, sha = rec.get("rows"), rec.get("sha256")
-        if not (isinstance(rows, list) and len(rows) == 2 and isinstance(sha, str)):
-            continue
-        lo, hi = rows
-        if type(lo) is int and type(hi) is int and 0 <= lo <= hi <= sizes[rec["part"]]:
-            out[source] = Held(rec["part"], (lo, hi), sha, rec.get("stat"), rec.get("ids", ""))
-    return out
-
-
-def _trusted(layered: Layered, scan: Scan) -> set[str]:
-    """Sources whose stat shows them unchanged since the scan that recorded them."""
-    if not scan.trust_stats:
-        return set()
-    return {
-        s
-        for s, h in layered.held.items()
-        if s in scan.stats and stat_trusted(h.stat, scan.stats[s], layered.scanned_ns)
-    }
-
-
-def up_to_date(layered: Layered, scan: Scan, stamp: str) -> bool:
-    """Whether the delta-updated index holds exactly these files, every one stat-trusted."""
-    return (
-        layered.fingerprint == stamp
-        and layered.held.keys() == scan.stats.keys()
-        and len(_trusted(layered, scan)) == len(layered.held)
-    )
 
 
 def kept(layered: Layered, run: Run) -> BuildReport:
     """The report of an update of a delta-updated index that found nothing to change."""
     import time
 
-    from docqa.build import BuildReport
+    report = _unchanged(layered, run, layered.base.root.parent, warnings=False)
+    return replace(report, seconds=time.perf_counter() - run.started)
 
+
+def _unchanged(layered: Layered, run: Run, path: Path, *, warnings: bool) -> BuildReport:
+    """The report of an update that re-embedded nothing (``warnings``: with the run's)."""
     return BuildReport(
-        path=layered.base.root.parent,
+        path=path,
         documents=len(layered.held),
         chunks=layered.count,
         skipped=tuple(SkippedFile(u.path, u.reason) for u in run.unknown),
@@ -216,7 +95,8 @@ def kept(layered: Layered, run: Run) -> BuildReport:
         vocabulary=layered.vocabulary,
         embedded=0,
         reused=layered.count,
-        seconds=time.perf_counter() - run.started,
+        seconds=0.0,
+        warnings=tuple(run.warnings) if warnings else (),
         passed_over=run.passed_over,
         copies=run.copies,
     )
@@ -226,21 +106,9 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
     """Write the update of ``layered`` (at ``target``) as a delta and install it; None when it
     does not apply (the changed files hold more than ``DELTA_SHARE`` of the bytes, or the file
     system makes no hard links): then the caller rewrites the whole index."""
-    from docqa.build import _verified
-
     scan = run.scan
-    held = {s: h for s, h in layered.held.items() if scan.same_ids(s, h.ids)}
-    known = {s: h.sha256 for s, h in held.items() if h.part == BASE}
-    trusted_all = _trusted(layered, scan)
-    trusted = trusted_all & known.keys()
-    in_base = [(p, s, n) for p, s, n in scan.sized if s in known]
-    same = stream.unchanged(in_base, known, trusted)  # reads and hashes the untrusted ones
-    layered.checked = same  # a rewrite need not read them again
-    changed = [(p, s, n) for p, s, n in scan.sized if s not in same]
+    same, changed, dead, trusted_all = _compare(layered, scan)
     total = sum(n for _, _, n in scan.sized)
-    dead = len(layered.base) - sum(
-        h.rows[1] - h.rows[0] for s, h in layered.held.items() if s in same
-    )
     if sum(n for _, _, n in changed) > DELTA_SHARE * total or dead > DELTA_SHARE * len(
         layered.base
     ):
@@ -250,15 +118,56 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
             layered.base.verify()
         except DocqaError:
             return None  # the rewrite checks it again, says so and re-embeds every file
-    if layered.delta is None and not changed and dead == 0:
+    if _only_stats_changed(layered, scan, same, trusted_all, bool(changed) or dead > 0):
         return _refresh(target, layered, run)
-    if layered.delta is not None and layered.held.keys() == scan.stats.keys():
-        in_delta = {s: h.sha256 for s, h in held.items() if h.part == DELTA}
-        delta_files = [(p, s, n) for p, s, n in scan.sized if s in in_delta]
-        if len(same) + len(stream.unchanged(delta_files, in_delta, trusted_all)) == len(
-            layered.held
-        ):  # every file has its bytes (only stats changed): the maps and stats stand
-            return _refresh(target, layered, run)
+    return _install_delta(target, layered, run, same, changed)
+
+
+def _compare(
+    layered: Layered, scan: Scan
+) -> tuple[dict[str, int], list[tuple[Path, str, int]], int, set[str]]:
+    """The base's files found unchanged (those whose stat is not trusted read and hashed),
+    the files the delta must hold, how many base rows the update drops, and the files whose
+    stat is trusted."""
+    held = {s: h for s, h in layered.held.items() if scan.same_ids(s, h.ids)}
+    known = {s: h.sha256 for s, h in held.items() if h.part == BASE}
+    trusted_all = trusted_files(layered, scan)
+    in_base = [(p, s, n) for p, s, n in scan.sized if s in known]
+    same = stream.unchanged(in_base, known, trusted_all & known.keys())
+    layered.checked = same  # a rewrite need not read them again
+    changed = [(p, s, n) for p, s, n in scan.sized if s not in same]
+    dead = len(layered.base) - sum(
+        h.rows[1] - h.rows[0] for s, h in layered.held.items() if s in same
+    )
+    return same, changed, dead, trusted_all
+
+
+def _only_stats_changed(
+    layered: Layered, scan: Scan, same: dict[str, int], trusted_all: set[str], moved: bool
+) -> bool:
+    """Whether every file still has its bytes (only stats changed: the maps and statistics
+    stand); ``moved``: some base file changed or went away."""
+    if layered.delta is None:
+        return not moved
+    if layered.held.keys() != scan.stats.keys():
+        return False
+    in_delta = {
+        s: h.sha256 for s, h in layered.held.items() if h.part == DELTA and scan.same_ids(s, h.ids)
+    }
+    delta_files = [(p, s, n) for p, s, n in scan.sized if s in in_delta]
+    unchanged = stream.unchanged(delta_files, in_delta, trusted_all)
+    return len(same) + len(unchanged) == len(layered.held)
+
+
+def _install_delta(
+    target: Path,
+    layered: Layered,
+    run: Run,
+    same: dict[str, int],
+    changed: list[tuple[Path, str, int]],
+) -> BuildReport | None:
+    """Link the base beside a new delta of the ``changed`` files and install both at
+    ``target``; None when the file system makes no hard links."""
     tmp = work_dir(target)
     try:  # from the mkdir on (see writer.write_index)
         tmp.mkdir()
@@ -266,7 +175,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
         if linked is None:
             shutil.rmtree(tmp, ignore_errors=True)
             return None
-        previous = _verified(layered.delta, run.warnings)
+        previous = verified(layered.delta, run.warnings)
         base_live = np.zeros(len(layered.base), dtype=bool)
         for source in same:
             lo, hi = layered.held[source].rows
@@ -283,7 +192,7 @@ def update(target: Path, layered: Layered, run: Run) -> BuildReport | None:
             base_counts.wait()
         del previous, base_counts, arrays  # the counts hold a view of the base's vocabulary
         layered.release()  # the previous index's maps close before it is replaced
-        _install(tmp, target)
+        install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -295,7 +204,6 @@ def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
     changed: touched, checked out again, racily clean): its data stays, its (top) manifest
     records the new stats (written aside and renamed over it), as a rewrite would record
     them."""
-    from docqa.build import BuildReport
     from docqa.index.meta import replace_meta
 
     parted = layered.delta is not None
@@ -307,20 +215,7 @@ def _refresh(target: Path, layered: Layered, run: Run) -> BuildReport:
             files[s]["ids"] = held.ids
         if parted:
             files[s]["part"] = held.part
-    report = BuildReport(
-        path=target,
-        documents=len(files),
-        chunks=layered.count,
-        skipped=tuple(SkippedFile(u.path, u.reason) for u in run.unknown),
-        embedder=str(layered.base.manifest.embedder.get("name", "")),
-        vocabulary=layered.vocabulary,
-        embedded=0,
-        reused=layered.count,
-        seconds=0.0,
-        warnings=tuple(run.warnings),
-        passed_over=run.passed_over,
-        copies=run.copies,
-    )
+    report = replace(_unchanged(layered, run, target, warnings=True), documents=len(files))
     layered.release()
     replace_meta(target, {"files": files, "fingerprint": run.stamp, "scanned_ns": run.scanned_ns})
     return report
@@ -341,36 +236,17 @@ def _write_delta(
     (``unsynced``: the linked base's folders, then the delta's files and what this writes) is
     fsynced at the end, all at once (``sync_files``: 20 serial fsyncs took 9-20 ms; the
     delta's builder alone made two rounds and four single fsyncs, ~3 ms)."""
-    from docqa.build import BuildReport, _write
-
     stats_of = {s: run.scan.stats[s] for _, s, _ in changed}
     scan = Scan(changed, stats_of, run.scan.trust_stats, run.scan.suffixed)
     sub = replace(run, scan=scan, unknown=[], warnings=[])
     part = (
-        _write(tmp / DELTA, sub, previous, allow_empty=True, unsynced=unsynced) if changed else None
+        write_run(tmp / DELTA, sub, previous, allow_empty=True, unsynced=unsynced)
+        if changed
+        else None
     )
     delta = open_index(tmp / DELTA) if part is not None else None
     base = layered.base
-    delta_held = old_rows(delta)
-    files: dict[str, Any] = {}
-    moved = {s for _, s, _ in changed}
-    spans: dict[str, list[tuple[int, int, int]]] = {BASE: [], DELTA: []}
-    row = 0
-    rec: OldFile | Held
-    for _, source, _ in run.scan.sized:
-        stat = list(run.scan.stats[source])
-        if source in delta_held:
-            rec, where = delta_held[source], DELTA
-        elif (held := layered.held.get(source)) is not None and source not in moved:
-            rec, where = held, BASE
-        else:
-            continue  # skipped: no rows
-        lo, hi = rec.rows
-        spans[where].append((lo, hi, row))
-        files[source] = {"sha256": rec.sha256, "rows": [lo, hi], "part": where, "stat": stat}
-        if rec.ids:
-            files[source]["ids"] = rec.ids
-        row += hi - lo
+    files, spans, row = _placed(run.scan, layered, old_rows(delta), {s for _, s, _ in changed})
     base_map = spans_map(len(base), spans[BASE])
     delta_map = spans_map(0 if delta is None else len(delta), spans[DELTA])
     parts = [(BASE, base, base_map)] + ([] if delta is None else [(DELTA, delta, delta_map)])
@@ -380,30 +256,9 @@ def _write_delta(
     if delta is not None:
         counts.append(live_counts(_bm25_arrays(delta), delta_map >= 0))
     stats = CorpusStats.of_counts(counts)
-    (tmp / STATS_DIR).mkdir()
-    written = {
-        f"{STATS_DIR}/{name}.npy": _write_npy(tmp / STATS_DIR / f"{name}.npy", arr, sync=False)
-        for name, arr in stats.to_arrays().items()
-    }
-    entries = []
-    for name, ix, m in parts:
-        rel = f"{STATS_DIR}/map-{name}.npy"
-        written[rel] = _write_npy(tmp / rel, m, sync=False)
-        entries.append(ShardEntry(name, 0, len(ix), _sha256(tmp / name / fmt.MANIFEST), rel))
-    config = dict(base.manifest.meta["bm25"])
-    manifest = ShardsManifest(
-        embedder=dict(base.manifest.embedder),
-        dim=base.manifest.dim,
-        count=row,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-        shards=tuple(entries),
-        bm25={"config": config, "n_docs": stats.n_docs, "total_length": stats.total_length,
-              "n_terms": int(stats.vocab.size)},
-        files=dict(sorted(written.items())),
-        meta={"settings": asdict(run.settings), "files": files, "fingerprint": run.stamp,
-              "scanned_ns": run.scanned_ns, "bm25": config},
-    )  # fmt: skip
-    _write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
+    written, entries = _write_global(tmp, stats, parts)
+    manifest = _top_manifest(base, run, row, stats, (entries, written, files))
+    write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
     done = [*unsynced, *(tmp / rel for rel in written), tmp / fmt.MANIFEST, tmp / STATS_DIR, tmp]
     sync_files(list(dict.fromkeys(done)))
     skipped = tuple(SkippedFile(u.path, u.reason) for u in run.unknown)
@@ -425,6 +280,77 @@ def _write_delta(
         copies=run.copies,
         delta=0 if delta_rows is None else delta_rows,
     )
+
+
+def _top_manifest(
+    base: Index,
+    run: Run,
+    count: int,
+    stats: CorpusStats,
+    parts: tuple[list[ShardEntry], dict[str, Any], dict[str, Any]],
+) -> ShardsManifest:
+    """The top manifest over the base and the delta: ``parts`` are their shard entries, the
+    files written beside them and each source file's record."""
+    entries, written, files = parts
+    config = dict(base.manifest.meta["bm25"])
+    return ShardsManifest(
+        embedder=dict(base.manifest.embedder),
+        dim=base.manifest.dim,
+        count=count,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        shards=tuple(entries),
+        bm25={"config": config, "n_docs": stats.n_docs, "total_length": stats.total_length,
+              "n_terms": int(stats.vocab.size)},
+        files=dict(sorted(written.items())),
+        meta={"settings": asdict(run.settings), "files": files, "fingerprint": run.stamp,
+              "scanned_ns": run.scanned_ns, "bm25": config},
+    )  # fmt: skip
+
+
+def _placed(
+    scan: Scan, layered: Layered, delta_held: dict[str, OldFile], moved: set[str]
+) -> tuple[dict[str, Any], dict[str, list[tuple[int, int, int]]], int]:
+    """Each file's record for the top manifest (in load order: a file in the delta, else an
+    unchanged one in the base; a skipped one has no rows), each part's spans ``(lo, hi,
+    global row)``, and the rows in all."""
+    files: dict[str, Any] = {}
+    spans: dict[str, list[tuple[int, int, int]]] = {BASE: [], DELTA: []}
+    row = 0
+    rec: OldFile | Held
+    for _, source, _ in scan.sized:
+        stat = list(scan.stats[source])
+        if source in delta_held:
+            rec, where = delta_held[source], DELTA
+        elif (held := layered.held.get(source)) is not None and source not in moved:
+            rec, where = held, BASE
+        else:
+            continue  # skipped: no rows
+        lo, hi = rec.rows
+        spans[where].append((lo, hi, row))
+        files[source] = {"sha256": rec.sha256, "rows": [lo, hi], "part": where, "stat": stat}
+        if rec.ids:
+            files[source]["ids"] = rec.ids
+        row += hi - lo
+    return files, spans, row
+
+
+def _write_global(
+    tmp: Path, stats: CorpusStats, parts: list[tuple[str, Index, np.ndarray]]
+) -> tuple[dict[str, Any], list[ShardEntry]]:
+    """Write the statistics of the live rows and each part's row map under ``STATS_DIR``
+    (not fsynced: the caller syncs them with the rest); their file entries, and each part's
+    shard entry."""
+    (tmp / STATS_DIR).mkdir()
+    written = {
+        f"{STATS_DIR}/{name}.npy": write_npy(tmp / STATS_DIR / f"{name}.npy", arr, sync=False)
+        for name, arr in stats.to_arrays().items()
+    }
+    entries = []
+    for name, ix, m in parts:
+        rel = f"{STATS_DIR}/map-{name}.npy"
+        written[rel] = write_npy(tmp / rel, m, sync=False)
+        entries.append(ShardEntry(name, 0, len(ix), file_sha256(tmp / name / fmt.MANIFEST), rel))
+    return written, entries
 
 
 def spans_map(size: int, spans: list[tuple[int, int, int]]) -> np.ndarray:

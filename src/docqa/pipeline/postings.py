@@ -9,7 +9,7 @@ the CSR arrays of :mod:`docqa.keyword.bm25` (``ARRAYS``) straight to their files
 is the same bytes ``BM25Index.from_texts`` gives for the same texts, with memory bounded by
 the budget instead of the collection.
 
-An update brings the previous index's CSR as one more run (``OldPostings``) whose rows are
+An update brings the previous index's CSR as one more run (:class:`docqa.pipeline.reuse.OldPostings`) whose rows are
 renumbered to their new places; kept files keep their order, so renumbering keeps rows
 ascending within a term, and the new postings are merged in without sorting the old ones
 (:mod:`docqa.pipeline.reuse`).
@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from docqa.pipeline.reuse import OldPostings
 
 DEFAULT_BUDGET = 1_000_000  # postings held in memory (16 bytes each; ~3x that while sorting)
 _SPACE = 1 << 64
@@ -34,26 +36,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass(frozen=True)
-class OldPostings:
-    """The previous index's BM25 CSR and ``remap`` int32 (old rows,): each old row's new row,
-    or -1 when it is dropped."""
-
-    vocab: np.ndarray
-    indptr: np.ndarray
-    rows: np.ndarray
-    tf: np.ndarray
-    remap: np.ndarray
-
-    def slice(self, lo: int, hi: int, new: Postings3) -> Csr:
-        """Postings of terms with hashes in ``[lo, hi)`` whose rows are kept, merged with
-        ``new`` (postings of that range sorted by (hash, row)), as ``(vocab, counts, rows,
-        tf)``: see ``docqa.pipeline.reuse``."""
-        from docqa.pipeline.reuse import merge_slice
-
-        return merge_slice(self, *_bounds(self.vocab, lo, hi), new)
-
-
 def terms_of(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of the sorted ``hashes`` and how many times each occurs."""
     new = np.ones(hashes.size, dtype=bool)
@@ -62,7 +44,7 @@ def terms_of(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hashes[starts], np.diff(np.append(starts, hashes.size))
 
 
-def _bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+def hash_bounds(hashes: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
     """Positions of ``[lo, hi)`` in the sorted uint64 ``hashes``."""
     a = int(np.searchsorted(hashes, np.uint64(lo), side="left"))
     b = hashes.size if hi >= _SPACE else int(np.searchsorted(hashes, np.uint64(hi), "left"))
@@ -87,7 +69,7 @@ class _Run:
         )
 
     def slice(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        a, b = _bounds(self.hashes, lo, hi)
+        a, b = hash_bounds(self.hashes, lo, hi)
         h, r, t = self.paths
         return (
             np.fromfile(h, dtype=np.uint64, count=b - a, offset=a * 8),

@@ -14,14 +14,30 @@ never from a pass over every posting. Linear in the old postings, ``log`` in the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
 from docqa.index.checksum import release_view
+from docqa.pipeline.postings import Csr, Postings3, hash_bounds, terms_of
 
-if TYPE_CHECKING:
-    from docqa.pipeline.postings import Csr, OldPostings, Postings3
+
+@dataclass(frozen=True)
+class OldPostings:
+    """The previous index's BM25 CSR and ``remap`` int32 (old rows,): each old row's new row,
+    or -1 when it is dropped."""
+
+    vocab: np.ndarray
+    indptr: np.ndarray
+    rows: np.ndarray
+    tf: np.ndarray
+    remap: np.ndarray
+
+    def slice(self, lo: int, hi: int, new: Postings3) -> Csr:
+        """Postings of terms with hashes in ``[lo, hi)`` whose rows are kept, merged with
+        ``new`` (postings of that range sorted by (hash, row)), as ``(vocab, counts, rows,
+        tf)``: see ``docqa.pipeline.reuse``."""
+        return merge_slice(self, *hash_bounds(self.vocab, lo, hi), new)
 
 
 def kept_slice(old: OldPostings, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -67,8 +83,6 @@ def merge_slice(old: OldPostings, t0: int, t1: int, new: Postings3) -> Csr:
     """Postings of terms ``t0:t1`` of ``old`` (kept rows) and ``new`` (sorted by (hash,
     row)), sorted by (hash, row), as ``(vocab, counts, rows, tf)``: the distinct hashes,
     each one's postings, and the postings' rows and tf."""
-    from docqa.pipeline.postings import terms_of
-
     indptr, rows, tf = kept_slice(old, t0, t1)
     vocab = np.asarray(old.vocab[t0:t1])
     at = places(vocab, indptr, rows, new)

@@ -31,15 +31,17 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
+from docqa.index.builder import IndexBuilder
 from docqa.index.reader import Index
-from docqa.index.streaming import IndexBuilder
 from docqa.pipeline import transport
 from docqa.pipeline.copying import OldFiles
-from docqa.pipeline.postings import OldPostings, PostingRuns
+from docqa.pipeline.postings import PostingRuns
+from docqa.pipeline.reuse import OldPostings
 from docqa.pipeline.sources import Stat
 from docqa.pipeline.work import FileResult, Result, Task, parts
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import SkippedFileWarning, read_bytes
+from docqa.text.loaders import SkippedFileWarning
+from docqa.text.reading import read_bytes
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

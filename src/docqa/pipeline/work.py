@@ -19,7 +19,7 @@ from docqa import _tokenize
 from docqa.embed.hashing import HashingEmbedder
 from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import decoded, document_from_decoded, read_bytes
+from docqa.text.reading import decoded, document_from_decoded, read_bytes
 from docqa.text.records import RecordPart, record_parts
 from docqa.text.sections import HEADING_WEIGHT, heading_copies
 from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens, join_rows

@@ -32,7 +32,7 @@ DENSE = "dense"
 KEYWORD = "keyword"
 
 
-def _check_request(text: str, k: int) -> None:
+def check_request(text: str, k: int) -> None:
     """Raise ``InputError`` unless ``text`` is a question (``docqa._checks.question``) and
     ``k`` an int >= 0."""
     question(text)
@@ -71,7 +71,9 @@ def check_scores(scores: np.ndarray, ids: np.ndarray, name: str, source: str | N
     )
 
 
-def _hits(result: TopK, chunks: Sequence[Chunk], name: str, source: str | None = None) -> list[Hit]:
+def hits_of(
+    result: TopK, chunks: Sequence[Chunk], name: str, source: str | None = None
+) -> list[Hit]:
     """The first result row of ``result`` as hits (padding dropped), tagged with ``name``;
     a score that is not finite stops the search (:func:`check_scores`)."""
     check_scores(result.scores[0], result.ids[0], name, source)
@@ -118,10 +120,10 @@ class DenseRetriever:
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` rows nearest to the question's embedding, best first."""
-        _check_request(question, k)
+        check_request(question, k)
         query = self.embedder.embed([question], query=True)
         result = topk(self.matrix, query, k, mask=mask, n_threads=self.n_threads)
-        return _hits(result, self.chunks, DENSE, self.source)
+        return hits_of(result, self.chunks, DENSE, self.source)
 
 
 class KeywordRetriever:
@@ -146,9 +148,9 @@ class KeywordRetriever:
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """Rows containing a question term, best BM25 score first (none for no terms)."""
-        _check_request(question, k)
+        check_request(question, k)
         result = self.bm25.search([question], k, mask=mask, n_threads=self.n_threads)
-        return _hits(result, self.chunks, KEYWORD, self.source)
+        return hits_of(result, self.chunks, KEYWORD, self.source)
 
     def max_keyword_score(self, question: str) -> float:
         """Upper bound of any row's BM25 score for ``question`` (see ``BM25Index.max_scores``)."""
@@ -237,7 +239,7 @@ class HybridRetriever:
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` best rows by fused score, best first."""
-        _check_request(question, k)
+        check_request(question, k)
         fetch = k * self.over_fetch if self.fusion == "rrf" else max(k, self.depth)
         fetched = {
             DENSE: self.dense.search(question, fetch, mask=mask),

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numba
 import numpy as np
@@ -53,6 +53,22 @@ BATCH_BLOCK_BYTES = 2 << 20
 
 _U = 2.0**-24
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+@runtime_checkable
+class SearchedMatrix(Protocol):
+    """A matrix that searches itself (:class:`docqa.search.compact.CompactMatrix`: through its
+    int8 codes), with :func:`topk`'s arguments and result."""
+
+    def topk(
+        self,
+        queries: Any,
+        k: int,
+        *,
+        mask: Any = None,
+        n_threads: int | None = None,
+        block_rows: int | None = None,
+    ) -> TopK: ...
 
 
 def topk(
@@ -80,15 +96,13 @@ def topk(
     checking those k scores (``docqa.search.finite.check_scores``) finds it at no cost to the
     scan; the retrievers over an index do, and stop with ``IndexCorrupt``.
     ``n_threads`` (default: Numba's current setting) and ``block_rows`` never change results.
-    A :class:`docqa.search.compact.CompactMatrix` is searched through its int8 codes, with the
-    same result.
+    A :class:`SearchedMatrix` (a :class:`docqa.search.compact.CompactMatrix`, searched through
+    its int8 codes, with the same result) searches itself.
     """
-    from docqa.search.compact import CompactMatrix  # compact imports this module
-
-    if isinstance(matrix, CompactMatrix):
+    if isinstance(matrix, SearchedMatrix):
         return matrix.topk(queries, k, mask=mask, n_threads=n_threads, block_rows=block_rows)
-    mat = _as_matrix(matrix)
-    qs = _as_queries(queries, mat.shape[1])
+    mat = as_matrix(matrix)
+    qs = as_queries(queries, mat.shape[1])
     k = min(whole(k, "k"), mat.shape[0])
     rows = mask_rows(mask, mat.shape[0])
     threads = numba_threads(n_threads)
@@ -155,21 +169,21 @@ def _search_batch(
     norms = np.empty(-(-n // step), dtype=np.float64)
     tiny = (2 * d + 32) * 2.0**-149
     workers = max(1, min(n_threads, qs.shape[0]))
-    with _blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
+    with blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
         # Every worker's bound needs every block's largest row norm: computed once, shared.
         cuts = np.linspace(0, norms.size, workers + 1).astype(int).tolist()
         norm_args = (mat, ids, rows is not None, n, step)
-        _wait(pool.submit(kernels.block_max_norms, *norm_args, lo, hi, norms)
+        wait_all(pool.submit(kernels.block_max_norms, *norm_args, lo, hi, norms)
               for lo, hi in itertools.pairwise(cuts))  # fmt: skip
         with np.errstate(invalid="ignore", over="ignore"):
             slack = scale[None, :] * norms[:, None] + tiny  # (blocks, queries)
         cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int).tolist()
-        _wait(pool.submit(_filter_blocks, mat, rows, step, qs[lo:hi],
+        wait_all(pool.submit(_filter_blocks, mat, rows, step, qs[lo:hi],
                           slack[:, lo:hi], sel_s[lo:hi], sel_i[lo:hi])
               for lo, hi in itertools.pairwise(cuts))  # fmt: skip
 
 
-def _wait(futures: Iterable[Future[None]]) -> None:
+def wait_all(futures: Iterable[Future[None]]) -> None:
     """Wait for every future (all submitted first), raising the first error."""
     for future in list(futures):
         future.result()
@@ -201,7 +215,8 @@ def _filter_blocks(
         kernels.filter_rescore(approx, block, ids, qs, slack[b], sel_s, sel_i)
 
 
-def _as_matrix(matrix: Any) -> np.ndarray:
+def as_matrix(matrix: Any) -> np.ndarray:
+    """``matrix`` as a float32 C-order ``(N, d)`` array (in place when it is one already)."""
     mat = np.asarray(matrix)
     if mat.ndim != 2:
         raise InputError(f"matrix must be 2-D (N, d), got shape {mat.shape}")
@@ -210,7 +225,8 @@ def _as_matrix(matrix: Any) -> np.ndarray:
     return mat
 
 
-def _as_queries(queries: Any, d: int) -> np.ndarray:
+def as_queries(queries: Any, d: int) -> np.ndarray:
+    """``queries`` (``(n, d)`` or ``(d,)``, finite) as a float32 C-order ``(n, d)`` array."""
     qs = np.asarray(queries)
     if qs.ndim == 1:
         qs = qs[None, :]
@@ -229,7 +245,7 @@ def _as_queries(queries: Any, d: int) -> np.ndarray:
 
 
 @contextmanager
-def _blas_limit(n_threads: int) -> Iterator[None]:
+def blas_limit(n_threads: int) -> Iterator[None]:
     """Limit the BLAS thread pool (sgemm of the batch path) to ``n_threads``, then restore it."""
     with _threadpools().limit(limits=n_threads, user_api="blas"):
         yield

@@ -70,7 +70,7 @@ from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.search import compact_batch, kernels
 from docqa.search import compact_kernels as ck
-from docqa.search.api import BATCH_MIN, _as_matrix, _as_queries
+from docqa.search.api import BATCH_MIN, as_matrix, as_queries, topk
 from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
@@ -104,7 +104,7 @@ class CompactMatrix:
     @classmethod
     def from_float32(cls, matrix: Any) -> CompactMatrix:
         """Quantise a finite ``(N, d)`` matrix (converted once to float32 C order)."""
-        vectors = _as_matrix(matrix)
+        vectors = as_matrix(matrix)
         n, d = vectors.shape
         codes = np.empty((n, d), dtype=np.int8)
         terms = np.empty((3, n), dtype=np.float32)
@@ -128,7 +128,7 @@ class CompactMatrix:
         kernel's default read-around would pull 128 KiB from disk for each one.
         """
         _advise_random(vectors)
-        vecs = _as_matrix(vectors)
+        vecs = as_matrix(vectors)
         n, d = vecs.shape
         want: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
             "int8_codes": (np.int8, (n, d))
@@ -203,7 +203,7 @@ class CompactMatrix:
         """:meth:`topk` and, per query, how many rows were rescored canonically (int64 (n,);
         N when the query was searched on the float32 rows because of the overflow guard)."""
         n_rows, d = self.shape
-        qs = _as_queries(queries, d)
+        qs = as_queries(queries, d)
         k = min(whole(k, "k"), n_rows)  # clamped to the rows, as float32 ``topk`` does
         rows = mask_rows(mask, n_rows)
         threads = numba_threads(n_threads)
@@ -234,8 +234,6 @@ class CompactMatrix:
         ids = rows if rows is not None else _NO_ROWS
         risky = qvs[:, 1] * self._norm_bound >= 2.0**126
         if risky.any():
-            from docqa.search.api import topk
-
             guarded = topk(self.vectors, qs[risky], sel_s.shape[1], mask=rows)
             sel_s[risky], sel_i[risky], rescored[risky] = guarded.scores, guarded.ids, n
         todo = np.flatnonzero(~risky)
@@ -257,7 +255,7 @@ class CompactMatrix:
         """Proven ``(lower, upper)`` float64 ``(N,)`` bounds of every row's canonical score
         against one ``(d,)`` query (the search uses the upper one; see the module docstring).
         Valid when ``||q|| * max ||x|| < 2**126`` (else the search uses the float32 rows)."""
-        qs = _as_queries(query, self.shape[1])
+        qs = as_queries(query, self.shape[1])
         if qs.shape[0] != 1:
             raise InputError(f"score_bounds takes one query, got {qs.shape[0]}")
         ps, qvs = quantise_queries(qs)

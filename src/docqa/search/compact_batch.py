@@ -57,7 +57,7 @@ import numba
 import numpy as np
 
 from docqa.search import compact_kernels as ck
-from docqa.search.api import _blas_limit, _wait
+from docqa.search.api import blas_limit, wait_all
 
 BATCH_BLOCK_BYTES = 2 << 20
 """Bytes of a block of dequantised rows (float32) in the sgemm path, as in ``api``."""
@@ -108,14 +108,14 @@ def search(
     native = native_kernel() is not None and d <= MAX_DIM and n < 2**31
     workers = max(1, min(numba.get_num_threads(), qs.shape[0]))
     cuts = np.linspace(0, qs.shape[0], workers + 1).astype(int).tolist()
-    with _blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
+    with blas_limit(1), ThreadPoolExecutor(max_workers=workers) as pool:
         if native:
-            _wait(pool.submit(_native_share, arrays, tuple(x[lo:hi] for x in queries),
+            wait_all(pool.submit(_native_share, arrays, tuple(x[lo:hi] for x in queries),
                               tuple(x[lo:hi] for x in coarse), rows, blocks,
                               tuple(o[lo:hi] for o in out))
                   for lo, hi in itertools.pairwise(cuts))  # fmt: skip
         else:
-            _wait(pool.submit(_sgemm_share, arrays, qs[lo:hi], queries[2][lo:hi, 1], rows,
+            wait_all(pool.submit(_sgemm_share, arrays, qs[lo:hi], queries[2][lo:hi, 1], rows,
                               blocks, tuple(o[lo:hi] for o in out))
                   for lo, hi in itertools.pairwise(cuts))  # fmt: skip
 

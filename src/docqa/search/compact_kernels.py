@@ -30,7 +30,7 @@ from numba.extending import intrinsic
 
 from docqa import _canonical
 from docqa.search import kernels, lanes, numba_cache
-from docqa.search.kernels import _admit, _below32, _next_candidate, canonical_dot
+from docqa.search.kernels import admit, below32, canonical_dot, next_candidate
 
 # These kernels inline the dense kernels' selection and dot product: edits there recompile them.
 numba_cache.track(__file__, kernels.__file__, lanes.__file__, _canonical.__file__)
@@ -144,7 +144,7 @@ def _pass(
         r = rows[pos] if use_rows else np.int64(pos)
         up = _upper(int_dot(codes[r], p, d), scale[r], radius[r], code_norm[r], qv)
         if not up < floor:
-            _admit(sel_s, sel_i, canonical_dot(vectors[r], q, d), r)
+            admit(sel_s, sel_i, canonical_dot(vectors[r], q, d), r)
             rescored += 1
             if sel_i[k - 1] >= 0:
                 floor = np.float64(sel_s[k - 1])
@@ -201,25 +201,25 @@ def filter_block(
     each query's bound for the block ("Batches" in ``docqa.search.compact``). Rows that
     could reach a query's k-th canonical score are rescored from ``vectors`` into its
     selection ``sel_s`` / ``sel_i`` ``(nq, k)``; ``rescored (nq,)`` counts them. The scan
-    for candidates is ``kernels._next_candidate`` (vectorised). Serial, GIL-free."""
+    for candidates is ``kernels.next_candidate`` (vectorised). Serial, GIL-free."""
     k = sel_s.shape[1]
     d = vectors.shape[1]
     for qi in range(approx.shape[0]):
         row, out_s, out_i = approx[qi], sel_s[qi], sel_i[qi]
         floor = np.float64(out_s[k - 1]) if out_i[k - 1] >= 0 else -np.inf
         threshold = floor - slack[qi] - abs(floor) * 2.0**-50
-        t32 = _below32(threshold)
-        j = _next_candidate(row, 0, t32)
+        t32 = below32(threshold)
+        j = next_candidate(row, 0, t32)
         while j < row.shape[0]:
             if not np.float64(row[j]) < threshold:
                 r = block_ids[j]
-                _admit(out_s, out_i, canonical_dot(vectors[r], qs[qi], d), r)
+                admit(out_s, out_i, canonical_dot(vectors[r], qs[qi], d), r)
                 rescored[qi] += 1
                 if out_i[k - 1] >= 0 and np.float64(out_s[k - 1]) > floor:
                     floor = np.float64(out_s[k - 1])
                     threshold = floor - slack[qi] - abs(floor) * 2.0**-50
-                    t32 = _below32(threshold)
-            j = _next_candidate(row, j + 1, t32)
+                    t32 = below32(threshold)
+            j = next_candidate(row, j + 1, t32)
 
 
 @njit(cache=True, nogil=True)
@@ -244,5 +244,5 @@ def rescore_pairs(
         qv = (qvs[qi, 0], qvs[qi, 1], qvs[qi, 2], qvs[qi, 3])
         up = _upper(int_dot(codes[r], ps[qi], d), scale[r], radius[r], code_norm[r], qv)
         if not up < floor:
-            _admit(out_s, out_i, canonical_dot(vectors[r], qs[qi], d), r)
+            admit(out_s, out_i, canonical_dot(vectors[r], qs[qi], d), r)
             rescored[qi] += 1

@@ -41,7 +41,7 @@ def canonical_dot(row: np.ndarray, q: np.ndarray, d: int) -> np.float32:
 
 
 @njit(inline="always")
-def _admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> None:
+def admit(sel_s: np.ndarray, sel_i: np.ndarray, s: np.float32, r: np.int64) -> None:
     """Insert (s, r) into the sorted selection if it beats the last entry. A NaN score counts
     as ``+inf`` (kept as a NaN it would compare false with everything and break the order): it
     ranks first, so a damaged row always reaches the top k, where callers can see it."""
@@ -83,7 +83,7 @@ def single_query(
         hi = min(n, (b + 1) * block_rows)
         for p in range(b * block_rows, hi):
             r = rows[p] if use_rows else np.int64(p)
-            _admit(sel_s, sel_i, canonical_dot(matrix[r], q, d), r)
+            admit(sel_s, sel_i, canonical_dot(matrix[r], q, d), r)
 
 
 @njit(cache=True)
@@ -100,7 +100,7 @@ def scan_serial(
     d = matrix.shape[1]
     for p in range(n):
         r = rows[p] if use_rows else np.int64(p)
-        _admit(sel_s, sel_i, canonical_dot(matrix[r], q, d), r)
+        admit(sel_s, sel_i, canonical_dot(matrix[r], q, d), r)
 
 
 @njit(cache=True)
@@ -112,11 +112,11 @@ def merge_parts(
         for j in range(part_s.shape[1]):
             if part_i[b, j] < 0:
                 break
-            _admit(out_s, out_i, part_s[b, j], part_i[b, j])
+            admit(out_s, out_i, part_s[b, j], part_i[b, j])
 
 
 @njit(inline="always")
-def _below32(t: float) -> np.float32:
+def below32(t: float) -> np.float32:
     """The largest float32 <= ``t`` (NaN stays NaN)."""
     f = np.float32(t)
     if np.float64(f) > t:
@@ -125,7 +125,7 @@ def _below32(t: float) -> np.float32:
 
 
 @njit(inline="never")
-def _next_candidate(approx: np.ndarray, j: int, t32: np.float32) -> int:
+def next_candidate(approx: np.ndarray, j: int, t32: np.float32) -> int:
     """The first position ``>= j`` whose score is not below ``t32`` (NaN scores and a NaN
     ``t32`` count as candidates), or ``approx.shape[0]``. A tight loop of its own, 16 scores
     per step, so the compiler vectorises it (inside the rescoring loop it stayed scalar and
@@ -162,16 +162,16 @@ def _filter_query(
     d = block.shape[1]
     floor = np.float64(sel_s[k - 1]) if sel_i[k - 1] >= 0 else -np.inf
     threshold = floor - slack - abs(floor) * 2.0**-50
-    t32 = _below32(threshold)
-    j = _next_candidate(approx, 0, t32)
+    t32 = below32(threshold)
+    j = next_candidate(approx, 0, t32)
     while j < approx.shape[0]:
         if not np.float64(approx[j]) < threshold:
-            _admit(sel_s, sel_i, canonical_dot(block[j], q, d), block_ids[j])
+            admit(sel_s, sel_i, canonical_dot(block[j], q, d), block_ids[j])
             if sel_i[k - 1] >= 0 and np.float64(sel_s[k - 1]) > floor:
                 floor = np.float64(sel_s[k - 1])
                 threshold = floor - slack - abs(floor) * 2.0**-50
-                t32 = _below32(threshold)
-        j = _next_candidate(approx, j + 1, t32)
+                t32 = below32(threshold)
+        j = next_candidate(approx, j + 1, t32)
 
 
 @njit(cache=True, nogil=True)

@@ -14,10 +14,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -25,11 +23,7 @@ from docqa.collection import MODES, AnyCollection, Collection, Mode
 from docqa.errors import DocqaError
 from docqa.index.format import MANIFEST
 from docqa.retrieve.drift import Semantic
-from docqa.retrieve.guard import GuardConfig
-
-# What a served index is guarded by: True (its own guard, calibrated or default), False (none),
-# a GuardConfig, or changes to make to its own guard (``docqa serve --min-score/--drift-model``).
-Guard = GuardConfig | bool | Mapping[str, Any]
+from docqa.retrieve.guard import GuardRequest
 from docqa.retrieve.masked import MaskedRetriever
 from docqa.types import Retriever
 
@@ -52,13 +46,14 @@ def identity(root: Path | str, manifest: str | None = None) -> Identity | None:
 class Snapshot:
     """One opened index: its collection, identity, and a retriever per mode."""
 
-    def __init__(self, collection: AnyCollection, ident: Identity | None, guard: Guard) -> None:
+    def __init__(
+        self, collection: AnyCollection, ident: Identity | None, guard: GuardRequest
+    ) -> None:
         self.collection = collection
         self.identity = ident
         self.created = collection.index.manifest.created
         self.chunks = len(collection.index)
-        config = replace(collection.guard, **guard) if isinstance(guard, Mapping) else guard
-        self._retrievers = {m: collection.retriever(m, guard=config) for m in MODES}
+        self._retrievers = {m: collection.retriever(m, guard=guard) for m in MODES}
 
     def retriever(self, mode: Mode, tenants: frozenset[str] | None) -> Retriever:
         """The guarded retriever of ``mode``, restricted to ``tenants`` (None: every row)."""
@@ -84,13 +79,14 @@ class Snapshot:
 
 
 class LiveIndex:
-    """The current snapshot of the index at ``root`` (see the module docstring)."""
+    """The current snapshot of the index at ``root`` (see the module docstring); ``guard`` is
+    what each opened index is guarded by, as ``Collection.retriever`` takes it."""
 
     def __init__(
         self,
         root: Path,
         *,
-        guard: Guard = True,
+        guard: GuardRequest = True,
         tenant_sets: Iterable[frozenset[str] | None] = (),
     ) -> None:
         self.root = root

@@ -37,11 +37,11 @@ import numpy as np
 from docqa.build import BuildReport, IndexSettings, build_index, fingerprint, passed_over
 from docqa.errors import InputError
 from docqa.index import open_index, write_index
+from docqa.index.files import install
 from docqa.index.lock import build_lock
 from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
 from docqa.index.reader import Index
 from docqa.index.shards import shard_name, write_top_manifest
-from docqa.index.writer import _install
 from docqa.keyword import BM25Index
 from docqa.keyword.config import BM25Config
 from docqa.text import SkippedFile, SkippedFileWarning, keyword_text
@@ -257,7 +257,7 @@ def _build_locked(
         shutil.rmtree(work)
         meta = {"settings": asdict(settings), "fingerprint": stamp, "shard_rows": shard_rows}
         top = write_top_manifest(tmp, names, BM25Config().to_dict(), meta)
-        _install(tmp, target)
+        install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

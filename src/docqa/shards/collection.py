@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.collection import bm25_config, by_mode, embedder_of, restricted
+from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
 from docqa.embed.protocol import Embedder
 from docqa.errors import EmbedderMismatch
 from docqa.index.shards import ShardedIndex, open_sharded
 from docqa.keyword import ARRAYS, BM25Index
 from docqa.retrieve.batch import RowSearcher, search_batch
-from docqa.retrieve.guard import GuardConfig, semantic_side
+from docqa.retrieve.guard import GuardConfig, GuardRequest, resolve_guard, semantic_side
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
 from docqa.tenants import TenantLookup, TenantRows
@@ -69,9 +69,8 @@ class ShardedCollection(TenantLookup):
                 raise EmbedderMismatch(
                     f"shards of {index.root} were built with different embedders; rebuild it"
                 )
-        bounds = index.stats.bounds_index(index.manifest.bm25["config"])
-        meta = index.manifest.meta
-        guard = GuardConfig.from_dict(meta["guard"]) if "guard" in meta else GuardConfig()
+        bounds = BM25Index.bounds(index.stats, index.manifest.bm25["config"])
+        guard = resolve_guard(index.manifest.meta.get("guard"))
         return cls(index, embedder, bounds, searcher or local_shards(index), guard)
 
     @property
@@ -89,7 +88,7 @@ class ShardedCollection(TenantLookup):
         self,
         mode: str = "hybrid",
         *,
-        guard: GuardConfig | bool = True,
+        guard: GuardRequest = True,
         tenants: Iterable[str] | None = None,
         reranker: Reranker | None = None,
         rerank_top: int = DEFAULT_TOP_N,

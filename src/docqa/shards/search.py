@@ -19,7 +19,7 @@ from docqa._checks import whole
 from docqa.embed.protocol import Embedder
 from docqa.keyword import BM25Index
 from docqa.retrieve.batch import RowSearcher
-from docqa.retrieve.retrievers import DENSE, KEYWORD, _check_request, _hits
+from docqa.retrieve.retrievers import DENSE, KEYWORD, check_request, hits_of
 from docqa.search import topk
 from docqa.search.masks import mask_rows
 from docqa.types import Chunk, Hit, TopK
@@ -237,9 +237,9 @@ class RowsDenseRetriever:
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """As ``DenseRetriever.search``."""
-        _check_request(question, k)
+        check_request(question, k)
         query = self.embedder.embed([question], query=True)
-        return _hits(self.rows.dense(query, k, mask), self.chunks, DENSE, self.source)
+        return hits_of(self.rows.dense(query, k, mask), self.chunks, DENSE, self.source)
 
 
 class RowsKeywordRetriever:
@@ -259,8 +259,8 @@ class RowsKeywordRetriever:
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """As ``KeywordRetriever.search``."""
-        _check_request(question, k)
-        return _hits(self.rows.keyword([question], k, mask), self.chunks, KEYWORD, self.source)
+        check_request(question, k)
+        return hits_of(self.rows.keyword([question], k, mask), self.chunks, KEYWORD, self.source)
 
     def max_keyword_score(self, question: str) -> float:
         """The collection-wide bound (see ``BM25Index.max_scores``)."""

@@ -21,7 +21,7 @@ from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, EmbedderMismatch, IndexNotFound, InputError
 from docqa.keyword import BM25Index
-from docqa.retrieve.guard import GuardConfig, GuardedRetriever, semantic_side
+from docqa.retrieve.guard import GuardedRetriever, GuardRequest, resolve_guard, semantic_side
 from docqa.stores.connection import connect, describe, store_url, translated
 from docqa.stores.migrations import migrate
 from docqa.types import Retriever
@@ -137,18 +137,19 @@ class PgVectorStore:
         tenant: str | None,
         ef_search: int | None = None,
         embedder: Embedder | None = None,
-        guard: GuardConfig | bool = True,
+        guard: GuardRequest = True,
     ) -> Retriever:
         """A retriever of ``mode`` over the collection, restricted to ``tenant`` (None: every
-        row); dense search is exact unless ``ef_search`` is given (then HNSW)."""
+        row); dense search is exact unless ``ef_search`` is given (then HNSW). ``guard``: as
+        ``Collection.retriever`` takes it, over the defaults (a store stores no guard point)."""
         from docqa.stores.search import StoreRetriever
 
         check_mode(mode)
         record, embedder = self.open_collection(embedder)
         inner = StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
-        if guard is False:
+        config = resolve_guard(None, guard)
+        if config is None:
             return inner
-        config = GuardConfig() if guard is True else guard
         side = None
         if mode != "keyword":  # the guard judges the keyword side's best passages beside the hits
             side = StoreRetriever(self, record, embedder, "keyword", tenant=tenant)

@@ -1,7 +1,8 @@
 """Text in, tokens and chunks out: loaders, section and window chunkers, the tokenizer."""
 
 from docqa.text.documents import Block, Document, Heading, Line, LoadReport, Section, SkippedFile
-from docqa.text.loaders import SkippedFileWarning, load_path, load_paths, parse_document
+from docqa.text.loaders import SkippedFileWarning, load_path, load_paths
+from docqa.text.reading import parse_document
 from docqa.text.sections import (
     chunk_document,
     embed_text,

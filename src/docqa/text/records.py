@@ -1,7 +1,7 @@
 """A document straight to its chunk records and embed texts, without ``Chunk`` objects: the
 build's fast path. Pure.
 
-``chunk_records(document, ...)`` gives exactly ``[writer._chunk_record(c) for c in chunks]``
+``chunk_records(document, ...)`` gives exactly ``[writer.chunk_record(c) for c in chunks]``
 and ``[embed_text(c, headings=...) for c in chunks]`` for ``chunks = chunk_document(document,
 ...)`` (the reference, tested equal): the same windows, ids, heading paths, line ranges and
 sha256, the same JSON bytes. What it saves is the per-chunk Python around them: the parts a
@@ -23,7 +23,7 @@ from json.encoder import encode_basestring
 from docqa._parse import section_records, section_windows
 from docqa.text.documents import Block, Document, Section
 from docqa.text.sections import (
-    _check_unique,
+    check_unique_ids,
     chunk_document,
     embed_text,
     heading_paths,
@@ -38,7 +38,7 @@ _WINDOW_ID = re.compile(r"-p[0-9]+\Z")
 
 
 def _json(value: object) -> str:
-    """``value`` as ``writer._chunk_record`` encodes it inside a record."""
+    """``value`` as ``writer.chunk_record`` encodes it inside a record."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -60,7 +60,7 @@ def chunk_records(
     ``titles``, when given, gets each chunk's heading path as one line (``Chunk.title``; ""
     without ``headings`` or a heading path), for its BM25 row (``sections.keyword_row``).
 
-    Raises ``InputError`` as ``chunk_document`` and ``writer._chunk_record`` do (bad window
+    Raises ``InputError`` as ``chunk_document`` and ``writer.chunk_record`` do (bad window
     settings, colliding ids, metadata that is not JSON): those cases are handed to them.
     """
     return _records(document, max_words, overlap, headings, section_records, titles)
@@ -211,10 +211,10 @@ def _reference(
     titles: list[str] | None = None,
 ) -> tuple[list[bytes], list[str]]:
     """``chunk_records`` by way of ``Chunk`` objects: the twin it is tested equal to."""
-    from docqa.index.writer import _chunk_record
+    from docqa.index.writer import chunk_record
 
     chunks = chunk_document(document, max_words=max_words, overlap=overlap)
-    _check_unique(document, chunks)
+    check_unique_ids(document, chunks)
     if titles is not None:
         titles.extend(c.title if headings and c.heading_path else "" for c in chunks)
-    return [_chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]
+    return [chunk_record(c) for c in chunks], [embed_text(c, headings=headings) for c in chunks]

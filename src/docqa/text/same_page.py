@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from docqa.text.documents import SkippedFile
-from docqa.text.loaders import document_from_bytes, read_bytes
+from docqa.text.reading import document_from_bytes, read_bytes
 
 # Two files whose ids would be the same are the same page in two formats when the sets of
 # words of their extracted texts overlap by at least this share (Jaccard). Measured on

@@ -197,11 +197,11 @@ def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0
                     metadata=meta,
                 )
             )
-    _check_unique(document, chunks)
+    check_unique_ids(document, chunks)
     return chunks
 
 
-def _check_unique(document: Document, chunks: Sequence[Chunk]) -> None:
+def check_unique_ids(document: Document, chunks: Sequence[Chunk]) -> None:
     seen: set[str] = set()
     for chunk in chunks:
         if chunk.id in seen:

@@ -1,10 +1,10 @@
 """Write an index directory as batches arrive, then install it atomically.
 
-``IndexBuilder`` is the streaming twin of :func:`docqa.index.writer.write_index`: the same
-directory layout, the same chunk records (``writer._chunk_record`` bytes), the same temporary
-sibling and the same replacement (``ownership.check_replaceable`` / ``writer._install``), but vectors,
-chunk records and any extra array are appended to their files as they are produced, so the
-memory a build holds does not grow with the collection.
+``IndexBuilder`` is the appending twin of :func:`docqa.index.writer.write_index`: the same
+directory layout, the same chunk records (``writer.chunk_record`` bytes), the same temporary
+sibling and the same replacement (``ownership.check_replaceable`` / ``files.install``), but
+vectors, chunk records and any extra array are appended to their files as they are produced,
+so the memory a build holds does not grow with the collection.
 
 An appended ``.npy`` starts with a header reserved for an unknown row count; ``close`` writes
 the real header over it (numpy pads every version-1.0 header to 64-byte multiples, 128 bytes
@@ -31,6 +31,7 @@ import numpy as np
 from docqa.errors import InputError
 from docqa.index import checksum, writer
 from docqa.index import format as fmt
+from docqa.index.files import fsync_path, install, work_dir, write_bytes
 from docqa.index.ownership import check_replaceable, clean_debris
 from docqa.threads import Background, each_at_once
 
@@ -106,7 +107,7 @@ def _sync_file_range() -> Any:
 def sync_files(paths: list[Path]) -> None:
     """fsync each closed file once, all at the same time (``os.fsync`` releases the GIL: the
     disk and the filesystem's journal commit them together instead of one after another)."""
-    each_at_once(writer.fsync_path, paths, _SYNC_THREADS)
+    each_at_once(fsync_path, paths, _SYNC_THREADS)
 
 
 class NpyAppender:
@@ -178,7 +179,7 @@ class IndexBuilder:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         clean_debris(self.target)
         self.storage = storage
-        self.tmp = writer.work_dir(self.target)
+        self.tmp = work_dir(self.target)
         self._appenders: dict[str, NpyAppender] = {}
         self._blob: _Sink  # set in the try below
         self.vectors: NpyAppender | None = None
@@ -252,7 +253,7 @@ class IndexBuilder:
         return self.offsets.rows - 1
 
     def add_records(self, blob: bytes | memoryview, lengths: np.ndarray) -> None:
-        """Append chunk records (``writer._chunk_record`` bytes, end to end) and their byte
+        """Append chunk records (``writer.chunk_record`` bytes, end to end) and their byte
         lengths (int64 ``(n,)``)."""
         start = self._blob.size
         self._blob.write(blob)
@@ -295,22 +296,22 @@ class IndexBuilder:
                 rel[len(fmt.ARRAYS_DIR) + 1 : -4] for rel in files if rel.startswith(fmt.ARRAYS_DIR)
             )
             manifest = fmt.Manifest(
-                embedder=writer._embedder_record(embedder),
+                embedder=writer.embedder_record(embedder),
                 dim=vectors.row_shape[0],
                 count=self.count,
                 files=dict(sorted(files.items())),
                 created=datetime.now(UTC).isoformat(timespec="seconds"),
                 arrays=tuple(arrays),
-                meta=writer._json_ready(dict(meta), "meta"),
+                meta=writer.json_ready(dict(meta), "meta"),
             )
             data = manifest.to_json().encode("utf-8")
-            writer._write_bytes(self.tmp / fmt.MANIFEST, data, sync=self.durable)
+            write_bytes(self.tmp / fmt.MANIFEST, data, sync=self.durable)
             if self.durable:
-                writer.fsync_path(self.tmp / fmt.ARRAYS_DIR)
-                writer.fsync_path(self.tmp)
-                writer._install(self.tmp, self.target)
+                fsync_path(self.tmp / fmt.ARRAYS_DIR)
+                fsync_path(self.tmp)
+                install(self.tmp, self.target)
             else:
-                writer._install(self.tmp, self.target, sync=False)
+                install(self.tmp, self.target, sync=False)
                 rels = [*files, fmt.MANIFEST, fmt.ARRAYS_DIR, "."]
                 self.unsynced = [*(self.target / rel for rel in rels), self.target.parent]
         except BaseException:

@@ -1,0 +1,236 @@
+"""One file to a ``Document``: its format by name, its bytes read, unpacked (gzip), decoded
+and parsed by the pure parser of its format (Markdown, reStructuredText, AsciiDoc, plain text,
+HTML, PDF).
+
+Files are UTF-8; an HTML page that is not is read in the encoding it declares (its ``<meta>``
+charset or XML declaration, else windows-1252, as browsers do: :mod:`docqa.text.encoding`).
+A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
+matter, no text at all) is a ``SkippedFile`` with the reason. A Sphinx build's copy of a page's
+source, ``page.rst.txt``, is read as reStructuredText; a ``.txt`` file whose text is clearly
+AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+from docqa._parse import build_sections  # the twin of documents.build_sections
+from docqa.errors import InputError
+from docqa.text.asciidoc import asciidoc_items
+from docqa.text.asciidoc_detect import looks_like_asciidoc
+from docqa.text.documents import Document, Heading, SkippedFile
+from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
+from docqa.text.markdown_fast import parse_markdown_fast
+from docqa.text.pdf import PdfSkip, pdf_sections
+from docqa.text.plain import text_items
+from docqa.text.rst import rst_items
+
+FORMATS = {
+    ".md": "markdown",
+    ".rst": "rst",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
+    ".txt": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+}
+READS = "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files, also gzipped"
+_SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
+GZIP = ".gz"
+# A gzipped file is read whole into memory, as any other file is; past this size it is skipped
+# (a gzip "bomb" unpacks a few kB into gigabytes).
+MAX_GUNZIPPED = 256 << 20
+
+
+def format_of(name: str) -> str | None:
+    """The format docqa reads a file as, by its name's suffix (``FORMATS``), looking through
+    one ``.gz`` (``guide.md.gz`` is Markdown); None for a file of another type."""
+    if name.lower().endswith(GZIP):
+        name = name[: -len(GZIP)]
+    name = name[name.rfind("/") + 1 :]
+    dot = name.rfind(".")  # ``PurePosixPath(name).suffix``, without making a path of each name
+    if not 0 < dot < len(name) - 1:
+        return None
+    if name.lower().endswith(_SPHINX_SOURCE) and len(name) > len(_SPHINX_SOURCE):
+        return "rst"
+    return FORMATS.get(name[dot:].lower())
+
+
+def _gunzip(data: bytes) -> bytes:
+    """The bytes a gzip file holds (every member, as ``gzip.decompress`` reads them), at most
+    ``MAX_GUNZIPPED``; raises ``_Skip`` with the reason. ``gzip.decompress`` has no bound."""
+    out: list[bytes] = []
+    left = MAX_GUNZIPPED
+    while data:
+        member = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+        try:
+            out.append(member.decompress(data, left + 1))
+        except zlib.error as exc:
+            raise _Skip(f"not a readable gzip file ({exc}); unpack it to index it") from None
+        left -= len(out[-1])
+        if left < 0:
+            raise _Skip(f"unpacks to more than {MAX_GUNZIPPED >> 20} MiB; unpack it to index it")
+        if not member.eof:
+            raise _Skip("a truncated gzip file; unpack it to index it")
+        data = member.unused_data.lstrip(b"\0")  # members may be padded with NULs
+    return b"".join(out)
+
+
+_MAX_TXT_TITLE = 80
+
+
+class _Skip(Exception):
+    """Internal: this file cannot be loaded, for the reason in ``args[0]``."""
+
+
+def _title_from_name(source: str) -> str:
+    """``"guide/opening-hours.txt"`` (or ``.txt.gz``) -> ``"Opening hours"``."""
+    if source.lower().endswith(GZIP):
+        source = source[: -len(GZIP)]
+    words = Path(source).stem.replace("-", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def _decode(data: bytes, html: bool = False) -> str:
+    """UTF-8 text of a file's bytes (a BOM dropped), or for an HTML page that is not UTF-8,
+    the encoding it declares (:mod:`docqa.text.encoding`); raises ``_Skip`` with the reason."""
+    if not data.strip():
+        raise _Skip("empty file")
+    # anywhere: a NUL after the first 8 KiB is as binary as one before (but UTF-16 HTML)
+    if b"\x00" in data and not (html and utf16_bom(data)):
+        raise _Skip(
+            "binary file (NUL bytes), not text; docqa reads UTF-8 .md, .rst, .adoc, .txt and .html"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if html:
+            try:
+                return decode_html(data, exc)
+            except EncodingRefused as refused:
+                raise _Skip(str(refused)) from None
+        byte = data[exc.start]
+        raise _Skip(
+            f"not valid UTF-8 (byte 0x{byte:02x} at offset {exc.start}); re-save it as UTF-8"
+        ) from exc
+
+
+def _html_name(source: str) -> str:
+    """The file name a page's links use for itself: ``faq.html`` for ``manual/faq.html``
+    (and for ``manual/faq.html.gz``, as the page was written before it was compressed)."""
+    name = source.rsplit("/", 1)[-1]
+    return name[: -len(GZIP)] if name.lower().endswith(GZIP) else name
+
+
+def parse_document(source: str, text: str) -> Document:
+    """Parse ``text`` as the format of ``source``'s extension into a ``Document``.
+
+    Pure (no I/O). A Markdown page's title is its front matter ``title``, else its first h1;
+    an HTML page's is its ``<title>``, else its first h1; a reStructuredText page's is its
+    first section title, and so is an AsciiDoc page's (``.adoc``, ``.asciidoc``, and a
+    ``.txt`` file whose text is AsciiDoc: ``format`` is then ``"asciidoc"``); a .txt file's
+    is its first line when that line has at most 80 characters; failing those, the file name
+    (``"Opening hours"``).
+    Raises ``InputError`` for broken front matter.
+    """
+    kind = format_of(source)
+    if kind is None:
+        raise InputError(f"{source!r} is not a file docqa reads; {READS}")
+    metadata: dict[str, object] = {}
+    if kind == "text" and looks_like_asciidoc(text):
+        kind = "asciidoc"
+    if kind == "markdown":
+        metadata, items = parse_markdown_fast(text)
+        found = metadata.get("title") or next(
+            (i.text for i in items if isinstance(i, Heading) and i.level == 1), ""
+        )
+        title = str(found)
+    elif kind == "html":
+        from docqa.text.html import parse_html  # html.parser: ~3 ms of imports, when needed
+
+        title, items = parse_html(text, page=_html_name(source))
+    elif kind in ("rst", "asciidoc"):
+        items = rst_items(text) if kind == "rst" else asciidoc_items(text)
+        title = next((i.text for i in items if isinstance(i, Heading)), "")
+    else:
+        items = text_items(text)
+        first = items[0] if items else None
+        line = first.text if isinstance(first, Heading) else first.lines[0].text if first else ""
+        title = line if len(line) <= _MAX_TXT_TITLE else ""
+    return Document(
+        source=source,
+        title=title or _title_from_name(source),
+        sections=build_sections(items),
+        metadata={**metadata, "format": kind},
+    )
+
+
+def read_bytes(path: Path) -> bytes | SkippedFile:
+    """The file's bytes, or why it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return SkippedFile(path.name, f"cannot be read ({exc.strerror or exc})")
+
+
+def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
+    """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
+    when they cannot become a document. Pure."""
+    content = decoded(source, data)
+    if isinstance(content, SkippedFile):
+        return content
+    return document_from_decoded(source, content, file_hash)
+
+
+def decoded(source: str, data: bytes) -> str | bytes | SkippedFile:
+    """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
+    a ``SkippedFile`` when they cannot be. A caller that lets the bytes go before parsing
+    (``document_from_decoded``) holds a large file's text once while it is parsed."""
+    try:
+        if source.lower().endswith(GZIP):
+            data = _gunzip(data)
+        if format_of(source) == "pdf":
+            return data
+        return _decode(data, html=format_of(source) == "html")
+    except _Skip as exc:
+        return SkippedFile(source, str(exc))
+
+
+def document_from_decoded(
+    source: str, content: str | bytes, file_hash: str
+) -> Document | SkippedFile:
+    """``document_from_bytes`` of what ``decoded`` gave. Pure."""
+    try:
+        if isinstance(content, bytes):
+            document = _pdf_document(source, content)
+        else:
+            document = parse_document(source, content)
+    except (_Skip, PdfSkip, InputError) as exc:
+        return SkippedFile(source, str(exc))
+    document = replace(document, content_hash=file_hash)
+    if not document.sections:
+        only_meta = set(document.metadata) != {"format"}
+        return SkippedFile(source, "no text outside the front matter" if only_meta else "no text")
+    return document
+
+
+def _pdf_document(source: str, data: bytes) -> Document:
+    """A PDF as one section per page (see ``docqa.text.pdf``); titled by its file name."""
+    return Document(
+        source=source,
+        title=_title_from_name(source),
+        sections=pdf_sections(data),
+        metadata={"format": "pdf"},
+    )
+
+
+def load_file(path: Path, source: str) -> Document | SkippedFile:
+    """Read and parse one file as ``source`` (see ``document_from_bytes``)."""
+    data = read_bytes(path)
+    if isinstance(data, SkippedFile):
+        return SkippedFile(source, data.reason)
+    return document_from_bytes(source, data, hashlib.sha256(data).hexdigest())
