@@ -278,6 +278,9 @@ def index_to_store(
     record = ensure_collection(store, embedder, settings)
     written = _write_changed(store, record, embedder, chunks, texts, batch_rows, progress)
     deleted = _delete_missing(store, record.collection_id, [c.id for c in chunks])
+    if written or deleted:
+        with translated(store.url, "analyzing the written tables"):
+            store.conn.execute("ANALYZE chunks, postings, term_df")  # plans for BM25's joins
     if hnsw:
         create_hnsw(store, record)
     return StoreReport(
