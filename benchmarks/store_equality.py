@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "quality"))
 
-from corpora import paths  # noqa: E402
+from corpora import paths
 
-from docqa.build import IndexSettings, build_index  # noqa: E402
-from docqa.collection import Collection  # noqa: E402
-from docqa.eval.questions import load_questions  # noqa: E402
-from docqa.stores.load import index_to_store  # noqa: E402
-from docqa.stores.pgvector import PgVectorStore  # noqa: E402
+from docqa.build import IndexSettings, build_index
+from docqa.collection import Collection
+from docqa.eval.questions import load_questions
+from docqa.stores.load import index_to_store
+from docqa.stores.pgvector import PgVectorStore
 
 SETTINGS = IndexSettings(tenant_from_folder=True)
 MODES = ("keyword", "dense", "hybrid")
