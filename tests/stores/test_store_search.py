@@ -100,6 +100,29 @@ def test_exact_dense_breaks_rounding_ties_as_docqa_does(db_url: str) -> None:
         assert [h.score for h in hits] == want.scores[0].tolist()
 
 
+def test_a_zero_query_fetches_only_the_first_k_rows(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every row ties at +0.0: the hits are the first k rows, and only they leave the server."""
+    from docqa.stores.search import StoreRetriever
+
+    matrix = np.random.default_rng(2).standard_normal((50, 8)).astype(np.float32)
+    store, record, _, emb = fill(db_url, matrix)
+    fetched: list[int] = []
+    run = StoreRetriever._run
+
+    def counting(self: StoreRetriever, query: Any, params: dict[str, Any]) -> list[Any]:
+        found = run(self, query, params)
+        fetched.append(len(found))
+        return found
+
+    monkeypatch.setattr(StoreRetriever, "_run", counting)
+    with store:
+        hits = _search(store, emb, np.zeros(8, np.float32), 5, tenant=None)
+        assert [h.row for h in hits] == row_ids(store, record)[:5]
+        assert [h.score for h in hits] == [0.0] * 5 and fetched == [5]
+
+
 @pytest.mark.parametrize("dim", [1, 16, 384, 1536])
 def test_dense_slack_bounds_pgvectors_distance_from_docqas_scores(db_url: str, dim: int) -> None:
     """Each row's pgvector score is within a quarter of the slack (times its norm) of the
@@ -139,7 +162,7 @@ def test_hnsw_recall_and_plans(db_url: str) -> None:
             return " ".join(r for (r,) in store.conn.execute(explain, params))
 
         assert f"chunks_hnsw_{record.collection_id}" in plan(q.hnsw_query(where, record.dim))
-        params["slack"] = 0.0
+        params.update(slack=0.0, limit=None)
         assert "hnsw" not in plan(q.dense_candidates(where))
         found = 0
         queries = rng.standard_normal((30, 32)).astype(np.float32)

@@ -152,7 +152,10 @@ class StoreRetriever:
     ) -> list[Hit]:
         """SQL's candidates (``dense_slack``), rescored and ordered by ``docqa.search.topk``."""
         query = self.embedder.embed([question], query=True)[0]
-        params.update(q=query, slack=dense_slack(self.record.dim, query))
+        # a zero query scores every row +0.0 (docqa's lanes start at +0.0): its hits are the
+        # first k rows, so only those are fetched (a window of ties would be every row)
+        limit = None if query.any() else k
+        params.update(q=query, slack=dense_slack(self.record.dim, query), limit=limit)
         found = self._run(q.dense_candidates(where), params)
         if not found:
             return []

@@ -60,7 +60,7 @@ def filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
 def dense_candidates(where: sql.Composable) -> sql.Composed:
     """Chunk columns + ``embedding`` of every row whose pgvector inner product is at least
     the k-th best one minus ``slack * max ||row||`` (row norms of the filtered rows), by
-    ``row_id``."""
+    ``row_id``, the first ``%(limit)s`` of them (NULL: all)."""
     return sql.SQL(
         "WITH s AS (SELECT c.row_id, -(c.embedding <#> %(q)s) AS score, "
         "vector_norm(c.embedding) AS norm FROM chunks c WHERE {where}), "
@@ -68,7 +68,8 @@ def dense_candidates(where: sql.Composable) -> sql.Composed:
         "(SELECT score FROM s ORDER BY score DESC LIMIT %(k)s) t), "
         "top AS (SELECT max(norm) AS norm FROM s) "
         "SELECT {cols}, c.embedding FROM s JOIN chunks c ON c.row_id = s.row_id, cut, top "
-        "WHERE s.score >= cut.low - %(slack)s::float8 * top.norm ORDER BY c.row_id"
+        "WHERE s.score >= cut.low - %(slack)s::float8 * top.norm ORDER BY c.row_id "
+        "LIMIT %(limit)s"
     ).format(cols=_COLS, where=where)
 
 
