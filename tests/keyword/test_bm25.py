@@ -319,3 +319,22 @@ def test_search_with_the_queries_hashes_given_is_the_same_search() -> None:
     assert np.array_equal(one.ids, plain.ids[:1, :2])
     with pytest.raises(InputError, match="wrap it in a list"):
         index.query_hashes("one str")
+
+
+TERMS = ["ant", "bee", "cat", "dog", "eel", "fox"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from(TERMS[:5])).map(" ".join), min_size=1, max_size=12),
+    question=st.lists(st.sampled_from(TERMS)).map(" ".join),
+)
+def test_term_order_is_the_order_the_kernels_add_weights(texts: list[str], question: str) -> None:
+    """``term_order`` (what a store sums in SQL) equals ``kernels._sorted_terms``."""
+    from docqa.keyword import kernels
+
+    index = BM25Index.from_texts(texts, stop_words=False, fold_plurals=False)
+    _, ids, _ = index._query_terms([question])
+    out = np.zeros(max(ids.size, 1), dtype=np.int64)
+    n = kernels._sorted_terms(ids, 0, ids.size, index.indptr, out)
+    assert index.term_order(question).tolist() == out[:n].tolist()

@@ -23,7 +23,7 @@ def _tables(url: str) -> set[str]:
 def test_migrations_apply_once_and_twice_is_a_no_op(db_url: str) -> None:
     assert _tables(db_url) == set()
     PgVectorStore(db_url).close()
-    assert _tables(db_url) == {"docqa_schema", "collections", "chunks"}
+    assert _tables(db_url) == {"docqa_schema", "collections", "chunks", "postings", "term_df"}
     PgVectorStore(db_url).close()
     with psycopg.connect(db_url) as conn:
         versions = [v for (v,) in conn.execute("SELECT version FROM docqa_schema ORDER BY 1")]

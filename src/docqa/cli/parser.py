@@ -86,7 +86,10 @@ def _store_options(p: argparse.ArgumentParser, *, query: bool) -> None:
             "--ef-search",
             type=_positive,
             default=None,
-            help="dense search through the store's HNSW index with this ef_search (default: exact)",
+            help=(
+                "approximate dense search through the store's HNSW index with this ef_search "
+                "(default: exact, the hits of a folder index)"
+            ),
         )
 
 

@@ -236,6 +236,18 @@ class BM25Index:
             self._scratch_pool.put(scratch)
         return TopK(scores, ids)
 
+    def term_order(self, question: str) -> np.ndarray:
+        """The distinct known terms of ``question`` as term ids (int64), in the order a row's
+        score adds their weights: ``corpus_df`` ascending, ties in order of first appearance
+        (``kernels._sorted_terms``; for one unsharded index ``corpus_df`` is the postings
+        count that kernel reads). What a store needs to sum the same weights in SQL."""
+        _, ids, _ = self._query_terms([question])
+        known = ids[ids >= 0]
+        _, first = np.unique(known, return_index=True)
+        distinct = known[np.sort(first)]
+        order: np.ndarray = distinct[np.argsort(self.corpus_df[distinct], kind="stable")]
+        return order
+
     def max_scores(self, queries: Sequence[str]) -> np.ndarray:
         """Upper bound of any row's score for each query, float64 (n,); 0.0 for no terms.
 

@@ -4,9 +4,12 @@
 ``embed_text`` and the embedder with ``IndexSettings.make_embedder`` (the same calls as
 ``docqa.build``), then compares each chunk's row hash (its text, heading path, lines, metadata
 and embedded text) with the stored one: only new or changed chunks are embedded and upserted,
-``batch_rows`` a transaction (COPY into a temporary table, then one INSERT .. ON CONFLICT), so a
-failed batch leaves the table as it was before it. Rows of chunks no longer produced (removed
-files, shorter documents) are deleted in one last transaction. The first load creates the
+``batch_rows`` a transaction (COPY into temporary tables, then one INSERT .. ON CONFLICT), so a
+failed batch leaves the table as it was before it. The same transaction writes the rows' BM25
+postings and keeps the collection's BM25 statistics exact (``docqa.stores.postings``). Rows of
+chunks no longer produced (removed files, shorter documents) are deleted, and their statistics
+taken off, in one last transaction. A row without postings (written by a store of schema
+version 1) counts as changed, so loading again adds them. The first load creates the
 collection's HNSW index; later upserts keep it current.
 """
 
@@ -26,6 +29,8 @@ import numpy as np
 from docqa.build import IndexSettings, passed_over
 from docqa.embed.protocol import Embedder
 from docqa.errors import DimensionMismatch, InputError
+from docqa.keyword import BM25Config
+from docqa.stores import postings as kw
 from docqa.stores import sql as q
 from docqa.stores.connection import translated
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
@@ -52,6 +57,7 @@ _STAGE_COLUMNS = (
     ("metadata", "jsonb"),
     ("text", "text"),
     ("embedding", "vector"),
+    ("kw_length", "int4"),
 )
 _NAMES = ", ".join(name for name, _ in _STAGE_COLUMNS)
 _STAGE = (
@@ -104,7 +110,7 @@ def _page(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _stage_row(chunk: Chunk, digest: str, vector: np.ndarray) -> tuple[Any, ...]:
+def _stage_row(chunk: Chunk, digest: str, vector: np.ndarray, length: int) -> tuple[Any, ...]:
     from psycopg.types.json import Jsonb
 
     meta = chunk.metadata
@@ -124,6 +130,7 @@ def _stage_row(chunk: Chunk, digest: str, vector: np.ndarray) -> tuple[Any, ...]
         Jsonb(_jsonable(meta)),
         chunk.text,
         vector,
+        length,
     )
 
 
@@ -138,15 +145,16 @@ def ensure_collection(
         store.check_embedder(record, embedder)
     with translated(store.url, f"recording collection {store.collection!r}"):
         store.conn.execute(
-            "INSERT INTO collections (name, embedder_name, embedder_config, dim, settings) "
-            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET settings = "
-            "EXCLUDED.settings",
+            "INSERT INTO collections (name, embedder_name, embedder_config, dim, settings, bm25) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET settings = "
+            "EXCLUDED.settings, bm25 = COALESCE(collections.bm25, EXCLUDED.bm25)",
             (
                 store.collection,
                 embedder.name,
                 Jsonb(embedder.config()),
                 embedder.dim,
                 Jsonb(asdict(settings)),
+                Jsonb(BM25Config().to_dict()),
             ),
         )
     fresh = store.record()
@@ -170,22 +178,41 @@ def upsert(
             f"collection {record.name!r}, got {vectors.shape}"
         )
     digests = digests or [row_hash(c, c.text) for c in chunks]
-    rows = [_stage_row(c, d, v) for c, d, v in zip(chunks, digests, vectors, strict=True)]
-    where = f"writing {len(rows)} rows ({chunks[0].id!r}..)" if rows else "writing no rows"
+    where = f"writing {len(chunks)} rows ({chunks[0].id!r}..)" if chunks else "writing no rows"
     with translated(store.url, where):
-        _write_batch(store, record.collection_id, rows)
+        config = kw.read_config(store.conn, record.collection_id)
+        lengths, postings = kw.keyword_rows(chunks, record.settings, config)
+        rows = [
+            _stage_row(c, d, v, n)
+            for c, d, v, n in zip(chunks, digests, vectors, lengths, strict=True)
+        ]
+        _write_batch(store, record.collection_id, rows, postings)
 
 
-def _write_batch(store: PgVectorStore, collection_id: int, rows: Sequence[tuple[Any, ...]]) -> None:
-    """One transaction: COPY ``rows`` into the staging table, upsert them into ``chunks``."""
+def _write_batch(
+    store: PgVectorStore,
+    collection_id: int,
+    rows: Sequence[tuple[Any, ...]],
+    postings: Sequence[tuple[str, int, int]],
+) -> None:
+    """One transaction: COPY ``rows`` and their ``postings`` into the staging tables, take
+    the rows they replace out of the BM25 statistics, upsert them, add theirs."""
+    cid = {"cid": collection_id}
     with store.conn.transaction():
         store.conn.execute(_STAGE)
+        store.conn.execute(kw.STAGE)
         with store.conn.cursor() as cur:
             with cur.copy(f"COPY docqa_stage ({_NAMES}) FROM STDIN (FORMAT BINARY)") as copy:
                 copy.set_types([t for _, t in _STAGE_COLUMNS])
                 for row in rows:
                     copy.write_row(row)
+            with cur.copy(kw.COPY) as copy:
+                copy.set_types(list(kw.COPY_TYPES))
+                for posting in postings:
+                    copy.write_row(posting)
+            cur.execute(kw.retract(kw.STAGED_ROWS), cid)
             cur.execute(_UPSERT, (collection_id,))
+            cur.execute(kw.ADD, cid)
 
 
 def _check_settings(settings: IndexSettings, batch_rows: int) -> None:
@@ -251,6 +278,9 @@ def index_to_store(
     record = ensure_collection(store, embedder, settings)
     written = _write_changed(store, record, embedder, chunks, texts, batch_rows, progress)
     deleted = _delete_missing(store, record.collection_id, [c.id for c in chunks])
+    if written or deleted:
+        with translated(store.url, "analyzing the written tables"):
+            store.conn.execute("ANALYZE chunks, postings, term_df")  # plans for BM25's joins
     if hnsw:
         create_hnsw(store, record)
     return StoreReport(
@@ -270,16 +300,19 @@ def index_to_store(
 def _stored_hashes(store: PgVectorStore, collection_id: int) -> dict[str, str]:
     with translated(store.url, "reading the stored row hashes"):
         rows = store.conn.execute(
-            "SELECT chunk_id, row_hash FROM chunks WHERE collection_id = %s", (collection_id,)
+            "SELECT chunk_id, row_hash FROM chunks WHERE collection_id = %s "
+            "AND kw_length IS NOT NULL",
+            (collection_id,),
         ).fetchall()
     return dict(rows)
 
 
 def _delete_missing(store: PgVectorStore, collection_id: int, keep: list[str]) -> int:
-    with translated(store.url, "deleting rows of removed chunks"):
+    with translated(store.url, "deleting rows of removed chunks"), store.conn.transaction():
+        params = {"cid": collection_id, "keep": keep}
+        store.conn.execute(kw.retract(kw.MISSING_ROWS), params)
         cur = store.conn.execute(
-            "DELETE FROM chunks WHERE collection_id = %s AND NOT (chunk_id = ANY(%s))",
-            (collection_id, keep),
+            "DELETE FROM chunks c WHERE c.collection_id = %(cid)s AND " + kw.MISSING_SQL, params
         )
     return int(cur.rowcount)
 

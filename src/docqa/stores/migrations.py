@@ -6,7 +6,8 @@ schema is newer than this code (``IndexVersionError``: upgrade docqa), enables p
 is missing, and applies the versions not yet recorded, all in one transaction: a failure
 leaves the schema as it was.
 
-Chunks of every collection share one ``chunks`` table; ``embedding`` is an unsized ``vector``
+Chunks of every collection share one ``chunks`` table (their BM25 postings the ``postings``
+table, the collections' term statistics ``term_df``, see ``docqa.stores.postings``); ``embedding`` is an unsized ``vector``
 because collections differ in dimension. Each collection's HNSW index is a partial expression
 index over ``embedding::vector(dim)`` (see ``docqa.stores.sql``), created after its first load.
 """
@@ -60,7 +61,35 @@ _V1 = (
     "CREATE INDEX chunks_tsv ON chunks USING gin (tsv)",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1),)
+# BM25 in SQL: each row's docqa tokens (``hash_tokens`` of ``keyword_text``) as postings of
+# 64-bit term hashes (stored as bigint, the same bits), its token count, and the collection's
+# statistics (rows, tokens, df per term) over every tenant, kept by each load's transaction.
+# ``kw_length`` NULL: a row written before version 2, without postings (the next load adds them)
+_V2 = (
+    "ALTER TABLE chunks DROP COLUMN tsv",  # its text search is replaced by BM25 (and its index)
+    (
+        "ALTER TABLE collections ADD COLUMN bm25 jsonb, "
+        "ADD COLUMN n_docs bigint NOT NULL DEFAULT 0 CHECK (n_docs >= 0), "
+        "ADD COLUMN total_length bigint NOT NULL DEFAULT 0 CHECK (total_length >= 0)"
+    ),
+    "ALTER TABLE chunks ADD COLUMN kw_length integer CHECK (kw_length >= 0)",
+    """CREATE TABLE postings (
+        collection_id integer NOT NULL,
+        term bigint NOT NULL,
+        row_id bigint NOT NULL REFERENCES chunks ON DELETE CASCADE,
+        tf integer NOT NULL CHECK (tf > 0),
+        PRIMARY KEY (collection_id, term, row_id)
+    )""",
+    "CREATE INDEX postings_row ON postings (row_id)",
+    """CREATE TABLE term_df (
+        collection_id integer NOT NULL REFERENCES collections ON DELETE CASCADE,
+        term bigint NOT NULL,
+        df bigint NOT NULL CHECK (df >= 0),
+        PRIMARY KEY (collection_id, term)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2))
 LATEST = MIGRATIONS[-1][0]
 
 

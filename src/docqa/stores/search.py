@@ -1,10 +1,20 @@
-"""``StoreRetriever``: the ``Retriever`` protocol answered by one SQL statement per question.
+"""``StoreRetriever``: the ``Retriever`` protocol over a store, answering as the file index does.
 
-Hits have the shape of the file index's retrievers (``docqa.retrieve.retrievers``): ``row`` is
-the store's ``row_id``, components ``"dense"`` (inner product; cosine for unit-length
-embedders) and ``"keyword"`` (``ts_rank_cd`` with normalisation 32, in [0, 1)), hybrid
-``score`` the RRF score. ``max_keyword_score`` is 1.0, the bound of that normalisation, so the
-guard's keyword share is the rank itself (a weaker test than BM25's attainable maximum).
+SQL finds the rows; docqa's own code fixes their scores and order, so hits equal a file index's
+built from the same documents (row ids aside: a hit's ``row`` is the store's ``row_id``, which
+ascends in load order as a fresh file index's rows do):
+
+- exact dense: ``sql.dense_candidates`` returns the rows within ``dense_slack`` of pgvector's
+  k-th best score; ``docqa.search.topk`` rescores them (canonical dot product and order), so
+  scores and order are the file index's bit for bit. With ``ef_search`` the search goes
+  through the collection's HNSW index instead: approximate, pgvector's scores and ties.
+- keyword: Okapi BM25 in one SQL statement over the collection's postings and statistics
+  (``sql.keyword_query``), with the idf, average length and term order from a ``BM25Index``
+  over those statistics: scores equal the file index's bit for bit (float32), order canonical.
+- hybrid: ``HybridRetriever`` (bounded fusion, the embedder's dense weight, the question's
+  BM25 bound from ``max_keyword_score``) over the two sides above.
+
+Statistics are the collection's, over every tenant; the tenant and a mask only filter rows.
 """
 
 from __future__ import annotations
@@ -13,20 +23,41 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from psycopg import sql
 
 from docqa._checks import question, whole
 from docqa.embed.protocol import Embedder
-from docqa.errors import InputError
-from docqa.retrieve.fusion import DEFAULT_RRF_K
-from docqa.retrieve.retrievers import DENSE, KEYWORD
+from docqa.errors import IndexNotFound, InputError
+from docqa.keyword import BM25Config, BM25Index
+from docqa.keyword.stats import CorpusStats
+from docqa.retrieve.retrievers import DENSE, KEYWORD, HybridRetriever
+from docqa.search import topk
 from docqa.stores import sql as q
 from docqa.stores.connection import translated
+from docqa.stores.postings import read_config
+from docqa.text import hash_tokens
 from docqa.types import Chunk, Component, Hit
 
 if TYPE_CHECKING:
     from docqa.stores.pgvector import CollectionRecord, PgVectorStore
 
-OVER_FETCH = 4  # hybrid asks each side for k * OVER_FETCH rows, as HybridRetriever does
+UNIT = 2.0**-24  # float32 unit roundoff
+
+
+def dense_slack(dim: int, query: np.ndarray) -> float:
+    """The candidate window of exact dense search, per unit of the largest row norm.
+
+    Any float32 dot product of ``dim`` terms, summed in any order (pgvector's, docqa's
+    lanes), is within ``g * sum(|x_i q_i|) <= g * ||x|| ||q||`` of the exact one, with
+    ``g = dim u / (1 - dim u)`` (Higham, Accuracy and Stability, 3.1). So a row of the
+    canonical top k scores at least ``c - 4 g M ||q||`` under pgvector, where ``c`` is
+    pgvector's k-th best score and ``M`` the largest row norm: twice ``g M ||q||`` from the k
+    rows at or above ``c`` down to the canonical k-th score, twice back to pgvector's score
+    of the row. 1/1024 more covers the rounding of the norms themselves.
+    """
+    g = dim * UNIT / (1.0 - dim * UNIT)
+    norm = float(np.linalg.norm(np.asarray(query, dtype=np.float64)))
+    return 4.0 * g * norm * (1.0 + 2.0**-10)
 
 
 def _check_request(text: Any, k: Any) -> None:
@@ -73,7 +104,6 @@ class StoreRetriever:
         *,
         tenant: str | None,
         ef_search: int | None = None,
-        rrf_k: float = DEFAULT_RRF_K,
     ) -> None:
         _check_ef_search(ef_search)
         if tenant is not None and (not isinstance(tenant, str) or not tenant):
@@ -81,12 +111,22 @@ class StoreRetriever:
                 f"tenant must be a non-empty str or None (every tenant), got {tenant!r}"
             )
         self.store, self.record, self.embedder = store, record, embedder
-        self.mode, self.tenant, self.ef_search, self.rrf_k = mode, tenant, ef_search, rrf_k
+        self.mode, self.tenant, self.ef_search = mode, tenant, ef_search
         self.components = {"dense": (DENSE,), "keyword": (KEYWORD,)}.get(mode, (DENSE, KEYWORD))
+        self._bm25: BM25Config | None = None
+        self._fused: HybridRetriever | None = None
+        if mode == "hybrid":
+            sides = [
+                StoreRetriever(store, record, embedder, side, tenant=tenant, ef_search=ef_search)
+                for side in (DENSE, KEYWORD)
+            ]
+            self._fused = HybridRetriever(*sides)
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` best rows of the tenant (and ``mask``), best first."""
         _check_request(question, k)
+        if self._fused is not None:
+            return self._fused.search(question, k, mask=mask)
         rows = store_rows(mask)
         if k == 0 or rows == []:
             return []
@@ -94,38 +134,99 @@ class StoreRetriever:
             self.record.collection_id, tenant=self.tenant is not None, rows=rows is not None
         )
         params: dict[str, Any] = {"k": int(k), "tenant": self.tenant, "rows": rows}
-        # PostgreSQL text cannot hold NUL; it separates words like any other control character
-        words = question.replace("\x00", " ")
-        params.update(question=words, fetch=int(k) * OVER_FETCH, rrf_k=float(self.rrf_k))
-        dim = self.record.dim if self.ef_search is not None else None
-        if self.mode != KEYWORD:
-            params["q"] = self.embedder.embed([question], query=True)[0]
-        if self.mode == DENSE:
-            query = q.dense_query(where, dim)
-        elif self.mode == KEYWORD:
-            query = q.keyword_query(where)
+        if self.mode == KEYWORD:
+            found = self._keyword(question, where, params)
+        elif self.ef_search is not None:
+            found = self._hnsw(question, where, params)
         else:
-            query = q.hybrid_query(where, dim)
-        if self.ef_search is not None and self.mode != KEYWORD:
-            self.store.set_ef_search(self.ef_search)
-        with translated(self.store.url, f"a {self.mode} search"):
-            found = self.store.conn.execute(query, params).fetchall()
-        return [self._hit(row, rank) for rank, row in enumerate(found, start=1)]
+            return self._exact(question, int(k), where, params)
+        return [self._hit(row, float(row[11]), rank) for rank, row in enumerate(found, start=1)]
 
-    def _hit(self, row: Sequence[Any], rank: int) -> Hit:
+    def _run(self, query: sql.Composed, params: dict[str, Any]) -> list[Any]:
+        with translated(self.store.url, f"a {self.mode} search"):
+            found: list[Any] = self.store.conn.execute(query, params).fetchall()
+        return found
+
+    def _exact(
+        self, question: str, k: int, where: sql.Composable, params: dict[str, Any]
+    ) -> list[Hit]:
+        """SQL's candidates (``dense_slack``), rescored and ordered by ``docqa.search.topk``."""
+        query = self.embedder.embed([question], query=True)[0]
+        # a zero query scores every row +0.0 (docqa's lanes start at +0.0): its hits are the
+        # first k rows, so only those are fetched (a window of ties would be every row)
+        limit = None if query.any() else k
+        params.update(q=query, slack=dense_slack(self.record.dim, query), limit=limit)
+        found = self._run(q.dense_candidates(where), params)
+        if not found:
+            return []
+        matrix = np.stack([row[11].to_numpy() for row in found]).astype(np.float32, copy=False)
+        best = topk(matrix, query, k)
+        return [
+            self._hit(found[int(i)], float(s), rank)
+            for rank, (s, i) in enumerate(zip(best.scores[0], best.ids[0], strict=True), 1)
+            if i >= 0
+        ]
+
+    def _hnsw(self, question: str, where: sql.Composable, params: dict[str, Any]) -> list[Any]:
+        params["q"] = self.embedder.embed([question], query=True)[0]
+        assert self.ef_search is not None  # the caller checked
+        self.store.set_ef_search(self.ef_search)
+        return self._run(q.hnsw_query(where, self.record.dim), params)
+
+    def _keyword(self, question: str, where: sql.Composable, params: dict[str, Any]) -> list[Any]:
+        bounds = self._bounds(question)
+        order = bounds.term_order(question)
+        if order.size == 0:
+            return []
+        k1, b = bounds.config.k1, bounds.config.b
+        params.update(
+            cid=self.record.collection_id,
+            terms=bounds.vocab[order].view(np.int64).tolist(),
+            idf=bounds.idf[order].tolist(),
+            k1=k1,
+            b=b,
+            k1p1=k1 + 1.0,
+            omb=1.0 - b,
+            avgdl=bounds.avgdl,
+        )
+        return self._run(q.keyword_query(where), params)
+
+    def _bounds(self, question: str) -> BM25Index:
+        """A postings-free ``BM25Index`` over the collection's statistics for the question's
+        terms (``BM25Index.bounds``): its idf, avgdl, term order and bound."""
+        hashes = np.unique(hash_tokens([question], **self._config().tokens.as_kwargs()).hashes)
+        with translated(self.store.url, "reading the BM25 statistics"):
+            counts = self.store.conn.execute(
+                "SELECT n_docs, total_length FROM collections WHERE collection_id = %s",
+                (self.record.collection_id,),
+            ).fetchone()
+            found = self.store.conn.execute(
+                "SELECT term, df FROM term_df WHERE collection_id = %s AND term = ANY(%s) "
+                "AND df > 0",
+                (self.record.collection_id, hashes.view(np.int64).tolist()),
+            ).fetchall()
+        terms = np.array([t for t, _ in found], dtype=np.int64).view(np.uint64)
+        order = np.argsort(terms)
+        df = np.array([d for _, d in found], dtype=np.int64)[order]
+        if counts is None:
+            raise IndexNotFound(
+                f"collection {self.record.name!r} is gone from {self.store.where}; index it again"
+            )
+        stats = CorpusStats(int(counts[0]), int(counts[1]), terms[order], df)
+        return BM25Index.bounds(stats, self._config())
+
+    def _config(self) -> BM25Config:
+        if self._bm25 is None:
+            with translated(self.store.url, "reading the BM25 config"):
+                self._bm25 = read_config(self.store.conn, self.record.collection_id)
+        return self._bm25
+
+    def _hit(self, row: Sequence[Any], score: float, rank: int) -> Hit:
         chunk = _chunk(row)
-        if self.mode != "hybrid":
-            score = float(row[11])
-            parts = {self.mode: Component(score, rank)}
-            return Hit(int(row[0]), chunk.id, chunk.section, score, parts, chunk=chunk)
-        rrf, d_score, d_rank, k_score, k_rank = row[11:16]
-        parts = {}
-        if d_rank is not None:
-            parts[DENSE] = Component(float(d_score), int(d_rank))
-        if k_rank is not None:
-            parts[KEYWORD] = Component(float(k_score), int(k_rank))
-        return Hit(int(row[0]), chunk.id, chunk.section, float(rrf), parts, chunk=chunk)
+        parts = {self.mode: Component(score, rank)}
+        return Hit(int(row[0]), chunk.id, chunk.section, score, parts, chunk=chunk)
 
     def max_keyword_score(self, question: str) -> float:
-        """1.0: ``ts_rank_cd`` normalised with 32 stays below it (see the module docstring)."""
-        return 1.0
+        """Upper bound of any row's BM25 score for ``question`` over the collection's
+        statistics (as ``KeywordRetriever.max_keyword_score`` over the file index's)."""
+        return float(self._bounds(question).max_scores([question])[0])

@@ -3,18 +3,26 @@
 Every query filters in its WHERE clause: the collection (a literal, so the planner can match a
 collection's partial HNSW index), the tenant when one is given (``c.tenant = %(tenant)s``) and
 the allowed row ids when a mask is given (``c.row_id = ANY(%(rows)s)``). Parameters are bound
-by name: ``q`` (the query vector), ``k``, ``fetch`` (hybrid's per-side depth), ``question``,
-``tenant``, ``rows``, ``rrf_k``.
+by name.
 
-Orders are canonical: score descending, then ``row_id`` ascending. Dense scores are inner
-products, ``-(embedding <#> q)``; exact dense search orders by that selected score over the
-bare column (no index matches it, so it always scans, one distance per row); approximate
-search uses ``embedding::vector(dim)``, the expression the collection's HNSW index is built
-on, inside a subquery that takes the index's order and limit (its ties at the cut are the
-index's, as an approximate search may). Keyword scores are
-``ts_rank_cd(tsv, query, 32)`` (normalisation 32: rank / (rank + 1), so below 1) for the OR of
-the question's lexemes. Hybrid is RRF of both lists in one statement, in float8 exactly as
-``docqa.retrieve.fusion`` computes it, ordered by fused score, best rank, row id.
+Exact dense search (``dense_candidates``) lets SQL find candidates, not the answer: pgvector
+sums a dot product in its own float order, so its scores may differ from docqa's canonical
+ones (``docqa.search.reference.canonical_scores``) in the last bits. It returns every row whose
+pgvector score is within ``%(slack)s * max ||row||`` of the k-th best one, with its vector;
+``docqa.stores.search`` rescores them with docqa's kernel (see ``dense_slack`` there for why
+that window holds every row of the exact top k). Approximate search (``hnsw_query``) uses
+``embedding::vector(dim)``, the expression the collection's HNSW index is built on, inside a
+subquery that takes the index's order and limit; its hits and scores are pgvector's.
+
+Keyword search (``keyword_query``) is Okapi BM25 over ``postings`` (``docqa.stores.postings``),
+computed as ``docqa.keyword.BM25Index`` computes it: each posting's weight is
+``(idf * (tf * (k1 + 1))) / (tf + k1 * ((1 - b) + (b * dl) / avgdl))`` in float8, one
+correctly rounded IEEE operation at a time as NumPy does them; a row's weights are summed in
+the order of ``%(terms)s`` (``sum(.. ORDER BY pos)``, float8 addition from the first weight:
+the kernels' order, df ascending); the sum is rounded to float4 and the rows ordered by it
+descending, then ``row_id``. ``idf`` per term, ``avgdl``, ``k1 + 1`` and ``1 - b`` come from
+Python (``BM25Index`` over the collection's statistics), so no logarithm is taken in SQL.
+Scores are the file index's bit for bit.
 """
 
 from __future__ import annotations
@@ -35,11 +43,6 @@ CHUNK_COLUMNS = (
     "metadata",
 )
 _COLS = sql.SQL(", ").join(sql.SQL("c.") + sql.Identifier(name) for name in CHUNK_COLUMNS)
-_ROW_AND_SCORE = sql.SQL("c.row_id")
-# OR of the question's lexemes: plainto_tsquery ANDs them; its text form is valid tsquery input
-TSQUERY = sql.SQL(
-    "replace(plainto_tsquery('english'::regconfig, %(question)s)::text, ' & ', ' | ')::tsquery"
-)
 
 
 def filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
@@ -54,60 +57,50 @@ def filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
     return sql.SQL(" AND ").join(parts)
 
 
-def _dense(
-    where: sql.Composable, dim: int | None, limit: str, cols: sql.Composable
-) -> sql.Composed:
-    if dim is None:
-        # ordered by the selected score: one distance per row (no index matches it anyway)
-        return sql.SQL(
-            "SELECT {cols}, -(c.embedding <#> %(q)s) AS score FROM chunks c WHERE {where} "
-            "ORDER BY score DESC, c.row_id LIMIT {limit}"
-        ).format(cols=cols, where=where, limit=sql.SQL(limit))
+def dense_candidates(where: sql.Composable) -> sql.Composed:
+    """Chunk columns + ``embedding`` of every row whose pgvector inner product is at least
+    the k-th best one minus ``slack * max ||row||`` (row norms of the filtered rows), by
+    ``row_id``, the first ``%(limit)s`` of them (NULL: all)."""
+    return sql.SQL(
+        "WITH s AS (SELECT c.row_id, -(c.embedding <#> %(q)s) AS score, "
+        "vector_norm(c.embedding) AS norm FROM chunks c WHERE {where}), "
+        "cut AS (SELECT min(t.score) AS low FROM "
+        "(SELECT score FROM s ORDER BY score DESC LIMIT %(k)s) t), "
+        "top AS (SELECT max(norm) AS norm FROM s) "
+        "SELECT {cols}, c.embedding FROM s JOIN chunks c ON c.row_id = s.row_id, cut, top "
+        "WHERE s.score >= cut.low - %(slack)s::float8 * top.norm ORDER BY c.row_id "
+        "LIMIT %(limit)s"
+    ).format(cols=_COLS, where=where)
+
+
+def hnsw_query(where: sql.Composable, dim: int) -> sql.Composed:
+    """Chunk columns + ``score`` through the collection's HNSW index (approximate)."""
     typed = sql.SQL("vector({})").format(sql.Literal(int(dim)))
     return sql.SQL(
         "SELECT * FROM (SELECT {cols}, -(c.embedding::{t} <#> %(q)s::{t}) AS score "
-        "FROM chunks c WHERE {where} ORDER BY c.embedding::{t} <#> %(q)s::{t} LIMIT {limit}) s "
+        "FROM chunks c WHERE {where} ORDER BY c.embedding::{t} <#> %(q)s::{t} LIMIT %(k)s) s "
         "ORDER BY s.score DESC, s.row_id"
-    ).format(cols=cols, t=typed, where=where, limit=sql.SQL(limit))
+    ).format(cols=_COLS, t=typed, where=where)
 
 
-def _keyword(where: sql.Composable, limit: str, cols: sql.Composable) -> sql.Composed:
-    return sql.SQL(
-        "SELECT {cols}, ts_rank_cd(c.tsv, kq.query, 32)::float8 AS score "
-        "FROM chunks c, (SELECT {tsquery} AS query) kq WHERE {where} AND c.tsv @@ kq.query "
-        "ORDER BY score DESC, c.row_id LIMIT {limit}"
-    ).format(cols=cols, tsquery=TSQUERY, where=where, limit=sql.SQL(limit))
-
-
-def dense_query(where: sql.Composable, dim: int | None) -> sql.Composed:
-    """Chunk columns + ``score``: exact when ``dim`` is None, else through the HNSW index."""
-    return _dense(where, dim, "%(k)s", _COLS)
+_WEIGHT = (
+    "(qt.idf * (p.tf::float8 * %(k1p1)s::float8)) / (p.tf::float8 + %(k1)s::float8 * "
+    "(%(omb)s::float8 + (%(b)s::float8 * c.kw_length::float8) / %(avgdl)s::float8))"
+)
 
 
 def keyword_query(where: sql.Composable) -> sql.Composed:
-    """Chunk columns + ``score`` (ts_rank_cd) of rows matching any lexeme of the question."""
-    return _keyword(where, "%(k)s", _COLS)
-
-
-def hybrid_query(where: sql.Composable, dim: int | None) -> sql.Composed:
-    """Chunk columns + ``rrf``, ``d_score``, ``d_rank``, ``k_score``, ``k_rank`` (NULL where a
-    side did not find the row), in one statement."""
-    dense = _dense(where, dim, "%(fetch)s", _ROW_AND_SCORE)
-    keyword = _keyword(where, "%(fetch)s", _ROW_AND_SCORE)
+    """Chunk columns + ``score`` (BM25, float4 as float8) of the rows holding any of
+    ``%(terms)s`` (int8 term hashes, in summing order, with ``%(idf)s``), best first."""
     return sql.SQL(
-        "WITH d AS (SELECT x.row_id, x.score, "
-        "row_number() OVER (ORDER BY x.score DESC, x.row_id) AS rank FROM ({dense}) x), "
-        "kw AS (SELECT y.row_id, y.score, "
-        "row_number() OVER (ORDER BY y.score DESC, y.row_id) AS rank FROM ({keyword}) y), "
-        "f AS (SELECT row_id, d.score AS d_score, d.rank AS d_rank, "
-        "kw.score AS k_score, kw.rank AS k_rank, "
-        "COALESCE(1.0::float8 / (%(rrf_k)s::float8 + d.rank), 0) "
-        "+ COALESCE(1.0::float8 / (%(rrf_k)s::float8 + kw.rank), 0) AS rrf, "
-        "LEAST(d.rank, kw.rank) AS best_rank FROM d FULL JOIN kw USING (row_id)) "
-        "SELECT {cols}, f.rrf, f.d_score, f.d_rank, f.k_score, f.k_rank "
-        "FROM f JOIN chunks c ON c.row_id = f.row_id "
-        "ORDER BY f.rrf DESC, f.best_rank, f.row_id LIMIT %(k)s"
-    ).format(dense=dense, keyword=keyword, cols=_COLS)
+        "WITH qt AS (SELECT t.term, t.idf, t.pos FROM unnest(%(terms)s::int8[], "
+        "%(idf)s::float8[]) WITH ORDINALITY AS t(term, idf, pos)), "
+        "s AS (SELECT p.row_id, sum({weight} ORDER BY qt.pos) AS total FROM qt "
+        "JOIN postings p ON p.collection_id = %(cid)s AND p.term = qt.term "
+        "JOIN chunks c ON c.row_id = p.row_id WHERE {where} GROUP BY p.row_id) "
+        "SELECT {cols}, s.total::float4::float8 AS score FROM s "
+        "JOIN chunks c ON c.row_id = s.row_id ORDER BY score DESC, c.row_id LIMIT %(k)s"
+    ).format(weight=sql.SQL(_WEIGHT), cols=_COLS, where=where)
 
 
 def hnsw_index(collection_id: int, dim: int) -> sql.Composed:
