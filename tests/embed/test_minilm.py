@@ -123,3 +123,24 @@ def test_bad_arguments_are_clear() -> None:
         MiniLMEmbedder(precision="fp16")
     with pytest.raises(TypeError, match="wrap it in a list"):
         embedder("int8").embed("one string")  # type: ignore[arg-type]
+
+
+def test_a_cached_graph_embeds_exactly_as_a_fresh_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCQA_CACHE_DIR", str(tmp_path))
+    texts = reference()["texts"]
+    fresh = MiniLMEmbedder(precision="int8", n_threads=1).embed(texts)
+    assert sorted(p.suffixes[-1] for p in (tmp_path / "models").glob("minilm-*")) == [
+        ".onnx",
+        ".onnx",
+    ]
+    from docqa.embed import bert_onnx
+
+    def not_again(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("the graph was built again")
+
+    monkeypatch.setattr(bert_onnx, "build_graph", not_again)
+    again = MiniLMEmbedder(precision="int8", n_threads=1)
+    np.testing.assert_array_equal(again.embed(texts), fresh)
+    np.testing.assert_array_equal(fresh, embedder("int8").embed(texts))

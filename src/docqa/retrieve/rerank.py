@@ -15,6 +15,7 @@ MiniLM-L6-shaped one scores roughly 8 pairs/s on 2 cores, a 2-layer one roughly 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -101,21 +102,27 @@ class CrossEncoderReranker:
 
     @cached_property
     def session(self) -> Any:
-        import onnxruntime as ort
+        """The onnxruntime session over the cross-encoder's graph, kept on disk after the first
+        build (``docqa.embed.onnx_cache``)."""
+        from docqa.embed import bert, bert_onnx
+        from docqa.embed.onnx_cache import session, source_digest, weights_sha256
 
-        from docqa.embed.bert_onnx import build_graph
+        weights_file = self.directory / "model.safetensors"
 
-        weights = load_weights(self.directory / "model.safetensors")
-        try:
-            graph = build_graph(weights, self.shape, int8=False, cross_encoder=True)
-        except KeyError as exc:
-            raise InputError(
-                f"{self.directory}/model.safetensors lacks {exc}; it is not a BERT "
-                "cross-encoder (BertForSequenceClassification)"
-            ) from exc
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.n_threads or len(os.sched_getaffinity(0))
-        return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        def build() -> bytes:
+            try:
+                weights = load_weights(weights_file)
+                return bert_onnx.build_graph(weights, self.shape, int8=False, cross_encoder=True)
+            except KeyError as exc:
+                raise InputError(
+                    f"{weights_file} lacks {exc}; it is not a BERT cross-encoder "
+                    "(BertForSequenceClassification)"
+                ) from exc
+
+        shape = hashlib.sha256(repr(self.shape).encode()).hexdigest()[:8]
+        source = source_digest(bert, bert_onnx)
+        key = f"cross-encoder-{weights_sha256(weights_file)[:16]}-{shape}-{source}"
+        return session(key, build, self.n_threads or len(os.sched_getaffinity(0)))
 
     def encode(self, question: str, passages: Sequence[str]) -> tuple[np.ndarray, ...]:
         """``(ids, types, mask)`` ``(n, L) int64`` of the pairs, padded to the longest."""
