@@ -62,7 +62,9 @@ def test_help_loads_nothing_heavy() -> None:
 
 def test_first_use_loads_the_implementation() -> None:
     loaded = _modules_after("import docqa\ndocqa.topk")
-    assert "numba" in loaded and "docqa.search.api" in loaded
+    assert "docqa.search.api" in loaded and "numba" not in loaded  # Numba: when a kernel runs
+    run = "import numpy as np, docqa\ndocqa.topk(np.eye(3, dtype=np.float32), np.ones(3), 1)"
+    assert "numba" in _modules_after(run)
 
 
 def _cli(args: list[str]) -> str:
@@ -77,7 +79,8 @@ def _cli(args: list[str]) -> str:
 
 def test_index_command_loads_no_query_side(tmp_path: Path) -> None:
     """`docqa index` with the default embedder builds BM25 arrays without the search kernels
-    (Numba) or the model clients; `docqa search` afterwards does load the kernels."""
+    (Numba) or the model clients; `docqa search` afterwards searches this small index with the
+    NumPy twins (``docqa.search.oneoff``), still without Numba."""
     docs, ix = tmp_path / "docs", tmp_path / "ix"
     docs.mkdir()
     (docs / "a.md").write_text("# Loans\n\nBooks are lent for three weeks.\n", encoding="utf-8")
@@ -85,7 +88,8 @@ def test_index_command_loads_no_query_side(tmp_path: Path) -> None:
     assert (ix / "manifest.json").is_file()
     assert not [m for m in ("numba", "llvmlite", "docqa.answering", "httpx") if m in loaded]
     assert not [m for m in ("yaml", "markdown_it") if m in loaded]  # no front matter: no YAML
-    assert "numba" in _modules_after(_cli(["search", "lent", "--index", str(ix)]))
+    searched = _modules_after(_cli(["search", "lent", "--index", str(ix)]))
+    assert "docqa.search.oneoff" in searched and "numba" not in searched
     (docs / "b.md").write_text("---\ntenant: a\n---\n# Fines\n\nTen cents.\n", encoding="utf-8")
     with_matter = _modules_after(_cli(["index", str(docs), "--index", str(ix)]))
     assert "yaml" in with_matter and "markdown_it" not in with_matter

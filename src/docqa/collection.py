@@ -32,13 +32,12 @@ from docqa.retrieve.guard import (
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
 from docqa.retrieve.retrievers import DenseRetriever, KeywordRetriever
-from docqa.search.compact import ARRAYS as COMPACT_ARRAYS
-from docqa.search.compact import CompactMatrix
 from docqa.tenants import TenantLookup, TenantRows
 from docqa.text.sections import embed_text
 from docqa.types import Chunk, Hit, Retriever
 
 if TYPE_CHECKING:
+    from docqa.search.compact import CompactMatrix
     from docqa.shards.collection import ShardedCollection
 
 Mode = Literal["dense", "keyword", "hybrid"]
@@ -86,9 +85,11 @@ class Collection(TenantLookup):
     def dense_matrix(self) -> np.ndarray | CompactMatrix:
         """The vectors, as a :class:`CompactMatrix` when the index stores int8 codes (same
         results, a quarter of the bytes scanned)."""
-        if COMPACT_ARRAYS[0] not in self.index.manifest.arrays:
-            return self.index.vectors
-        arrays = {name: self.index.array(name) for name in COMPACT_ARRAYS}
+        if "int8_codes" not in self.index.manifest.arrays:  # compact.ARRAYS[0]
+            return self.index.vectors  # (not importing the compact module spares Numba)
+        from docqa.search.compact import ARRAYS, CompactMatrix
+
+        arrays = {name: self.index.array(name) for name in ARRAYS}
         return CompactMatrix.from_arrays(self.index.vectors, arrays)
 
     def search_batch(

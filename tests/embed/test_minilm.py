@@ -104,6 +104,16 @@ def test_length_batches_cover_every_text_once_within_the_budget() -> None:
     assert flat == sorted(flat)
 
 
+def test_length_batches_keep_padding_small_when_lengths_vary() -> None:
+    lengths = [7, 7, 8, 10, 11, 13, 14, 16, 18, 19, 19, 24, 25, 30, 31, 37, 41, 114]
+    batches = list(length_batches(lengths, 4096))
+    padded = sum(len(b) * max(lengths[i] for i in b) for b in batches)
+    assert padded <= 1.3 * sum(lengths)  # one batch padded to 114 would be 4.6x
+    for b in batches:
+        assert max(lengths[i] for i in b) <= 1.5 * min(lengths[i] for i in b) + 8
+    assert [len(b) for b in length_batches([50] * 100, 4096)] == [81, 19]  # the budget
+
+
 def test_config_round_trip_and_weights_mismatch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from docqa.errors import DimensionMismatch, InputError
-from docqa.search import api, topk, topk_reference
+from docqa.search import api, kernels, topk, topk_reference
 from docqa.types import TopK
 
 
@@ -151,8 +151,8 @@ def test_thread_setting_is_restored_even_on_error(data, monkeypatch, nq: int) ->
     def boom_in_worker(*args: object) -> None:  # runs in the batch path's own worker thread
         raise RuntimeError("kernel failed")
 
-    monkeypatch.setattr(api.kernels, "scan_serial", boom)
-    monkeypatch.setattr(api.kernels, "filter_rescore", boom_in_worker)
+    monkeypatch.setattr(kernels, "scan_serial", boom)
+    monkeypatch.setattr(kernels, "filter_rescore", boom_in_worker)
     with pytest.raises(RuntimeError, match="kernel failed"):
         topk(m, qs[:nq], 3, n_threads=1)
     assert numba.get_num_threads() == before

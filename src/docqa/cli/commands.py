@@ -30,6 +30,10 @@ from docqa.types import Answer, ModelClient, Prompt, Retriever
 def run(args: argparse.Namespace) -> int:
     from docqa.cli.index import cmd_index
     from docqa.cli.verify import cmd_verify
+    from docqa.search import oneoff
+
+    if args.command in ("search", "ask"):  # one question: small ones may skip Numba
+        oneoff.prefer_twins()
 
     handler = {
         "index": cmd_index,

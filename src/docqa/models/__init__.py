@@ -1,14 +1,16 @@
 """Model clients: one protocol, ``stream(prompt) -> Iterator[str]``.
 
 ``FakeModel`` (scripted) and ``ExtractiveModel`` (offline default) import nothing heavy; the
-network clients import their SDK only when constructed.
+network clients import their SDK only when constructed (``OllamaModel``, over httpx, is
+imported on first use).
 """
+
+from typing import Any
 
 from docqa.models.anthropic import AnthropicModel
 from docqa.models.base import Completion, RetryPolicy, complete, estimate_usage
 from docqa.models.extractive import ExtractiveModel
 from docqa.models.fake import FakeModel
-from docqa.models.ollama import OllamaModel
 from docqa.models.openai_compat import OpenAICompatibleModel
 
 __all__ = [
@@ -22,3 +24,11 @@ __all__ = [
     "complete",
     "estimate_usage",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OllamaModel":
+        from docqa.models.ollama import OllamaModel
+
+        return OllamaModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,6 +10,7 @@ section id, score and, under ``components``, each retriever's ``Component(score,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,8 +26,11 @@ from docqa.retrieve.fusion import (
     dense_weight_for,
     reciprocal_rank_fusion,
 )
-from docqa.search import CompactMatrix, topk
+from docqa.search import topk
 from docqa.types import Chunk, Component, Hit, Retriever, TopK
+
+if TYPE_CHECKING:
+    from docqa.search.compact import CompactMatrix
 
 DENSE = "dense"
 KEYWORD = "keyword"

@@ -1,5 +1,8 @@
 """Exact top-k search: validation and conversion at the edge, then the Numba kernels.
 
+The kernels (and Numba) are imported when first used: a one-off question over a small
+matrix may take the NumPy twin instead (``docqa.search.oneoff``).
+
 One query walks the rows in blocks with a size-k selection per block (threads take blocks) and
 an ordered merge; no score vector is materialised. A batch of at least ``BATCH_MIN`` queries
 uses numpy's sgemm per block as a *filter* and ranks by canonical scores only.
@@ -34,13 +37,12 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
-import numba
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from docqa._checks import numba_threads, positive, thread_limit, whole
 from docqa.errors import DimensionMismatch, InputError
-from docqa.search import kernels
+from docqa.search import oneoff
 from docqa.search.masks import mask_rows
 from docqa.types import TopK
 
@@ -111,6 +113,11 @@ def topk(
     sel_i = np.full((qs.shape[0], k), -1, dtype=np.int64)
     if k == 0 or qs.shape[0] == 0:
         return TopK(sel_s, sel_i)
+    n_rows = mat.shape[0] if rows is None else rows.shape[0]
+    if qs.shape[0] == 1 and oneoff.use_twin(n_rows * mat.shape[1]):
+        return oneoff.dense_one(mat, qs[0], k, rows)
+    import numba
+
     with thread_limit(threads):
         if qs.shape[0] >= BATCH_MIN:
             _search_batch(mat, qs, rows, blocks, sel_s, sel_i, numba.get_num_threads())
@@ -129,6 +136,8 @@ def _search_one(
     out_i: np.ndarray,
 ) -> None:
     """Blocked single-query kernel, then the ordered merge into ``out_s`` / ``out_i`` (k,)."""
+    from docqa.search import kernels
+
     n = mat.shape[0] if rows is None else rows.shape[0]
     use_rows = rows is not None
     ids = rows if rows is not None else _NO_ROWS
@@ -159,6 +168,8 @@ def _search_batch(
     threads and ours (measured here: about 1.3x faster than one multi-threaded sgemm per block
     followed by a threaded filter). Queries are independent, so the split changes nothing.
     """
+    from docqa.search import kernels
+
     d = mat.shape[1]
     step = block_rows or max(64, BATCH_BLOCK_BYTES // (4 * max(d, 1)))
     q64 = qs.astype(np.float64)
@@ -200,6 +211,8 @@ def _filter_blocks(
 ) -> None:
     """One worker's block loop over all rows for its queries (selections filled in place):
     sgemm, then filter and rescore. ``slack`` is ``(blocks, queries)``."""
+    from docqa.search import kernels
+
     n = mat.shape[0] if rows is None else rows.shape[0]
     for b, start in enumerate(range(0, n, step)):
         stop = min(n, start + step)

@@ -41,8 +41,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-LANES = 16
-"""Independent float32 accumulators of the canonical dot product."""
+from docqa.search.reference import LANES  # the order's width, in one (Numba-free) place
 
 
 def _data(context: Any, builder: ir.IRBuilder, ty: types.Array, value: Any) -> ir.Value:

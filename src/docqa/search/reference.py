@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from docqa.search.lanes import LANES
 from docqa.types import TopK
+
+LANES = 16
+"""Independent float32 lanes of the canonical dot product (:mod:`docqa.search.lanes`)."""
 
 
 def canonical_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
