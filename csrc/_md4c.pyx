@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False
-"""Markdown headings and blocks from md4c's callbacks (``docqa._md4c``, built only where the
-md4c library is found; the wrapper is ``docqa.text.markdown_md4c``).
+"""Markdown headings and blocks from md4c's callbacks (``docqa._md4c``, compiled with md4c 0.4.8
+from ``csrc/vendor/md4c``; the wrapper is ``docqa.text.markdown_md4c``).
 
 md4c (CommonMark, GFM tables) calls C functions here with pointers into the UTF-8 source, so
 the walk makes no Python object per event: text goes into a byte buffer, one ``str`` and one

@@ -1,6 +1,7 @@
 import numpy as np
 
 def supported() -> bool: ...
+def best_isa() -> int: ...
 def candidates(
     codes: np.ndarray,
     ids: np.ndarray,
@@ -16,6 +17,7 @@ def candidates(
     out_pos: np.ndarray,
     panel: np.ndarray,
     tau: np.ndarray,
+    isa: int,
 ) -> tuple[int, int]: ...
 def dots(
     codes: np.ndarray,
@@ -31,4 +33,5 @@ def dots(
     out: np.ndarray,
     panel: np.ndarray,
     tau: np.ndarray,
+    isa: int,
 ) -> None: ...

@@ -125,6 +125,20 @@ def build_index(
         return _build_locked(paths, target, settings, progress, verify, n_workers, rewrite)
 
 
+SLOW_MARKDOWN = (
+    "this install has no docqa._md4c, so Markdown is read by the slower pyromark path (the same "
+    "chunks); reinstall docqa from source with a C compiler (pip install .) for the fast one"
+)
+
+
+def _slow_markdown(found: Sequence[SourceFile]) -> bool:
+    """Whether Markdown is among ``found`` and this install lacks ``docqa._md4c``."""
+    from docqa.text.markdown_md4c import available
+    from docqa.text.reading import format_of
+
+    return not available() and any(format_of(source) == "markdown" for _, source in found)
+
+
 def _build_locked(
     paths: Sequence[str | Path],
     target: Path,
@@ -145,7 +159,7 @@ def _build_locked(
     scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
                  {s: st for (_, s), st in zip(found, stats, strict=True)},
                  not verify, suffixed(s for _, s in found))  # fmt: skip
-    warnings: list[str] = []
+    warnings: list[str] = [SLOW_MARKDOWN] if _slow_markdown(found) else []
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
               progress, warnings, started, copies=tuple(copies))  # fmt: skip
     layered = layers.previous_delta(target, settings)

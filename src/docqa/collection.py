@@ -19,7 +19,7 @@ import numpy as np
 
 from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
 from docqa.embed.protocol import Embedder
-from docqa.index.format import no_index
+from docqa.index.format import array_file, no_index
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
@@ -90,7 +90,8 @@ class Collection(TenantLookup):
         from docqa.search.compact import ARRAYS, CompactMatrix
 
         arrays = {name: self.index.array(name) for name in ARRAYS}
-        return CompactMatrix.from_arrays(self.index.vectors, arrays)
+        files = {name: str(self.index.root / array_file(name)) for name in ARRAYS}
+        return CompactMatrix.from_arrays(self.index.vectors, arrays, files)
 
     def search_batch(
         self,

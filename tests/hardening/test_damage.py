@@ -13,7 +13,7 @@ from helpers import EMBEDDER, assert_one_line_error, docqa, flip_byte, reseal, t
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docqa.build import build_index
+from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.errors import IndexCorrupt
 from docqa.index import format as fmt
@@ -166,3 +166,23 @@ def test_chunk_offsets_out_of_order_are_refused_on_open(built: Path) -> None:
     reseal(built, fmt.OFFSETS)
     with pytest.raises(IndexCorrupt, match="not in ascending order"):
         open_index(built)
+
+
+def test_an_int8_bound_of_nan_with_a_matching_checksum_is_refused_and_rebuilt(
+    built: Path,
+) -> None:
+    docs = built.parent / "docs"
+    build_index([docs], built, IndexSettings(storage="int8"))
+    rel = "arrays/int8_code_norm.npy"
+    terms = np.load(built / rel)
+    terms[7] = np.nan  # would hide row 7 from the native kernel's panel bound
+    np.save(built / rel, terms)
+    reseal(built, rel)
+    with pytest.raises(IndexCorrupt, match=f"'int8_code_norm' \\({built / rel}\\) row 7 holds nan"):
+        open_index(built).verify()
+    line = assert_one_line_error(docqa("search", "fines", "--index", "ix", cwd=built.parent))
+    assert "row 7 holds nan" in line and "--storage int8 --verify" in line
+    result = docqa("index", "docs", "--index", "ix", "--storage", "int8", "--verify",
+                   cwd=built.parent)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    open_index(built).verify()

@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa.build import IndexSettings, build_index, ensure_index
+from docqa.build import SLOW_MARKDOWN, IndexSettings, build_index, ensure_index
 from docqa.collection import Collection
 from docqa.errors import IndexNotFound, InputError
 from docqa.index import open_index
+from docqa.text import markdown_md4c
 
 LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library"
 
@@ -123,3 +124,24 @@ def test_default_guard_on_the_sample_questions(tmp_path: Path) -> None:
     report = evaluate(questions, modes, ks=(5,), rounds=10).to_json()["modes"]
     assert all(report[m]["refused_answerable"] <= 0.1 for m in modes)
     assert all(report[m]["refused_unanswerable"] >= 4 / 6 for m in modes)
+
+
+@pytest.mark.parametrize("with_md4c", [True, False])
+def test_a_build_says_when_markdown_takes_the_slow_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_md4c: bool
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Loans\n\nThree weeks.\n")
+    (tmp_path / "txt").mkdir()
+    (tmp_path / "txt" / "b.txt").write_text("Three weeks.\n")
+    if not with_md4c:  # an install built without docqa._md4c
+        monkeypatch.setattr(markdown_md4c, "_native", lambda: None)
+    markdown = build_index(
+        [tmp_path / "docs"], tmp_path / "i1", IndexSettings(embedder="hashing"), workers=1
+    )
+    text = build_index(
+        [tmp_path / "txt"], tmp_path / "i2", IndexSettings(embedder="hashing"), workers=1
+    )
+    assert (SLOW_MARKDOWN in markdown.warnings) is not with_md4c
+    assert SLOW_MARKDOWN not in text.warnings
+    assert markdown.chunks == 1

@@ -195,3 +195,16 @@ def test_bad_arrays_and_rows_are_named() -> None:
         CompactMatrix.from_float32(m)
     with pytest.raises(InputError, match="one query"):
         CompactMatrix.from_float32(np.ones((4, 3), np.float32)).score_bounds(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("name", ["int8_scale", "int8_radius", "int8_code_norm"])
+@pytest.mark.parametrize("bad", [np.nan, -np.inf, np.inf, -1.0])
+def test_bound_terms_that_are_not_finite_and_non_negative_are_refused(
+    name: str, bad: float
+) -> None:
+    m = np.random.default_rng(8).standard_normal((300, 16)).astype(np.float32)
+    arrays = CompactMatrix.from_float32(m).to_arrays()
+    arrays[name] = arrays[name].copy()
+    arrays[name][123] = bad
+    with pytest.raises(IndexCorrupt, match=rf"'{name}' row 123 holds .*`docqa verify`"):
+        CompactMatrix.from_arrays(m, arrays)

@@ -61,3 +61,24 @@ def test_cli_writes_int8_arrays(tmp_path: Path) -> None:
     assert main(["index", str(LIBRARY), "--index", str(tmp_path / "i"), "--storage", "int8"]) == 0
     arrays = open_index(tmp_path / "i").manifest.arrays
     assert {"int8_codes", "int8_scale", "int8_radius", "int8_code_norm"} <= set(arrays)
+
+
+def test_a_damaged_bound_term_stops_the_search_and_the_advice_repairs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = tmp_path / "i8"
+    assert main(["index", str(LIBRARY), "--index", str(index), "--storage", "int8"]) == 0
+    radius = index / "arrays" / "int8_radius.npy"
+    damaged = np.load(radius)
+    damaged[3] = -np.inf  # a bound of -inf would let a search skip the row without a word
+    np.save(radius, damaged)
+    capsys.readouterr()
+    assert main(["search", "fines", "--index", str(index)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert f"'int8_radius' ({radius}) row 3 holds" in err
+    assert "`docqa verify`" in err
+    repair = ["index", str(LIBRARY), "--index", str(index), "--storage", "int8", "--verify"]
+    assert "`docqa index FOLDER --index DIR --storage int8 --verify` rebuilds it" in err
+    assert main(repair) == 0
+    assert main(["search", "fines", "--index", str(index)]) == 0

@@ -3,8 +3,10 @@ float32 search with it and with the portable sgemm path."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -20,6 +22,33 @@ COARSE = compact_batch.COARSE
 needs_kernel = pytest.mark.skipif(
     compact_batch.native_kernel() is None, reason="the AVX2 kernel does not run on this CPU"
 )
+
+
+@pytest.fixture(autouse=True, scope="module", params=["best", "avx2"])
+def tile(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test once with the CPU's best tile (AVX-512 VNNI here, where it has it) and once
+    with the AVX2 tile forced (``compact_batch.ISA_ENV``)."""
+    before = os.environ.pop(compact_batch.ISA_ENV, None)
+    if request.param == "avx2":
+        os.environ[compact_batch.ISA_ENV] = "avx2"
+    yield request.param
+    os.environ.pop(compact_batch.ISA_ENV, None)
+    if before is not None:
+        os.environ[compact_batch.ISA_ENV] = before
+
+
+def cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return set(next((ln for ln in text.splitlines() if ln.startswith("flags")), "").split())
+
+
+@needs_kernel
+def test_the_tile_is_the_cpus_best_unless_avx2_is_asked_for(tile: str) -> None:
+    vnni = {"avx512vl", "avx512_vnni"} <= cpu_flags()
+    assert compact_batch.kernel_isa() == (2 if vnni and tile == "best" else 1)
 
 
 @contextmanager
@@ -70,7 +99,8 @@ def kept_pairs(cm: CompactMatrix, qs: np.ndarray, floors: np.ndarray) -> np.ndar
     panel = np.empty(16 * packed.shape[1], np.int8)
     tau = np.empty(packed.shape[0], np.float32)
     args = (cm.codes, np.zeros(0, np.int64), False, cm.scale, cm.radius, cm.code_norm)
-    reached, count = k.candidates(*args, packed, terms, 0, n, pq, pp, panel, tau)
+    isa = compact_batch.kernel_isa()
+    reached, count = k.candidates(*args, packed, terms, 0, n, pq, pp, panel, tau, isa)
     assert reached == n
     kept = np.zeros((qs.shape[0], n), dtype=bool)
     kept[pq[:count], pp[:count]] = True
@@ -163,12 +193,16 @@ def test_the_kernel_refuses_inconsistent_buffers() -> None:
     good = {"panel": np.empty(16 * 16, np.int8), "tau": np.empty(4, np.float32)}
     pairs = (np.empty(64, np.int32), np.empty(64, np.int32))
     rows = (cm.codes, np.zeros(0, np.int64), False, cm.scale, cm.radius, cm.code_norm)
+    isa = compact_batch.kernel_isa()
     with pytest.raises(ValueError, match="outside"):
-        k.candidates(*rows, packed, terms, 0, 21, *pairs, good["panel"], good["tau"])
+        k.candidates(*rows, packed, terms, 0, 21, *pairs, good["panel"], good["tau"], isa)
     with pytest.raises(ValueError, match="room"):
-        k.candidates(*rows, packed, terms, 0, 20, pairs[0][:10], pairs[1][:10], *good.values())
+        k.candidates(*rows, packed, terms, 0, 20, pairs[0][:10], pairs[1][:10], *good.values(),
+                     isa)  # fmt: skip
     with pytest.raises(ValueError, match="panel"):
-        k.candidates(*rows, packed, terms, 0, 20, *pairs, good["panel"][:100], good["tau"])
+        k.candidates(*rows, packed, terms, 0, 20, *pairs, good["panel"][:100], good["tau"], isa)
     with pytest.raises(ValueError, match="one value per row"):
         k.candidates(*rows[:3], cm.scale[:5], *rows[4:], packed, terms, 0, 20, *pairs,
-                     *good.values())  # fmt: skip
+                     *good.values(), isa)  # fmt: skip
+    with pytest.raises(ValueError, match="isa 3 is not run by this CPU"):
+        k.candidates(*rows, packed, terms, 0, 20, *pairs, *good.values(), 3)

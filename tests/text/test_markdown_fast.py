@@ -1,10 +1,11 @@
 """The fast Markdown paths give exactly the headings and blocks of the reference parser
 (markdown-it-py), on fixtures, the sample library, generated documents and the real Markdown
 found on this machine: md4c's walk (``docqa._md4c``, handing back what it cannot be sure of)
-and pyromark's walk (the path without md4c, and where md4c hands a document back)."""
+and pyromark's walk (where md4c hands a document back)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -102,7 +103,6 @@ def md4c_first(text: str) -> Parsed:
 
 PATHS = pytest.mark.parametrize("fast", [md4c_first, pyromark_only], ids=["md4c", "pyromark"])
 FastPath = Callable[[str], Parsed]
-HAS_MD4C = available()
 
 
 def body(text: str) -> str:
@@ -172,9 +172,11 @@ def test_bad_front_matter_is_an_input_error() -> None:
         parse_markdown_fast("---\n- a\n- b\n---\n# T\n")
 
 
-@pytest.mark.skipif(not Path("/usr/include/md4c.h").exists(), reason="md4c is not installed")
-def test_the_md4c_walk_is_built_where_md4c_is_installed() -> None:
-    assert HAS_MD4C  # else every document would silently take the slower pyromark path
+def test_every_build_has_the_md4c_walk() -> None:
+    """md4c is compiled from csrc/vendor into ``docqa._md4c``; without it every document
+    would take the slower pyromark path."""
+    assert importlib.util.find_spec("docqa._md4c") is not None
+    assert available()
     assert walk_md4c("# Title\n\ntext\n") == parse_markdown("# Title\n\ntext\n")[1]
 
 
@@ -194,6 +196,8 @@ HANDED_BACK = [
     "a `\nb` c",  # a code span opened before a line break
     "| a | b |\n|---|---|\n| 1 | 2 |\n<!-- end -->",  # an HTML line ends the table
     "a | b\n-- | --\n`x | y` | z",  # a pipe in a code span
+    "| a |\n|---|\n| `x\\|y` |",  # an escaped pipe in a code span: markdown-it drops
+    "| `a\\|b` |\n|---|\n| z |",  # its backslash before reading the span, md4c keeps it
     "text\n    <!-- indented -->",  # an indented line goes on with the paragraph
     "para\n| a | b |\n|---|---|",  # markdown-it's table interrupts a paragraph
     "para\n| a | b |\n|---|---|\n| 1 | 2 |\npara\n===",  # ... and a setext heading's lines
@@ -217,7 +221,6 @@ HANDED_BACK = [
 ]
 
 
-@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
 @pytest.mark.parametrize("text", HANDED_BACK)
 def test_what_md4c_reads_otherwise_is_handed_back(text: str) -> None:
     assert walk_md4c(body(text)) is None
@@ -251,7 +254,6 @@ def test_a_row_indented_less_than_code_stays_a_row() -> None:
 REFUSED_SCHEMES = "see <javascript:alert(1)> or <DATA:x>"  # markdown-it's validateLink
 
 
-@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
 def test_md4c_hands_back_a_scheme_markdown_it_refuses() -> None:
     assert walk_md4c(REFUSED_SCHEMES) is None
 
@@ -265,7 +267,6 @@ def test_refused_scheme_on_the_pyromark_path() -> None:
     assert pyromark_only(REFUSED_SCHEMES) == parse_markdown(REFUSED_SCHEMES)
 
 
-@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
 @pytest.mark.parametrize(
     "text",
     [
@@ -312,7 +313,6 @@ ODD_BLOCK = st.one_of(
 )
 
 
-@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
 @settings(max_examples=300)
 @given(st.lists(ODD_BLOCK, max_size=8), st.sampled_from(["\n\n", "\n"]))
 def test_md4c_answers_only_what_the_reference_says(blocks: list[str], gap: str) -> None:
@@ -333,7 +333,6 @@ AUTOLINKISH = st.lists(
 ).map("".join)
 
 
-@pytest.mark.skipif(not HAS_MD4C, reason="the package was built without md4c")
 @settings(max_examples=400)
 @given(AUTOLINKISH, st.sampled_from(["", "* ", "> ", "# "]))
 def test_md4c_autolinks_only_where_the_reference_does(text: str, start: str) -> None:
@@ -370,6 +369,6 @@ def test_real_markdown_on_this_machine_parses_the_same() -> None:
         if parse_markdown_fast(text) != expected:
             differ.append(path)
         text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
-        back += HAS_MD4C and walk_md4c(split_front_matter(text)[1]) is None
+        back += walk_md4c(split_front_matter(text)[1]) is None
     assert differ == []
     assert back <= len(files) // 10  # md4c parses nearly all real documentation itself

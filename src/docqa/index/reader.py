@@ -184,7 +184,8 @@ class Index(ManifestRows):
 
     def verify(self) -> None:
         """Compare every file's checksum with the manifest, then check every vector is
-        finite; raise IndexCorrupt naming the first bad file or row. Reads the
+        finite and every int8 bound term finite and non-negative; raise IndexCorrupt naming
+        the first bad file or row. Reads the
         mapped bytes of this open index (the ones searches use), never a path again, in
         blocks whose pages are released as it goes (memory does not grow with the index)."""
         for rel, entry in self.manifest.files.items():
@@ -208,6 +209,18 @@ class Index(ManifestRows):
                     f"{self.root / fmt.VECTORS} row {start + int(bad[0])} holds NaN or inf; "
                     f"{fmt.REBUILD}"
                 )
+        self._verify_int8_terms()
+
+    def _verify_int8_terms(self) -> None:
+        """The int8 storage's per-row bound terms are finite and non-negative (the search's
+        skip tests assume it; ``docqa.search.compact.check_terms``)."""
+        names = [n for n in ("int8_scale", "int8_radius", "int8_code_norm") if n in self._arrays]
+        if names:
+            from docqa.search.compact import check_terms
+
+            for name in names:
+                where = f"int8 array {name!r} ({self.root / fmt.array_file(name)})"
+                check_terms(self._arrays[name], where)
 
     def check_embedder(self, embedder: Any) -> None:
         """Raise EmbedderMismatch unless ``embedder`` (name, dim, config()) is the recorded one."""

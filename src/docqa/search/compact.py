@@ -82,6 +82,7 @@ STORAGES = ("float32", "int8")
 """What ``docqa index --storage`` accepts: float32 rows only, or int8 codes beside them."""
 
 _U = 2.0**-24
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _BUILD_ROWS = 65536
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 
@@ -120,10 +121,14 @@ class CompactMatrix:
         return cls(vectors, codes, terms[0], terms[1], terms[2])
 
     @classmethod
-    def from_arrays(cls, vectors: Any, arrays: Mapping[str, np.ndarray]) -> CompactMatrix:
+    def from_arrays(
+        cls, vectors: Any, arrays: Mapping[str, np.ndarray], files: Mapping[str, str] | None = None
+    ) -> CompactMatrix:
         """Rebuild from ``to_arrays`` output (e.g. memmaps of an index) and the float32 rows.
 
-        Raises ``IndexCorrupt`` naming the array that is missing or malformed. A memory-mapped
+        Raises ``IndexCorrupt`` naming the array (and its file, from ``files`` by name) that
+        is missing or malformed, or whose bound terms are not all finite and non-negative
+        (the skip tests assume they are; a NaN or -inf could skip a row). A memory-mapped
         ``vectors`` is advised for random access: only rescored rows are read, and the
         kernel's default read-around would pull 128 KiB from disk for each one.
         """
@@ -139,11 +144,14 @@ class CompactMatrix:
             if name not in arrays:
                 raise IndexCorrupt(f"int8 array {name!r} is missing; rebuild the index")
             a = np.asarray(arrays[name])
+            where = f"int8 array {name!r}" + (f" ({files[name]})" if files else "")
             if a.dtype != dtype or a.shape != shape or not a.flags.c_contiguous:
                 raise IndexCorrupt(
-                    f"int8 array {name!r} is {a.dtype} {a.shape}, expected {np.dtype(dtype)} "
+                    f"{where} is {a.dtype} {a.shape}, expected {np.dtype(dtype)} "
                     f"{shape} in C order; rebuild the index"
                 )
+            if a.dtype == np.float32:
+                check_terms(a, where)
             got.append(a)
         return cls(vecs, *got)
 
@@ -266,6 +274,19 @@ class CompactMatrix:
         half = half + tiny
         margin = half + (np.abs(center) + half) * 2.0**-49
         return center - margin, center + margin
+
+
+def check_terms(terms: np.ndarray, where: str) -> None:
+    """Raise ``IndexCorrupt`` unless every bound term (scale, w, v) is finite and >= 0 (two
+    reductions; NaN fails ``min() >= 0``)."""
+    if terms.size == 0 or (terms.min() >= 0 and terms.max() <= _FLOAT32_MAX):
+        return
+    row = int(np.flatnonzero(~((terms >= 0) & (terms <= _FLOAT32_MAX)))[0])
+    raise IndexCorrupt(
+        f"{where} row {row} holds {float(terms[row])}, not a finite non-negative bound; the "
+        "index is damaged: `docqa verify` names the damage, and `docqa index FOLDER --index DIR "
+        "--storage int8 --verify` rebuilds it"
+    )
 
 
 def _advise_random(vectors: Any) -> None:

@@ -6,8 +6,8 @@ proven to score below k rows already selected. Notation as in :mod:`docqa.search
 (``s`` a row's canonical score, ``a`` its scale, ``c`` its codes, ``w`` / ``v`` its bound
 terms, ``u = 2**-24``, ``t = (2 d + 32) 2**-149``).
 
-The native kernel (AVX2, ``csrc/_compact_gemm.h``)
---------------------------------------------------
+The native kernel (AVX2 or AVX-512 VNNI, ``csrc/_compact_gemm.h``)
+------------------------------------------------------------------
 Each query is quantised a second time, coarsely: ``q = g b + r'`` with ``b`` integers in
 ``[-31, 31]`` (:func:`docqa.search.compact.quantise_queries` with ``top=COARSE``, which
 also gives ``g`` and ``||r'||`` rounded up). The module's bound holds for any integer query
@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from types import ModuleType
@@ -80,6 +81,11 @@ Out = tuple[np.ndarray, np.ndarray, np.ndarray]
 """``(sel_s (n, k) float32, sel_i (n, k) int64, rescored (n,) int64)``, filled in place."""
 
 
+ISA_ENV = "DOCQA_INT8_TILE"
+"""Set to ``avx2`` to keep the native kernel on its AVX2 tile where the CPU has AVX-512 VNNI
+(the tests run both; the results are the same, see ``csrc/_compact_gemm.h``)."""
+
+
 @cache
 def native_kernel() -> ModuleType | None:
     """The AVX2 kernel module when it is built and this CPU runs it, else None."""
@@ -88,6 +94,15 @@ def native_kernel() -> ModuleType | None:
     except ImportError:  # pragma: no cover - a build without the extension
         return None
     return _compact if _compact.supported() else None
+
+
+def kernel_isa() -> int:
+    """The native kernel's tile: 2 (AVX-512 VNNI) where the CPU has it, unless ``ISA_ENV``
+    says ``avx2``; 1 (AVX2) otherwise."""
+    kernel = native_kernel()
+    assert kernel is not None, "the native kernel does not run here"
+    best = int(kernel.best_isa())
+    return 1 if os.environ.get(ISA_ENV, "").lower() == "avx2" else best
 
 
 def search(
@@ -156,12 +171,12 @@ def _native_share(
     pair_q, pair_pos = np.empty(room, dtype=np.int32), np.empty(room, dtype=np.int32)
     panel = np.empty(PANEL * packed.shape[1], dtype=np.int8)
     tau = np.empty(packed.shape[0], dtype=np.float32)
-    pos, step = 0, span or FIRST_SPAN
+    pos, step, isa = 0, span or FIRST_SPAN, kernel_isa()
     while pos < n:
         terms[:, 4] = np.where(sel_i[:, -1] >= 0, sel_s[:, -1].astype(np.float64), -np.inf)
         pos, count = kernel.candidates(codes, ids, rows is not None, scale, radius, code_norm,
                                        packed, terms, pos, min(n, pos + step), pair_q,
-                                       pair_pos, panel, tau)  # fmt: skip
+                                       pair_pos, panel, tau, isa)  # fmt: skip
         ck.rescore_pairs(pair_q, pair_pos, count, ids, rows is not None, arrays, qs, ps, qvs,
                          sel_s, sel_i, rescored)  # fmt: skip
         step = span or min(2 * step, MAX_SPAN)
@@ -179,7 +194,7 @@ def native_dots(codes: np.ndarray, coarse: np.ndarray) -> np.ndarray:
     panel = np.empty(PANEL * packed.shape[1], dtype=np.int8)
     tau = np.empty(packed.shape[0], dtype=np.float32)
     kernel.dots(np.ascontiguousarray(codes), np.zeros(0, dtype=np.int64), False, ones, ones,
-                ones, packed, terms, 0, n, out, panel, tau)  # fmt: skip
+                ones, packed, terms, 0, n, out, panel, tau, kernel_isa())  # fmt: skip
     return out
 
 

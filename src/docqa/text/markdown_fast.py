@@ -18,15 +18,14 @@ How the two are made to agree:
 - text directly inside a list item (a tight list has no paragraph events) is a paragraph,
   ended by the next block-level event.
 
-Two native walks give these rules. Where the md4c library was found at build time,
-``docqa._md4c`` (wrapped by ``docqa.text.markdown_md4c``) walks md4c's C callbacks (pointers
-into the UTF-8 text, no Python object per event; md4c gives no block offsets, so a block's
-first line comes from its first text in the source, less the breaks before it). It hands a
-document back where those lines are not sure (an empty ATX heading, a table of empty cells,
-an empty link before a paragraph's first text, ...) or where md4c 0.4.8 reads the text
-otherwise than markdown-it; the second walk, ``docqa._parse.walk_markdown`` over pyromark's
-events, parses those, and every document when md4c is absent. Both are tested equal to the
-spec.
+Two native walks give these rules. ``docqa._md4c`` (md4c 0.4.8, compiled into every build;
+wrapped by ``docqa.text.markdown_md4c``) walks md4c's C callbacks (pointers into the UTF-8
+text, no Python object per event; md4c gives no block offsets, so a block's first line comes
+from its first text in the source, less the breaks before it). It hands a document back where
+those lines are not sure (an empty ATX heading, a table of empty cells, an empty link before a
+paragraph's first text, ...) or where md4c 0.4.8 reads the text otherwise than markdown-it;
+the second walk, ``docqa._parse.walk_markdown`` over pyromark's events, parses those (and
+every document in an install without ``docqa._md4c``). Both are tested equal to the spec.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@
 md4c 0.4.8 reads it differently or the line numbers are not sure. These functions decide the
 rarer cases it meets, with markdown-it's own rules: an entity reference's text, whether
 markdown-it reads a table md4c found as the same rows, and whether an HTML block md4c found
-is one block to markdown-it too. ``docqa._md4c`` exists only where the md4c library was found
-at build time; without it ``walk_md4c`` answers ``None`` and the pyromark path parses.
+is one block to markdown-it too. Every build compiles ``docqa._md4c`` with md4c 0.4.8 from
+``csrc/vendor/md4c``; in an install without it (built by other means) ``walk_md4c`` answers
+``None``, the pyromark path parses (the same results, slower) and ``docqa index`` warns.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _ENDS_TABLE = re.compile(
     r"[<#]|```|~~~|[-+*](?:[ \t]|$)|[0-9]{1,9}[.)](?:[ \t]|$)|([-*_])[ \t]*(?:\1[ \t]*){2,}$"
 )
 _DELIMITER_CELL = re.compile(r":?-+:?")
+_BACKTICKS = re.compile(r"`+")
 # HTML blocks of CommonMark's kinds 1-5, which end at the first line holding their end mark
 _HTML_ENDS = (
     (re.compile(r" {0,3}<(?:script|pre|style|textarea)(?:[ \t>]|$)", re.IGNORECASE), None),
@@ -75,13 +77,32 @@ def split_cells(text: str) -> list[str]:
 
 
 def _cells(line: str) -> list[str] | None:
-    """markdown-it's cells of a table row; ``None`` when a code span may hold a pipe."""
+    """markdown-it's cells of a table row; ``None`` where md4c 0.4.8 may read it otherwise: a
+    code span may hold a pipe or an escaped one (markdown-it drops the backslash of ``\\|``
+    before it reads code spans, md4c keeps it), a pipe follows an escaped backslash, or two
+    pipes make an empty cell."""
+    if "||" in line or "\\\\|" in line or ("\\|" in line and "`" in line):
+        return None
     found = split_cells(line.strip(" \t"))
     if found and not found[0]:
         found.pop(0)
     if found and not found[-1]:
         found.pop()
-    return None if any(cell.count("`") % 2 for cell in found) else found
+    return None if any(_open_code(cell) for cell in found) else found
+
+
+def _open_code(cell: str) -> bool:
+    """Whether a table cell may open a code span that closes past its pipe: a backtick run
+    with no run of the same length after it in the cell, or an escaped backtick."""
+    if "\\`" in cell:
+        return True
+    runs = [len(run) for run in _BACKTICKS.findall(cell)]
+    i = 0
+    while i < len(runs):
+        if runs[i] not in runs[i + 1 :]:
+            return True
+        i = runs.index(runs[i], i + 1) + 1
+    return False
 
 
 def table_agrees(lines: list[str], header_cells: int, followed: bool) -> bool:
@@ -126,7 +147,7 @@ def inline_html(text: str) -> bool:
 
 
 def _native() -> Any:
-    """``docqa._md4c.walk_md4c``, or ``None`` when the package was built without md4c."""
+    """``docqa._md4c.walk_md4c``, or ``None`` in an install without ``docqa._md4c``."""
     try:
         from docqa._md4c import walk_md4c
     except ImportError:
@@ -135,7 +156,7 @@ def _native() -> Any:
 
 
 def available() -> bool:
-    """Whether the package was built with md4c (``docqa._md4c`` imports)."""
+    """Whether ``docqa._md4c`` imports (every build compiles it)."""
     return _native() is not None
 
 
