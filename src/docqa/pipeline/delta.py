@@ -48,7 +48,7 @@ from docqa.errors import DocqaError
 from docqa.index import format as fmt
 from docqa.index import open_index
 from docqa.index.builder import sync_files
-from docqa.index.files import install, work_dir, write_bytes
+from docqa.index.files import install, work_dir, write_manifest
 from docqa.index.reader import Index
 from docqa.index.shards import (
     STATS_DIR,
@@ -255,7 +255,7 @@ def _write_delta(
     stats = CorpusStats.of_counts(counts)
     written, entries = write_global(tmp, stats, parts)
     manifest = top_manifest(base, run, row, stats, (entries, written, files))
-    write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
+    write_manifest(tmp, manifest, sync=False)
     done = [*unsynced, *(tmp / rel for rel in written), tmp / fmt.MANIFEST, tmp / STATS_DIR, tmp]
     sync_files(list(dict.fromkeys(done)))
     skipped = tuple(SkippedFile(u.path, u.reason) for u in run.unknown)
