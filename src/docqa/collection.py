@@ -17,22 +17,18 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
 
-from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
+from docqa.collection_parts import RowsCollection, bm25_config, by_mode, embedder_of
 from docqa.embed.protocol import Embedder
 from docqa.index.format import array_file, no_index
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex, open_any
 from docqa.keyword import ARRAYS, BM25Index
-from docqa.retrieve.guard import (
-    GuardConfig,
-    GuardRequest,
-    resolve_guard,
-    semantic_side,
-)
+from docqa.retrieve.batch import IndexSearcher
+from docqa.retrieve.guard import GuardConfig, GuardRequest, resolve_guard
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
 from docqa.retrieve.retrievers import DenseRetriever, KeywordRetriever
-from docqa.tenants import TenantLookup, TenantRows
+from docqa.tenants import TenantRows
 from docqa.text.sections import embed_text
 from docqa.types import Chunk, Hit, Retriever
 
@@ -47,7 +43,7 @@ MODES: tuple[Mode, ...] = ("dense", "keyword", "hybrid")
 
 
 @dataclass
-class Collection(TenantLookup):
+class Collection(RowsCollection):
     """One opened index directory: its chunks, its embedder, its BM25 index and the guard's
     settings, handing out retrievers by mode (``retriever``) and searching batches
     (``search_batch``). Made by ``Collection.open``."""
@@ -93,30 +89,17 @@ class Collection(TenantLookup):
         files = {name: str(self.index.root / array_file(name)) for name in ARRAYS}
         return CompactMatrix.from_arrays(self.index.vectors, arrays, files)
 
-    def search_batch(
-        self,
-        questions: Sequence[str],
-        k: int,
-        *,
-        mode: str = "hybrid",
-        mask: np.ndarray | None = None,
-    ) -> list[list[Hit]]:
-        """Unguarded hits for every question through the batch kernels, in input order:
-        the same as ``retriever(mode, guard=False).search(q, k, mask=mask)`` one by one."""
-        from docqa.retrieve.batch import IndexSearcher, search_batch
+    def row_searcher(self) -> IndexSearcher:
+        """The index's float32 rows and BM25 index, searched in batches."""
+        return IndexSearcher(self.index.vectors, self.bm25)
 
-        searcher = IndexSearcher(self.index.vectors, self.bm25)
-        return search_batch(
-            searcher,
-            self.embedder,
-            self.chunks,
-            questions,
-            k,
-            mode=mode,
-            mask=mask,
-            bounds=self.bm25,
-            source=str(self.index.root),
-        )
+    def term_stats(self) -> BM25Index:
+        """The index's BM25 index."""
+        return self.bm25
+
+    def source(self) -> str:
+        """The index directory."""
+        return str(self.index.root)
 
     def retriever(
         self,
@@ -150,13 +133,7 @@ class Collection(TenantLookup):
         if rescore is not None and mode == "hybrid":
             rescorer = SemanticRescorer(rescore, self.bm25, self.passage_text)
             inner = RerankingRetriever(keyword, rescorer, top_n=rescore_top)
-        if reranker is not None:
-            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
-        side = None if mode == "keyword" else keyword
-        semantic = semantic_side(self.embedder, self.row_vectors)
-        return restricted(
-            inner, self, guard, tenants, self.guard, self.bm25, evidence=side, semantic=semantic
-        )
+        return self.wrapped(mode, inner, keyword, guard, tenants, reranker, rerank_top)
 
     def passage_text(self, hit: Hit) -> str:
         """What an embedder reads for ``hit``'s passage, as this index was built (heading path

@@ -133,6 +133,17 @@ def fence(passage: Passage) -> str:
     return f"<passage {attributes}>\n{neutralise(passage.text)}\n</passage>"
 
 
+def passages_of(hits: Sequence[Hit]) -> list[Passage]:
+    """Each hit's passage (its id, its chunk's title and text), in order; InputError for a hit
+    without its chunk."""
+    passages = []
+    for hit in hits:
+        if hit.chunk is None:
+            raise InputError(f"hit {hit.id!r} carries no chunk; search with chunks attached")
+        passages.append(Passage(hit.id, hit.chunk.title, hit.chunk.text))
+    return passages
+
+
 def build_prompt(
     question: str, hits: Sequence[Hit], *, budget_tokens: int = PROMPT_BUDGET_TOKENS
 ) -> Prompt:
@@ -147,11 +158,7 @@ def build_prompt(
     budget_tokens = positive(budget_tokens, "budget_tokens")
     if not hits:
         raise InputError("no passages to build a prompt from; refuse instead of asking a model")
-    passages = []
-    for hit in hits:
-        if hit.chunk is None:
-            raise InputError(f"hit {hit.id!r} carries no chunk; search with chunks attached")
-        passages.append(Passage(hit.id, hit.chunk.title, hit.chunk.text))
+    passages = passages_of(hits)
     tail = f"{QUESTION_MARK}{neutralise(question)}"
     room = budget_tokens * CHARS_PER_TOKEN - len(SYSTEM) - len(tail)
     fences = _fit(passages, room)

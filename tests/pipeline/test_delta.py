@@ -25,7 +25,7 @@ from docqa.index import shards
 from docqa.index.ownership import clean_debris
 from docqa.index.reader import Index
 from docqa.index.shards import is_sharded, open_sharded
-from docqa.pipeline import delta, sources
+from docqa.pipeline import delta, delta_maps, sources
 
 SETTINGS = IndexSettings(dim=32)
 QUESTIONS = [
@@ -260,7 +260,7 @@ def test_a_failed_delta_leaves_the_previous_index(
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(delta, "write_npy", broken)
+    monkeypatch.setattr(delta_maps, "write_npy", broken)
     edit(docs)
     with pytest.raises(OSError, match="No space"):
         build_index([docs], ix, SETTINGS)
@@ -405,6 +405,6 @@ def test_spans_map_equals_its_slice_by_slice_twin(lengths: list[int], data: st.D
     for i in order:
         spans.append((int(starts[i]), int(starts[i + 1]), row))
         row += lengths[i] + data.draw(st.integers(0, 2))  # another part's rows between
-    got = delta.spans_map(size, spans)
+    got = delta_maps.spans_map(size, spans)
     assert got.dtype == np.int64
-    assert np.array_equal(got, delta.spans_map_reference(size, spans))
+    assert np.array_equal(got, delta_maps.spans_map_reference(size, spans))

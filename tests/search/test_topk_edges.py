@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from docqa.errors import DimensionMismatch, InputError
-from docqa.search import api, kernels, topk, topk_reference
+from docqa.search import kernels, topk, topk_reference
 from docqa.types import TopK
 
 

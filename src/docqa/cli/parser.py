@@ -8,56 +8,18 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from docqa import __version__
-from docqa._checks import question
 from docqa.cli import batch, serve
-from docqa.cli.exits import EXIT_USAGE
-from docqa.errors import InputError
+from docqa.cli.arguments import Parser as _Parser
+from docqa.cli.arguments import at_least_two as _at_least_two
+from docqa.cli.arguments import non_negative as _non_negative
+from docqa.cli.arguments import positive as _positive
+from docqa.cli.arguments import question_text as _question
 
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
 EMBEDDERS = ("auto", "hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
-
-
-def _whole(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    return _whole(text, 1)
-
-
-def _non_negative(text: str) -> int:
-    return _whole(text, 0)
-
-
-def _at_least_two(text: str) -> int:
-    return _whole(text, 2)
-
-
-def _question(text: str) -> str:
-    """A question to search for or answer: blank or too long (``docqa._checks.question``) is
-    a usage error, as the service's 422."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("it is blank; give a question")
-    try:
-        return question(text, "it")
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _index_options(p: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from docqa.errors import InputError
 from docqa.models.base import complete
-from docqa.prompt import Passage, fence, neutralise
+from docqa.prompt import fence, neutralise, passages_of
 from docqa.support import cited_ids
 from docqa.text.tokenize import content_words
 from docqa.types import Answer, Hit, ModelClient, Prompt
@@ -43,11 +43,7 @@ def judge_prompt(answer: Answer, hits: Sequence[Hit]) -> Prompt:
     """The judge's prompt over ``hits`` (each must carry its chunk)."""
     if not hits:
         raise InputError("nothing to judge against: the answer cites no retrieved passage")
-    passages = []
-    for hit in hits:
-        if hit.chunk is None:
-            raise InputError(f"hit {hit.id!r} carries no chunk; search with chunks attached")
-        passages.append(fence(Passage(hit.id, hit.chunk.title, hit.chunk.text)))
+    passages = [fence(passage) for passage in passages_of(hits)]
     user = (
         "\n\n".join(passages)
         + f"\n\nQuestion: {neutralise(answer.question)}"

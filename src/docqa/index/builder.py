@@ -31,7 +31,7 @@ import numpy as np
 from docqa.errors import InputError
 from docqa.index import checksum, writer
 from docqa.index import format as fmt
-from docqa.index.files import fsync_path, install, work_dir, write_bytes
+from docqa.index.files import fsync_path, install, work_dir, write_manifest
 from docqa.index.ownership import check_replaceable, clean_debris
 from docqa.threads import Background, each_at_once
 
@@ -304,11 +304,9 @@ class IndexBuilder:
                 arrays=tuple(arrays),
                 meta=writer.json_ready(dict(meta), "meta"),
             )
-            data = manifest.to_json().encode("utf-8")
-            write_bytes(self.tmp / fmt.MANIFEST, data, sync=self.durable)
+            write_manifest(self.tmp, manifest, sync=self.durable)  # durable: tmp fsynced too
             if self.durable:
                 fsync_path(self.tmp / fmt.ARRAYS_DIR)
-                fsync_path(self.tmp)
                 install(self.tmp, self.target)
             else:
                 install(self.tmp, self.target, sync=False)

@@ -1,5 +1,6 @@
 """Index files written durably: a file's bytes or an array (fsynced unless the caller syncs
-it with others), a folder fsynced, and a finished folder moved into place.
+it with others), a manifest written atomically (:func:`write_manifest`, the one writer of every
+``manifest.json``), a folder fsynced, and a finished folder moved into place.
 
 A build writes into ``.<name>.tmp-<pid>-<random>`` beside the target (:func:`work_dir`), then
 :func:`install` moves it into place: with ``renameat2(RENAME_EXCHANGE)`` on Linux an existing
@@ -15,7 +16,7 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import numpy as np
 
@@ -63,6 +64,31 @@ def write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
         raw.write(data)
         if sync:
             flush_and_sync(raw)
+
+
+class ManifestText(Protocol):
+    """A manifest (``format.Manifest``, ``shards.ShardsManifest``): its JSON text."""
+
+    def to_json(self) -> str: ...
+
+
+def write_manifest(folder: Path, manifest: ManifestText, *, sync: bool = True) -> Path:
+    """Write ``manifest`` as ``folder/manifest.json`` atomically: to a temporary sibling
+    (:func:`work_dir`'s name), renamed over the old one (``os.replace``), so a reader sees the
+    old manifest or the new one, never a torn one. With ``sync`` the file is fsynced before the
+    rename and the folder after it; without, the caller syncs both with the rest of a folder
+    not yet in place. Every manifest docqa writes (a build, a streamed build, the shards' top
+    manifest, a delta's, a change of ``meta``) goes through here. Returns the path."""
+    path = folder / fmt.MANIFEST
+    tmp = work_dir(path)
+    try:
+        write_bytes(tmp, manifest.to_json().encode("utf-8"), sync=sync)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    if sync:
+        fsync_path(folder)
+    return path
 
 
 def flush_and_sync(raw: BinaryIO) -> None:

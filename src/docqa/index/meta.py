@@ -1,7 +1,7 @@
 """Change one entry of an index's ``meta`` in place, atomically (the rest of the index as is).
 
-``manifest.json`` is rewritten to a temporary sibling, fsynced, and renamed over the old one
-(``os.replace``, atomic on POSIX), then the directory is fsynced: a reader sees the old
+``manifest.json`` is rewritten by :func:`docqa.index.files.write_manifest` (a temporary
+sibling, fsynced, renamed over the old one, the directory fsynced): a reader sees the old
 manifest or the new one, never a torn one. Used by ``docqa calibrate`` to store the guard's
 settings; the index's data files are not touched, so their recorded sizes stay true.
 """
@@ -9,7 +9,6 @@ settings; the index's data files are not touched, so their recorded sizes stay t
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from docqa.errors import InputError
 from docqa.index import format as fmt
+from docqa.index.files import write_manifest
 from docqa.index.shards import ShardsManifest, is_sharded
 
 
@@ -42,18 +42,5 @@ def replace_meta(root: str | Path, changes: Mapping[str, Any]) -> fmt.Manifest |
     else:
         manifest = fmt.Manifest.from_json(text, str(path))
         updated = replace(manifest, meta={**manifest.meta, **changes})
-    tmp = path.with_name(f".{fmt.MANIFEST}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as raw:
-            raw.write(updated.to_json().encode("utf-8"))
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_manifest(path.parent, updated)
     return updated

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, overload
@@ -69,15 +70,16 @@ class _ChunkRows(Protocol):
     def chunk(self, row: int) -> Chunk: ...
 
 
-class ChunkView(Sequence[Chunk]):
-    """A lazy, read-only sequence of an index's chunks (each decoded when accessed), in row
-    order; for a sharded index, in global row order."""
+class ChunkSequence(Sequence[Chunk]):
+    """A read-only sequence of chunks by row, each made by ``chunk(row)`` when accessed; a
+    subclass gives ``__len__`` and ``chunk``."""
 
-    def __init__(self, index: _ChunkRows) -> None:
-        self._index = index
+    @abstractmethod
+    def __len__(self) -> int: ...
 
-    def __len__(self) -> int:
-        return len(self._index)
+    @abstractmethod
+    def chunk(self, row: int) -> Chunk:
+        """The chunk of ``row`` (``0 <= row < len(self)``)."""
 
     @overload
     def __getitem__(self, row: int) -> Chunk: ...
@@ -87,11 +89,26 @@ class ChunkView(Sequence[Chunk]):
 
     def __getitem__(self, row: int | slice) -> Chunk | list[Chunk]:
         if isinstance(row, slice):
-            return [self._index.chunk(i) for i in range(*row.indices(len(self)))]
-        return self._index.chunk(row)
+            return [self.chunk(i) for i in range(*row.indices(len(self)))]
+        return self.chunk(row)
 
     def __iter__(self) -> Iterator[Chunk]:
-        return (self._index.chunk(i) for i in range(len(self)))
+        return (self.chunk(i) for i in range(len(self)))
+
+
+class ChunkView(ChunkSequence):
+    """A lazy, read-only sequence of an index's chunks (each decoded when accessed), in row
+    order; for a sharded index, in global row order."""
+
+    def __init__(self, index: _ChunkRows) -> None:
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def chunk(self, row: int) -> Chunk:
+        """The index's chunk of ``row``."""
+        return self._index.chunk(row)
 
 
 class ManifestRows:

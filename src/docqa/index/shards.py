@@ -36,7 +36,7 @@ from docqa.errors import IndexCorrupt, IndexVersionError
 from docqa.index import format as fmt
 from docqa.index import snapshot
 from docqa.index.checksum import file_sha256
-from docqa.index.files import fsync_path, write_bytes, write_npy
+from docqa.index.files import fsync_path, write_manifest, write_npy
 from docqa.index.reader import Index, ManifestRows, open_index
 from docqa.keyword.stats import STATS_ARRAYS, CorpusStats
 from docqa.types import Chunk
@@ -214,9 +214,8 @@ def write_top_manifest(
         files=files,
         meta=dict(meta),
     )  # fmt: skip
-    write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
     fsync_path(tmp / STATS_DIR)
-    fsync_path(tmp)
+    write_manifest(tmp, manifest)  # fsyncs tmp too
     return manifest
 
 

@@ -32,7 +32,7 @@ from docqa.index.files import (
     fsync_path,
     install,
     work_dir,
-    write_bytes,
+    write_manifest,
     write_npy,
 )
 from docqa.index.lock import build_lock
@@ -103,9 +103,8 @@ def _write_locked(
             **_write_arrays(tmp, arrays),
         }
         manifest = replace(manifest, files=files)
-        write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"))
         fsync_path(tmp / fmt.ARRAYS_DIR)
-        fsync_path(tmp)
+        write_manifest(tmp, manifest)  # fsyncs tmp too
         install(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -38,8 +38,7 @@ import errno
 import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import asdict, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,19 +48,17 @@ from docqa.errors import DocqaError
 from docqa.index import format as fmt
 from docqa.index import open_index
 from docqa.index.builder import sync_files
-from docqa.index.checksum import file_sha256
-from docqa.index.files import install, work_dir, write_bytes, write_npy
+from docqa.index.files import install, work_dir, write_manifest
 from docqa.index.reader import Index
 from docqa.index.shards import (
     STATS_DIR,
-    ShardEntry,
-    ShardsManifest,
 )
 from docqa.keyword.config import ARRAYS
 from docqa.keyword.stats import CorpusStats, LiveCounts, live_counts
 from docqa.pipeline import stream
-from docqa.pipeline.layers import BASE, DELTA, Held, Layered, trusted_files
-from docqa.pipeline.previous import OldFile, Scan, old_rows
+from docqa.pipeline.delta_maps import placed, spans_map, top_manifest, write_global
+from docqa.pipeline.layers import BASE, DELTA, Layered, trusted_files
+from docqa.pipeline.previous import Scan, old_rows
 from docqa.pipeline.write import BuildReport, Run, verified, write_run
 from docqa.text.documents import SkippedFile
 from docqa.threads import Background
@@ -246,7 +243,7 @@ def _write_delta(
     )
     delta = open_index(tmp / DELTA) if part is not None else None
     base = layered.base
-    files, spans, row = _placed(run.scan, layered, old_rows(delta), {s for _, s, _ in changed})
+    files, spans, row = placed(run.scan, layered, old_rows(delta), {s for _, s, _ in changed})
     base_map = spans_map(len(base), spans[BASE])
     delta_map = spans_map(0 if delta is None else len(delta), spans[DELTA])
     parts = [(BASE, base, base_map)] + ([] if delta is None else [(DELTA, delta, delta_map)])
@@ -256,9 +253,9 @@ def _write_delta(
     if delta is not None:
         counts.append(live_counts(_bm25_arrays(delta), delta_map >= 0))
     stats = CorpusStats.of_counts(counts)
-    written, entries = _write_global(tmp, stats, parts)
-    manifest = _top_manifest(base, run, row, stats, (entries, written, files))
-    write_bytes(tmp / fmt.MANIFEST, manifest.to_json().encode("utf-8"), sync=False)
+    written, entries = write_global(tmp, stats, parts)
+    manifest = top_manifest(base, run, row, stats, (entries, written, files))
+    write_manifest(tmp, manifest, sync=False)
     done = [*unsynced, *(tmp / rel for rel in written), tmp / fmt.MANIFEST, tmp / STATS_DIR, tmp]
     sync_files(list(dict.fromkeys(done)))
     skipped = tuple(SkippedFile(u.path, u.reason) for u in run.unknown)
@@ -280,100 +277,6 @@ def _write_delta(
         copies=run.copies,
         delta=0 if delta_rows is None else delta_rows,
     )
-
-
-def _top_manifest(
-    base: Index,
-    run: Run,
-    count: int,
-    stats: CorpusStats,
-    parts: tuple[list[ShardEntry], dict[str, Any], dict[str, Any]],
-) -> ShardsManifest:
-    """The top manifest over the base and the delta: ``parts`` are their shard entries, the
-    files written beside them and each source file's record."""
-    entries, written, files = parts
-    config = dict(base.manifest.meta["bm25"])
-    return ShardsManifest(
-        embedder=dict(base.manifest.embedder),
-        dim=base.manifest.dim,
-        count=count,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-        shards=tuple(entries),
-        bm25={"config": config, "n_docs": stats.n_docs, "total_length": stats.total_length,
-              "n_terms": int(stats.vocab.size)},
-        files=dict(sorted(written.items())),
-        meta={"settings": asdict(run.settings), "files": files, "fingerprint": run.stamp,
-              "scanned_ns": run.scanned_ns, "bm25": config},
-    )  # fmt: skip
-
-
-def _placed(
-    scan: Scan, layered: Layered, delta_held: dict[str, OldFile], moved: set[str]
-) -> tuple[dict[str, Any], dict[str, list[tuple[int, int, int]]], int]:
-    """Each file's record for the top manifest (in load order: a file in the delta, else an
-    unchanged one in the base; a skipped one has no rows), each part's spans ``(lo, hi,
-    global row)``, and the rows in all."""
-    files: dict[str, Any] = {}
-    spans: dict[str, list[tuple[int, int, int]]] = {BASE: [], DELTA: []}
-    row = 0
-    rec: OldFile | Held
-    for _, source, _ in scan.sized:
-        stat = list(scan.stats[source])
-        if source in delta_held:
-            rec, where = delta_held[source], DELTA
-        elif (held := layered.held.get(source)) is not None and source not in moved:
-            rec, where = held, BASE
-        else:
-            continue  # skipped: no rows
-        lo, hi = rec.rows
-        spans[where].append((lo, hi, row))
-        files[source] = {"sha256": rec.sha256, "rows": [lo, hi], "part": where, "stat": stat}
-        if rec.ids:
-            files[source]["ids"] = rec.ids
-        row += hi - lo
-    return files, spans, row
-
-
-def _write_global(
-    tmp: Path, stats: CorpusStats, parts: list[tuple[str, Index, np.ndarray]]
-) -> tuple[dict[str, Any], list[ShardEntry]]:
-    """Write the statistics of the live rows and each part's row map under ``STATS_DIR``
-    (not fsynced: the caller syncs them with the rest); their file entries, and each part's
-    shard entry."""
-    (tmp / STATS_DIR).mkdir()
-    written = {
-        f"{STATS_DIR}/{name}.npy": write_npy(tmp / STATS_DIR / f"{name}.npy", arr, sync=False)
-        for name, arr in stats.to_arrays().items()
-    }
-    entries = []
-    for name, ix, m in parts:
-        rel = f"{STATS_DIR}/map-{name}.npy"
-        written[rel] = write_npy(tmp / rel, m, sync=False)
-        entries.append(ShardEntry(name, 0, len(ix), file_sha256(tmp / name / fmt.MANIFEST), rel))
-    return written, entries
-
-
-def spans_map(size: int, spans: list[tuple[int, int, int]]) -> np.ndarray:
-    """The int64 map of a part's ``size`` rows to the rows of the whole: -1, but for each
-    ``(lo, hi, row)`` of ``spans``, rows ``lo..hi`` of the part are rows ``row..`` of the
-    whole. All spans at once (one slice and ``arange`` a file: 3 ms of 1,500 files);
-    ``spans_map_reference`` is the slice by slice twin."""
-    out = np.full(size, -1, dtype=np.int64)
-    if not spans:
-        return out
-    lo, hi, row = np.array(spans, dtype=np.int64).T
-    n = hi - lo
-    first = np.cumsum(n) - n  # where each span starts among the spans' rows, end to end
-    k = np.arange(int(n.sum()), dtype=np.int64)
-    out[k + np.repeat(lo - first, n)] = k + np.repeat(row - first, n)
-    return out
-
-
-def spans_map_reference(size: int, spans: list[tuple[int, int, int]]) -> np.ndarray:
-    out = np.full(size, -1, dtype=np.int64)
-    for lo, hi, row in spans:
-        out[lo:hi] = np.arange(row, row + hi - lo)
-    return out
 
 
 def _bm25_arrays(index: Index) -> dict[str, np.ndarray]:

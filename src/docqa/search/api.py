@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -104,18 +104,14 @@ def topk(
     if isinstance(matrix, SearchedMatrix):
         return matrix.topk(queries, k, mask=mask, n_threads=n_threads, block_rows=block_rows)
     mat = as_matrix(matrix)
-    qs = as_queries(queries, mat.shape[1])
-    k = min(whole(k, "k"), mat.shape[0])
-    rows = mask_rows(mask, mat.shape[0])
-    threads = numba_threads(n_threads)
-    blocks = None if block_rows is None else positive(block_rows, "block_rows")
-    sel_s = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
-    sel_i = np.full((qs.shape[0], k), -1, dtype=np.int64)
-    if k == 0 or qs.shape[0] == 0:
+    qs, rows, threads, blocks, sel_s, sel_i = call = topk_call(
+        mat.shape, queries, k, mask, n_threads, block_rows
+    )
+    if call.empty:
         return TopK(sel_s, sel_i)
     n_rows = mat.shape[0] if rows is None else rows.shape[0]
     if qs.shape[0] == 1 and oneoff.use_twin(n_rows * mat.shape[1]):
-        return oneoff.dense_one(mat, qs[0], k, rows)
+        return oneoff.dense_one(mat, qs[0], sel_s.shape[1], rows)
     import numba
 
     with thread_limit(threads):
@@ -125,6 +121,43 @@ def topk(
             for qi in range(qs.shape[0]):
                 _search_one(mat, qs[qi], rows, blocks or SINGLE_BLOCK_ROWS, sel_s[qi], sel_i[qi])
     return TopK(sel_s, sel_i)
+
+
+class TopkCall(NamedTuple):
+    """:func:`topk`'s arguments checked against the matrix searched, and the result's arrays
+    filled with padding (made by :func:`topk_call`)."""
+
+    queries: np.ndarray  # (n, d) float32
+    rows: np.ndarray | None  # the mask's row ids; None: every row
+    threads: int | None  # Numba threads; None: its current setting
+    blocks: int | None  # rows per work unit; None: the default
+    scores: np.ndarray  # (n, c) float32, -inf
+    ids: np.ndarray  # (n, c) int64, -1
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to search (no query, or ``c == 0``)."""
+        return self.scores.size == 0
+
+
+def topk_call(
+    shape: tuple[int, int],
+    queries: Any,
+    k: int,
+    mask: Any,
+    n_threads: int | None,
+    block_rows: int | None,
+) -> TopkCall:
+    """:func:`topk`'s arguments checked for a matrix of ``shape`` ``(N, d)``; ``k`` is clamped
+    to ``N`` (so ``c = min(k, N)``) before the result's arrays are allocated."""
+    qs = as_queries(queries, shape[1])
+    k = min(whole(k, "k"), shape[0])
+    rows = mask_rows(mask, shape[0])
+    threads = numba_threads(n_threads)
+    blocks = None if block_rows is None else positive(block_rows, "block_rows")
+    scores = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
+    ids = np.full((qs.shape[0], k), -1, dtype=np.int64)
+    return TopkCall(qs, rows, threads, blocks, scores, ids)
 
 
 def _search_one(

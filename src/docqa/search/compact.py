@@ -66,12 +66,11 @@ from typing import Any
 
 import numpy as np
 
-from docqa._checks import numba_threads, positive, thread_limit, whole
+from docqa._checks import thread_limit
 from docqa.errors import IndexCorrupt, InputError
 from docqa.search import compact_batch, kernels
 from docqa.search import compact_kernels as ck
-from docqa.search.api import BATCH_MIN, as_matrix, as_queries, topk
-from docqa.search.masks import mask_rows
+from docqa.search.api import BATCH_MIN, as_matrix, as_queries, topk, topk_call
 from docqa.types import TopK
 
 SINGLE_BLOCK_ROWS = 65536
@@ -210,16 +209,11 @@ class CompactMatrix:
     ) -> tuple[TopK, np.ndarray]:
         """:meth:`topk` and, per query, how many rows were rescored canonically (int64 (n,);
         N when the query was searched on the float32 rows because of the overflow guard)."""
-        n_rows, d = self.shape
-        qs = as_queries(queries, d)
-        k = min(whole(k, "k"), n_rows)  # clamped to the rows, as float32 ``topk`` does
-        rows = mask_rows(mask, n_rows)
-        threads = numba_threads(n_threads)
-        blocks = None if block_rows is None else positive(block_rows, "block_rows")
-        sel_s = np.full((qs.shape[0], k), -np.inf, dtype=np.float32)
-        sel_i = np.full((qs.shape[0], k), -1, dtype=np.int64)
+        qs, rows, threads, blocks, sel_s, sel_i = call = topk_call(
+            self.shape, queries, k, mask, n_threads, block_rows
+        )
         rescored = np.zeros(qs.shape[0], dtype=np.int64)
-        if k == 0 or qs.shape[0] == 0:
+        if call.empty:
             return TopK(sel_s, sel_i), rescored
         ps, qvs = quantise_queries(qs)
         with thread_limit(threads):

@@ -20,9 +20,9 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Iterator, Mapping, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,15 @@ class Slots:
 
     def give(self) -> None:
         self.busy -= 1
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A slot taken (429 when none is free) for the block, given back however it ends."""
+        self.take()
+        try:
+            yield
+        finally:
+            self.give()
 
 
 class SlotStream(StreamingResponse):
@@ -345,22 +354,16 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> BodyResponse:
         """The passages that best match the question, among the key's tenants."""
         question = service.question(body, request.scope.setdefault("state", {}))
-        service.slots.take()
-        try:
+        with service.slots.held():
             hits = await service.retrieve(question, body, grant)
-        finally:
-            service.slots.give()
         return BodyResponse(search_body(hits))
 
     @app.post("/ask", response_model=AskResponse, responses=ERRORS)
     async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> BodyResponse:
         """An answer with its sources and checked citations, or a refusal (no model call)."""
         question = service.question(body, request.scope.setdefault("state", {}))
-        service.slots.take()
-        try:
+        with service.slots.held():
             final = await service.ask(question, body, grant)
-        finally:
-            service.slots.give()
         return BodyResponse(answer_body(final))
 
     @app.post("/ask/stream", response_class=StreamingResponse, responses=ERRORS)

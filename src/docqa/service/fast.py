@@ -114,15 +114,13 @@ class FastLane:
     async def serve(self, path: str, grant: Grant, body: SearchRequest, question: str) -> Response:
         """What the route answers for an admitted request: the body, or a docqa error's."""
         service = self.service
-        service.slots.take()
-        try:
-            if path == "/search":
-                return BodyResponse(search_body(await service.retrieve(question, body, grant)))
-            return BodyResponse(answer_body(await service.ask(question, body, grant)))
-        except Exception as exc:
-            known = errors.known_error(exc)
-            if known is None:
-                raise
-            return known
-        finally:
-            service.slots.give()
+        with service.slots.held():
+            try:
+                if path == "/search":
+                    return BodyResponse(search_body(await service.retrieve(question, body, grant)))
+                return BodyResponse(answer_body(await service.ask(question, body, grant)))
+            except Exception as exc:
+                known = errors.known_error(exc)
+                if known is None:
+                    raise
+                return known

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from docqa.index import open_index, write_index
 from docqa.index.files import install
 from docqa.index.lock import build_lock
 from docqa.index.ownership import check_replaceable, clean_debris, resolve_target
-from docqa.index.reader import Index
+from docqa.index.reader import ChunkSequence, Index
 from docqa.index.shards import shard_name, write_top_manifest
 from docqa.keyword import BM25Index
 from docqa.keyword.config import BM25Config
@@ -131,7 +131,7 @@ def build_group(task: GroupTask) -> GroupResult:
     return GroupResult(str(target), report.chunks, report.documents, report.skipped, files)
 
 
-class _Rows(Sequence[Chunk]):
+class _Rows(ChunkSequence):
     """Global rows ``[lo, hi)`` of consecutive group indexes: chunks lazily, and ``vectors``
     as a sliceable ``(hi - lo, d)`` view (the writer streams both block by block)."""
 
@@ -147,15 +147,9 @@ class _Rows(Sequence[Chunk]):
     def __len__(self) -> int:
         return self.n
 
-    @overload
-    def __getitem__(self, i: int) -> Chunk: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Chunk]: ...
-
-    def __getitem__(self, i: int | slice) -> Chunk | list[Chunk]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self.n))]
+    def chunk(self, row: int) -> Chunk:
+        """The chunk of global row ``lo + row``."""
+        i = row
         for ix, a, b in self.parts:
             if i < b - a:
                 return ix.chunk(a + i)

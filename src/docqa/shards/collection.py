@@ -13,16 +13,16 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.collection_parts import bm25_config, by_mode, embedder_of, restricted
+from docqa.collection_parts import RowsCollection, bm25_config, by_mode, embedder_of
 from docqa.embed.protocol import Embedder
 from docqa.errors import EmbedderMismatch
 from docqa.index.shards import ShardedIndex, open_sharded
 from docqa.keyword import ARRAYS, BM25Index
-from docqa.retrieve.batch import RowSearcher, search_batch
-from docqa.retrieve.guard import GuardConfig, GuardRequest, resolve_guard, semantic_side
-from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
+from docqa.retrieve.batch import RowSearcher
+from docqa.retrieve.guard import GuardConfig, GuardRequest, resolve_guard
+from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker
 from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
-from docqa.tenants import TenantLookup, TenantRows
+from docqa.tenants import TenantRows
 from docqa.types import Chunk, Hit, Retriever
 
 
@@ -45,7 +45,7 @@ def local_shards(index: ShardedIndex, n_threads: int | None = None) -> ShardSet:
 
 
 @dataclass
-class ShardedCollection(TenantLookup):
+class ShardedCollection(RowsCollection):
     """A sharded index, its embedder, the global BM25 ``bounds`` and a ``searcher``."""
 
     index: ShardedIndex
@@ -99,13 +99,19 @@ class ShardedCollection(TenantLookup):
         dense = RowsDenseRetriever(self.embedder, self.searcher, self.chunks, source=source)
         keyword = RowsKeywordRetriever(self.searcher, self.chunks, self.bounds, source=source)
         inner = by_mode(mode, dense, keyword)
-        if reranker is not None:
-            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
-        side = None if mode == "keyword" else keyword
-        semantic = semantic_side(self.embedder, self.row_vectors)
-        return restricted(
-            inner, self, guard, tenants, self.guard, self.bounds, evidence=side, semantic=semantic
-        )
+        return self.wrapped(mode, inner, keyword, guard, tenants, reranker, rerank_top)
+
+    def row_searcher(self) -> RowSearcher:
+        """The collection's ``searcher``."""
+        return self.searcher
+
+    def term_stats(self) -> BM25Index:
+        """The global BM25 statistics, ``bounds``."""
+        return self.bounds
+
+    def source(self) -> str:
+        """The sharded index's directory."""
+        return str(self.index.root)
 
     def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The stored vectors of ``hits``' global rows, each read from its shard."""
@@ -114,24 +120,3 @@ class ShardedCollection(TenantLookup):
             shard, local = self.index.locate(hit.row)
             out.append(self.index.shards[shard].vectors[local])
         return np.asarray(out, dtype=np.float32).reshape(len(hits), self.embedder.dim)
-
-    def search_batch(
-        self,
-        questions: Sequence[str],
-        k: int,
-        *,
-        mode: str = "hybrid",
-        mask: np.ndarray | None = None,
-    ) -> list[list[Hit]]:
-        """As ``Collection.search_batch``."""
-        return search_batch(
-            self.searcher,
-            self.embedder,
-            self.chunks,
-            questions,
-            k,
-            mode=mode,
-            mask=mask,
-            bounds=self.bounds,
-            source=str(self.index.root),
-        )

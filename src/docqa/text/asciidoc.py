@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 
 from docqa.text.asciidoc_inline import inline_lines, inline_text, section_id, substitute
 from docqa.text.documents import Block, Heading, Line
+from docqa.text.numbered_lines import Lines, dedent, indent, numbered
 
-Lines = list[tuple[int, str]]
 Construct = Generator[Heading | Block, None, int]
 
 
@@ -87,8 +87,7 @@ _TAG = re.compile(r"<[^>]*>")
 def asciidoc_items(text: str) -> list[Heading | Block]:
     """``text`` (AsciiDoc) as headings and blocks (module doc)."""
     lines: Lines = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.expandtabs(8).rstrip()
+    for number, line in numbered(text):
         conditional = _CONDITIONAL.fullmatch(line)
         if conditional is not None:  # the text of every branch is kept
             if conditional.group(1) in ("ifdef", "ifndef") and conditional.group(3):
@@ -114,15 +113,6 @@ def _section_titles(lines: Lines) -> dict[str, str]:
         if anchor is not None:
             titles[anchor.group(1) or anchor.group(2)] = title
     return titles
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip(" "))
-
-
-def _dedent(lines: Lines) -> Lines:
-    margin = min((_indent(t) for _, t in lines if t), default=0)
-    return [(n, t[margin:]) for n, t in lines]
 
 
 def _comment(text: str) -> bool:
@@ -207,7 +197,7 @@ def _item_or_paragraph(lines: Lines, i: int, read: _File, attributes: str) -> Co
     if term is not None:
         yield from _text([(number, term.group(1))], read)
         return (yield from _item(lines, i, read, term.group(2) or ""))
-    if _indent(text) and _style(attributes) not in ("verse", "quote"):  # a literal paragraph
+    if indent(text) and _style(attributes) not in ("verse", "quote"):  # a literal paragraph
         end = _paragraph_end(lines, i, in_list=False)
         yield from _code(lines[i:end])
         return end
@@ -303,7 +293,7 @@ def _item(lines: Lines, i: int, read: _File, first: str) -> Construct:
     """A list item: ``first`` (its first line's text after the marker) and the lines right
     under it, up to a blank line, the next item or a block."""
     end = _paragraph_end(lines, i, in_list=True)
-    rest = _dedent(lines[i + 1 : end])
+    rest = dedent(lines[i + 1 : end])
     yield from _text([(lines[i][0], first), *rest] if first else rest, read)
     return end
 
@@ -321,7 +311,7 @@ def _code(lines: Lines, read: _File | None = None, attributes: str = "") -> Iter
     block asks for it (``[source,subs="attributes+"]``)."""
     if read is not None and _SUBSTITUTED.search(attributes):
         lines = [(n, substitute(t, read.attributes)) for n, t in lines]
-    code = [Line(n, t) for n, t in _dedent(lines) if t]
+    code = [Line(n, t) for n, t in dedent(lines) if t]
     if code:
         yield Block("code", tuple(code))
 

@@ -31,6 +31,7 @@ import re
 from collections.abc import Generator, Iterator
 
 from docqa.text.documents import Block, Heading, Line
+from docqa.text.numbered_lines import Lines, dedent, indent, numbered
 from docqa.text.rst_inline import (
     ADMONITIONS,
     CODE,
@@ -40,7 +41,6 @@ from docqa.text.rst_inline import (
     inline_lines,
 )
 
-Lines = list[tuple[int, str]]
 # the heading level of each title style met so far, (character, overlined) -> level; None in a
 # body where no title may stand (a directive's, a list item's)
 Styles = dict[tuple[str, bool], int] | None
@@ -64,18 +64,7 @@ _PAGE_METADATA = frozenset({"orphan", "nocomments", "nosearch", "tocdepth"})
 
 def rst_items(text: str) -> list[Heading | Block]:
     """``text`` (reStructuredText) as headings and blocks (module doc)."""
-    lines = [(n, raw.expandtabs(8).rstrip()) for n, raw in enumerate(text.splitlines(), start=1)]
-    return list(_body(lines, {}))
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip(" "))
-
-
-def _dedent(lines: Lines) -> Lines:
-    """``lines`` with their common indentation removed (blank lines kept, as ``""``)."""
-    margin = min((_indent(t) for _, t in lines if t), default=0)
-    return [(n, t[margin:]) for n, t in lines]
+    return list(_body(numbered(text), {}))
 
 
 def _indented(lines: Lines, at: int, deeper: int = 1) -> int:
@@ -84,7 +73,7 @@ def _indented(lines: Lines, at: int, deeper: int = 1) -> int:
     end = at
     for i in range(at, len(lines)):
         text = lines[i][1]
-        if text and _indent(text) < deeper:
+        if text and indent(text) < deeper:
             break
         if text:
             end = i + 1
@@ -98,9 +87,9 @@ def _body(lines: Lines, styles: Styles) -> Iterator[Heading | Block]:
         text = lines[i][1]
         if not text:
             i += 1
-        elif _indent(text):  # a block quote: indented text at the margin's level
+        elif indent(text):  # a block quote: indented text at the margin's level
             end = _indented(lines, i)
-            yield from _body(_dedent(lines[i:end]), None)
+            yield from _body(dedent(lines[i:end]), None)
             i = end
         else:
             i = yield from _construct(lines, i, styles)
@@ -170,12 +159,12 @@ def _explicit(lines: Lines, i: int) -> Construct:
     end = _indented(lines, i + 1)
     directive = _DIRECTIVE.fullmatch(first)
     if directive is not None:
-        yield from _directive(directive, lines[i][0], _dedent(lines[i + 1 : end]))
+        yield from _directive(directive, lines[i][0], dedent(lines[i + 1 : end]))
         return end
     footnote = _FOOTNOTE.fullmatch(first)
     if footnote is not None:
         shown = [(lines[i][0], footnote.group("text"))] if footnote.group("text") else []
-        yield from _body([*shown, *_dedent(lines[i + 1 : end])], None)
+        yield from _body([*shown, *dedent(lines[i + 1 : end])], None)
     return end  # a comment, a target (``.. _label:``), a substitution (``.. |name| image::``)
 
 
@@ -187,7 +176,7 @@ def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Headi
         return
     if name in ADMONITIONS:  # no arguments: text after ``::`` begins the body
         yield Block("text", (Line(number, LABELS[name]),))
-        yield from _body(_dedent([(number, first)]) + body if first else body, None)
+        yield from _body(dedent([(number, first)]) + body if first else body, None)
         return
     arguments = [(number, first)]
     while body and body[0][1] and not _OPTION.fullmatch(body[0][1]):  # arguments go on
@@ -195,7 +184,7 @@ def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Headi
     while body and body[0][1] and _OPTION.fullmatch(body[0][1]):
         body.pop(0)
     if name in CODE:
-        code = [(n, t) for n, t in _dedent(body) if t]
+        code = [(n, t) for n, t in dedent(body) if t]
         if code:
             yield Block("code", tuple(Line(n, t) for n, t in code))
         return
@@ -221,9 +210,9 @@ def _item(lines: Lines, i: int, first: str, width: int | None) -> Construct:
     end = _indented(lines, i + 1)
     rest = lines[i + 1 : end]
     if width is None:
-        rest = _dedent(rest)
+        rest = dedent(rest)
     else:
-        rest = [(n, t[min(width, _indent(t)) :]) for n, t in rest]
+        rest = [(n, t[min(width, indent(t)) :]) for n, t in rest]
     yield from _body([(lines[i][0], first)] + rest if first else rest, None)
     return end
 
@@ -233,7 +222,7 @@ def _paragraph(lines: Lines, i: int) -> Construct:
     indented block after it a literal block; an indented block right under its last line, with
     no blank line between (a definition), is read as a body."""
     end = i
-    while end < len(lines) and lines[end][1] and not _indent(lines[end][1]):
+    while end < len(lines) and lines[end][1] and not indent(lines[end][1]):
         end += 1
     paragraph = lines[i:end]
     n, last = paragraph[-1]
@@ -244,14 +233,14 @@ def _paragraph(lines: Lines, i: int) -> Construct:
     if shown:
         yield Block("text", shown)
     start = next((j for j in range(end, len(lines)) if lines[j][1]), len(lines))
-    if start == len(lines) or not _indent(lines[start][1]) or (start > end and not literal):
+    if start == len(lines) or not indent(lines[start][1]) or (start > end and not literal):
         return end
     stop = _indented(lines, start)
     if literal:
-        code = [(n, t) for n, t in _dedent(lines[start:stop]) if t]
+        code = [(n, t) for n, t in dedent(lines[start:stop]) if t]
         yield Block("code", tuple(Line(n, t) for n, t in code))
     else:
-        yield from _body(_dedent(lines[start:stop]), None)
+        yield from _body(dedent(lines[start:stop]), None)
     return stop
 
 

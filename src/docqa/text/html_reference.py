@@ -1,0 +1,335 @@
+"""The reference HTML reader: the standard library's ``html.parser.HTMLParser`` turned into a
+page's title, first h1, headings and blocks (what becomes what: ``docqa.text.html``'s module
+doc). The native scanner ``docqa._parse.scan_html`` is tested equal to it."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from docqa.text.documents import Block, Heading, Line
+from docqa.text.html_layout import CELLS, NO_LAYOUT
+
+_DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside", "button"})
+# the classes of an ``a`` that is a heading's permalink mark (compared as written, token by
+# token): Sphinx's and MkDocs's, rustdoc's (two) and GitHub's, Bootstrap's and Jupyter's,
+# Docusaurus's, Node.js's
+_PERMALINK_CLASSES = frozenset(
+    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark"}
+)
+_SITE_CHROME = frozenset({"header", "footer"})
+# class names that mark navigation, on the elements documentation generators put it in
+# (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
+# Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents);
+# compared lower-cased, token by token
+_NAV_CLASSES = frozenset(
+    {
+        *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
+        *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
+    }
+)
+_NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
+# ids that mark a table of contents on those elements (npm's section#table_of_contents),
+# compared lower-cased
+_NAV_IDS = frozenset({"toc", "table-of-contents", "table_of_contents"})
+# ARIA landmark roles of what is around a page's content, not in it: its navigation, the
+# site's banner and footer (contentinfo), asides (complementary) and the search form
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+# a div of these classes is site chrome as the header and footer elements are (HTML5 named
+# those elements after these most common class names): Texinfo's Next / Previous / Up bar
+_CHROME_CLASSES = frozenset({"header", "footer"})
+_CONTENT = frozenset({"main", "article"})
+_LISTS = frozenset({"ul", "ol"})
+_HEADINGS = {f"h{level}": level for level in range(1, 7)}
+_BREAKS_HEADING = frozenset({*_HEADINGS, "pre", "tr", "td", "th"})
+_BLOCK_TAGS = frozenset(
+    {
+        *("address", "article", "blockquote", "body", "dd", "details", "div", "dl", "dt"),
+        *("figcaption", "figure", "form", "hr", "html", "li", "main", "ol", "p", "section"),
+        *("summary", "table", "ul"),
+    }
+)
+
+
+def _add(lines: dict[int, list[str]], first_line: int, data: str) -> None:
+    """Append ``data`` to the per-line fragments, starting at ``first_line``."""
+    for offset, piece in enumerate(data.split("\n")):
+        lines.setdefault(first_line + offset, []).append(piece)
+
+
+def _prose(lines: dict[int, list[str]]) -> tuple[Line, ...]:
+    """Per-line fragments as non-empty ``Line``s with whitespace collapsed."""
+    joined = ((n, " ".join("".join(parts).split())) for n, parts in sorted(lines.items()))
+    return tuple(Line(n, text) for n, text in joined if text)
+
+
+class PageParser(HTMLParser):
+    """Collects ``items`` (headings and blocks, in order) and ``title`` from one HTML text."""
+
+    def __init__(
+        self,
+        first_line: int,
+        *,
+        content_only: bool = False,
+        layout: tuple[frozenset[int], frozenset[int]] = NO_LAYOUT,
+    ) -> None:
+        super().__init__(convert_charrefs=True)
+        self._first = first_line - 1
+        # ``TableSurvey``'s layout tables and navigation cells, by their start tags' order
+        self._layout, self._nav = layout
+        self._table_number = self._cell_number = 0
+        self._tables: list[bool] = []  # the open tables (outside dropped elements): layout?
+        self._nav_cell = False  # inside a navigation cell: everything up to its end goes
+        self._content_only = content_only
+        self._main: tuple[str, int] | None = None  # the role="main" element and its nesting
+        self.items: list[Heading | Block] = []
+        self.title = ""
+        self.first_h1 = ""
+        self._drop: tuple[str, int] | None = None
+        self._content_depth = 0
+        self._sections = 0  # open ``section`` elements (a header in one is its own)
+        self._title: list[str] | None = None
+        self._heading: tuple[int, int, list[str]] | None = None
+        self._text: dict[int, list[str]] = {}
+        self._code: dict[int, list[str]] | None = None
+        self._cell: list[str] | None = None
+        self._row: tuple[int, list[str]] | None = None
+        self._rows: list[Line] = []
+        self._in_link = False  # inside an ``a`` to one of the page's own anchors
+        # the outermost open list: [its nesting, len(items) at its start, all its text in
+        # such links so far, any text in one]
+        self._toc: list[int] | None = None
+
+    def _line(self) -> int:
+        return self.getpos()[0] + self._first
+
+    def flush(self) -> None:
+        """Emit the pending text block and the pending table rows, if any."""
+        text = _prose(self._text)
+        if text:
+            self.items.append(Block("text", text))
+        self._text = {}
+        if self._rows and self._row is None:
+            self.items.append(Block("table", tuple(self._rows)))
+            self._rows = []
+
+    def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+        named = dict(attrs)
+        value = (named.get("class") or "").split()
+        classes = {c.lower() for c in value}
+        chrome = self._content_depth == 0 and (
+            (tag in _SITE_CHROME and (tag == "footer" or self._sections == 0))
+            or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
+        )
+        permalink = tag == "a" and not _PERMALINK_CLASSES.isdisjoint(value)
+        nav = any(k == "role" and v in _CHROME_ROLES for k, v in attrs) or (
+            tag in _NAV_CONTAINERS
+            and (
+                not classes.isdisjoint(_NAV_CLASSES) or (named.get("id") or "").lower() in _NAV_IDS
+            )
+        )
+        return tag in _DROP or chrome or permalink or nav
+
+    def _track_main(self, tag: str, attrs: list[tuple[str, str | None]], opening: bool) -> None:
+        """Follow the element with ``role="main"`` (by its tag's nesting) in and out."""
+        if self._main is None:
+            if opening and ("role", "main") in attrs:
+                self._main = (tag, 1)
+                self._content_depth += 1
+            return
+        name, depth = self._main
+        if tag != name:
+            return
+        depth += 1 if opening else -1
+        self._main = (name, depth) if depth else None
+        if not depth:
+            self._content_depth = max(0, self._content_depth - 1)
+
+    @property
+    def _outside(self) -> bool:
+        """True while text is outside the marked content of a page that marks it."""
+        return self._content_only and self._content_depth == 0
+
+    @property
+    def _in_layout(self) -> bool:
+        """True while the innermost open table lays the page out."""
+        return bool(self._tables) and self._tables[-1]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        number = -1  # the table's or cell's place among the survey's, counted everywhere
+        if tag == "table":
+            number, self._table_number = self._table_number, self._table_number + 1
+        elif tag in CELLS:
+            number, self._cell_number = self._cell_number, self._cell_number + 1
+        if self._drop is not None:
+            name, depth = self._drop
+            self._drop = (name, depth + 1) if tag == name else self._drop
+            return
+        if self._nav_cell:
+            if tag not in CELLS and tag != "tr":
+                return
+            self._nav_cell = False
+        if self._starts_drop(tag, attrs):
+            self._drop = (tag, 1)
+            return
+        if tag == "table":
+            self._tables.append(number in self._layout)
+        elif self._in_layout and (tag in CELLS or tag == "tr"):
+            self._close_heading_if_open()
+            self.flush()  # a layout table's cell is a block of its own, not a table cell
+            self._nav_cell = number in self._nav
+            return
+        self._track_main(tag, attrs, opening=True)
+        self._content_depth += tag in _CONTENT
+        self._sections += tag == "section"
+        if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
+            self._close_heading()  # bad markup: a heading never holds a block
+        if tag == "title":
+            self._title = []
+        elif tag in _HEADINGS:
+            self.flush()
+            self._heading = (_HEADINGS[tag], self._line(), [])
+        elif tag == "pre":
+            self.flush()
+            self._code = {}
+        elif tag == "tr":
+            self._close_row()
+            self._row = (self._line(), [])
+        elif tag in ("td", "th"):
+            self._close_cell()
+            self._cell = []
+        elif tag == "br":
+            self.handle_data(" ")
+        elif tag in _BLOCK_TAGS and self._row is None:
+            self.flush()
+        if tag == "a":
+            href = dict(attrs).get("href") or ""
+            self._in_link = len(href) > 1 and href.startswith("#")
+        elif tag in _LISTS:
+            if self._toc is None:
+                self._toc = [1, len(self.items), True, False]
+            else:
+                self._toc[0] += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._drop is not None:
+            name, depth = self._drop
+            if tag == name:
+                self._drop = (name, depth - 1) if depth > 1 else None
+            return
+        if self._nav_cell:
+            if tag not in CELLS and tag not in ("tr", "table"):
+                return
+            self._nav_cell = False
+        if self._in_layout and (tag in CELLS or tag == "tr"):
+            self._close_heading_if_open()
+            self.flush()
+            return
+        if tag == "table" and self._tables:
+            self._tables.pop()
+        self._track_main(tag, [], opening=False)
+        if tag in _CONTENT:
+            self._content_depth = max(0, self._content_depth - 1)
+        if tag == "section":
+            self._sections = max(0, self._sections - 1)
+        if tag == "title" and self._title is not None:
+            self.title = " ".join("".join(self._title).split())
+            self._title = None
+        elif tag in _HEADINGS and self._heading is not None:
+            self._close_heading()
+        elif tag == "pre" and self._code is not None:
+            self._close_code()
+        elif tag in ("td", "th"):
+            self._close_cell()
+        elif tag == "tr":
+            self._close_row()
+        elif tag == "table" or (tag in _BLOCK_TAGS and self._row is None):
+            self._close_row()
+            self.flush()
+        if tag == "a":
+            self._in_link = False
+        elif tag in _LISTS and self._toc is not None:
+            self._toc[0] -= 1
+            if not self._toc[0]:
+                _, start, only_links, linked = self._toc
+                if only_links and linked:  # a table of contents: its blocks go
+                    del self.items[start:]
+                self._toc = None
+
+    def handle_data(self, data: str) -> None:
+        if self._drop is not None or self._nav_cell:
+            return
+        if self._title is not None:
+            self._title.append(data)
+            return
+        if self._outside:
+            return
+        if self._toc is not None and data.strip():
+            self._list_text()
+        if self._heading is not None:
+            self._heading[2].append(data)
+        elif self._cell is not None:
+            self._cell.append(data)
+        elif self._code is not None:
+            _add(self._code, self._line(), data)
+        elif self._row is None:
+            _add(self._text, self._line(), data)
+
+    def _list_text(self) -> None:
+        """Text is met inside a list: in an in-page link, or not (a heading's, a cell's or
+        code's text never is; text in a table row outside its cells is not kept)."""
+        assert self._toc is not None
+        plain = self._heading is None and self._cell is None and self._code is None
+        if plain and self._row is not None:
+            return
+        if plain and self._in_link:
+            self._toc[3] = True
+        else:
+            self._toc[2] = False
+
+    def _close_heading_if_open(self) -> None:
+        if self._heading is not None:
+            self._close_heading()  # bad markup: a heading never holds a cell
+
+    def _close_heading(self) -> None:
+        assert self._heading is not None
+        level, line, parts = self._heading
+        self._heading = None
+        text = " ".join("".join(parts).split())
+        if text:
+            self.items.append(Heading(text, level, line))
+            if level == 1 and not self.first_h1:
+                self.first_h1 = text
+
+    def _close_code(self) -> None:
+        assert self._code is not None
+        raw = [Line(n, "".join(parts).rstrip()) for n, parts in sorted(self._code.items())]
+        while raw and not raw[-1].text.strip():
+            raw.pop()
+        while raw and not raw[0].text.strip():
+            raw.pop(0)
+        if raw:
+            self.items.append(Block("code", tuple(raw)))
+        self._code = None
+
+    def _close_cell(self) -> None:
+        if self._cell is not None and self._row is not None:
+            self._row[1].append(" ".join("".join(self._cell).split()))
+        self._cell = None
+
+    def _close_row(self) -> None:
+        self._close_cell()
+        if self._row is not None:
+            line, cells = self._row
+            if any(cells):
+                self._rows.append(Line(line, "| " + " | ".join(cells) + " |"))
+            self._row = None
+
+    def finish(self) -> None:
+        """Feed nothing more; close whatever the markup left open."""
+        self.close()
+        if self._heading is not None:
+            self._close_heading()
+        if self._code is not None:
+            self._close_code()
+        self._close_row()
+        self.flush()
