@@ -206,7 +206,9 @@ def make_model(args: argparse.Namespace) -> ModelClient:
         return models.OpenAICompatibleModel(
             args.model, max_tokens=args.max_tokens, base_url=args.base_url, retry=retry
         )
-    return models.OllamaModel(args.model, max_tokens=args.max_tokens, retry=retry)
+    from docqa.models.ollama import OllamaModel
+
+    return OllamaModel(args.model, max_tokens=args.max_tokens, retry=retry)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

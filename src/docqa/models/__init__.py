@@ -5,13 +5,16 @@ network clients import their SDK only when constructed (``OllamaModel``, over ht
 imported on first use).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docqa.models.anthropic import AnthropicModel
 from docqa.models.base import Completion, RetryPolicy, complete, estimate_usage
 from docqa.models.extractive import ExtractiveModel
 from docqa.models.fake import FakeModel
 from docqa.models.openai_compat import OpenAICompatibleModel
+
+if TYPE_CHECKING:  # imported on first use (below)
+    from docqa.models.ollama import OllamaModel
 
 __all__ = [
     "AnthropicModel",

@@ -1,9 +1,12 @@
 """Exact dense top-k search with one canonical order (score descending, then row id ascending)."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docqa.search.api import topk
 from docqa.search.reference import canonical_scores, topk_reference
+
+if TYPE_CHECKING:  # imported on first use (below)
+    from docqa.search.compact import CompactMatrix
 
 __all__ = ["CompactMatrix", "canonical_scores", "topk", "topk_reference"]
 
