@@ -76,3 +76,17 @@ def test_each_at_once_raises_a_helper_error() -> None:
 
     with pytest.raises(KeyError):
         each_at_once(work, [0, 1, 2, 3], 2)  # item 3 is the second thread's
+
+
+def test_a_build_worker_keeps_to_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docqa import threads
+
+    monkeypatch.setattr(threads, "_share", None)
+    monkeypatch.setattr(threads.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4})
+    assert threads.cores() == 5
+    threads.share_cores(2)
+    assert threads.cores() == 2
+    threads.share_cores(2)  # set again (a reused process): from the cores, not the old share
+    assert threads.cores() == 2
+    threads.share_cores(8)
+    assert threads.cores() == 1  # never zero

@@ -10,12 +10,33 @@ long as the service, keeps ``concurrent.futures``.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 R = TypeVar("R")
 T = TypeVar("T")
+
+_share: int | None = None  # this process's share of the cores, set in a build's workers
+
+
+def cores() -> int:
+    """The cores this process should keep busy: its share when a build's worker process
+    (:func:`share_cores`), else the cores it may run on."""
+    if _share is not None:
+        return _share
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def share_cores(workers: int) -> None:
+    """Note that this process is one of ``workers`` processes sharing the cores, so what sizes
+    its thread pools by :func:`cores` (MiniLM's runtime) does not oversubscribe them."""
+    global _share  # one value per process, set once by the worker's initializer
+    _share = None
+    _share = max(1, cores() // max(1, workers))
 
 
 class Background(Generic[R]):

@@ -138,8 +138,11 @@ def test_bad_arguments_are_clear() -> None:
 def test_a_cached_graph_embeds_exactly_as_a_fresh_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from docqa.embed import minilm
+
     monkeypatch.setenv("DOCQA_CACHE_DIR", str(tmp_path))
     texts = reference()["texts"]
+    minilm._session.cache_clear()  # a new process, as far as sessions go
     fresh = MiniLMEmbedder(precision="int8", n_threads=1).embed(texts)
     assert sorted(p.suffixes[-1] for p in (tmp_path / "models").glob("minilm-*")) == [
         ".onnx",
@@ -151,6 +154,19 @@ def test_a_cached_graph_embeds_exactly_as_a_fresh_build(
         raise AssertionError("the graph was built again")
 
     monkeypatch.setattr(bert_onnx, "build_graph", not_again)
+    minilm._session.cache_clear()
     again = MiniLMEmbedder(precision="int8", n_threads=1)
     np.testing.assert_array_equal(again.embed(texts), fresh)
     np.testing.assert_array_equal(fresh, embedder("int8").embed(texts))
+
+
+def test_copies_of_the_embedder_share_one_session_per_process() -> None:
+    import pickle
+
+    emb = MiniLMEmbedder(precision="int8", n_threads=1)
+    first = emb.embed(["one text"])
+    copy = pickle.loads(pickle.dumps(emb))  # what a build's worker receives with each task
+    assert "session" not in copy.__dict__
+    np.testing.assert_array_equal(copy.embed(["one text"]), first)
+    assert copy.session is emb.session
+    assert MiniLMEmbedder(precision="int8", n_threads=2).session is not emb.session

@@ -187,22 +187,19 @@ class MiniLMEmbedder:
 
     @cached_property
     def session(self) -> Any:
-        """The onnxruntime session over the graph built from the weights, kept on disk after
-        the first build (``docqa.embed.onnx_cache``)."""
-        _need_module("onnxruntime")
-        from docqa.embed import bert, bert_onnx
-        from docqa.embed.onnx_cache import session, source_digest
+        """The onnxruntime session over the graph built from the weights: one per process
+        for these weights, precision and thread count (a build's worker receives a fresh copy
+        of the embedder with each task), kept on disk after the first build
+        (``docqa.embed.onnx_cache``). Its threads: ``n_threads``, else this process's share
+        of the cores (``docqa.threads.cores``)."""
+        from docqa.threads import cores
 
-        def build() -> bytes:
-            _need_module("onnx")
-            weights = load_weights(_need(self.directory / "model.safetensors"))
-            return bert_onnx.build_graph(weights, MINILM_L6, int8=self.precision == "int8")
+        threads = self.n_threads or cores()
+        return _session(self.directory, self.precision, self.weights_sha256, threads)
 
-        key = (
-            f"minilm-l6-v2-{self.precision}-{self.weights_sha256[:16]}-"
-            f"{source_digest(bert, bert_onnx)}"
-        )
-        return session(key, build, self.n_threads or len(os.sched_getaffinity(0)))
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps: the settings, never a live session."""
+        return {k: v for k, v in self.__dict__.items() if k != "session"}
 
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Word-piece ids of each text, ``[CLS] ... [SEP]``, at most ``MAX_TOKENS``."""
@@ -230,6 +227,22 @@ class MiniLMEmbedder:
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder({self.name!r}, directory={str(self.directory)!r})"
+
+
+@functools.cache
+def _session(directory: Path, precision: str, weights_sha256: str, threads: int) -> Any:
+    """See ``MiniLMEmbedder.session``."""
+    _need_module("onnxruntime")
+    from docqa.embed import bert, bert_onnx
+    from docqa.embed.onnx_cache import session, source_digest
+
+    def build() -> bytes:
+        _need_module("onnx")
+        weights = load_weights(_need(directory / "model.safetensors"))
+        return bert_onnx.build_graph(weights, MINILM_L6, int8=precision == "int8")
+
+    key = f"minilm-l6-v2-{precision}-{weights_sha256[:16]}-{source_digest(bert, bert_onnx)}"
+    return session(key, build, threads)
 
 
 @functools.cache

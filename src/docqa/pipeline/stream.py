@@ -108,7 +108,10 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
     slots = transport.Slots(in_flight) if forked else None
     parent = os.getpid() if forked else None  # a fork server's workers are its children
     pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=transport.init_worker, initargs=(slots, parent)
+        workers,
+        mp_context=context,
+        initializer=transport.init_worker,
+        initargs=(slots, parent, workers),
     )
     pending: deque[Future[Result | transport.Packed | list[Result]]] = deque()
     try:

@@ -58,11 +58,15 @@ class Packed:
 _SLOTS: Slots | None = None  # in a forked worker: the parent's slots
 
 
-def init_worker(slots: Slots | None, parent: int | None = None) -> None:
-    """Worker initializer: note the shared slots (None: results go through the pipe); end
-    with the build process ``parent`` (see ``die_with_parent``)."""
+def init_worker(slots: Slots | None, parent: int | None = None, workers: int = 1) -> None:
+    """Worker initializer: note the shared slots (None: results go through the pipe) and this
+    worker's share of the cores (one of ``workers``); end with the build process ``parent``
+    (see ``die_with_parent``)."""
+    from docqa.threads import share_cores
+
     global _SLOTS
     _SLOTS = slots
+    share_cores(workers)
     ignore_interrupts()
     if parent is not None:
         die_with_parent(parent)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -106,6 +105,7 @@ class CrossEncoderReranker:
         build (``docqa.embed.onnx_cache``)."""
         from docqa.embed import bert, bert_onnx
         from docqa.embed.onnx_cache import session, source_digest, weights_sha256
+        from docqa.threads import cores
 
         weights_file = self.directory / "model.safetensors"
 
@@ -122,7 +122,7 @@ class CrossEncoderReranker:
         shape = hashlib.sha256(repr(self.shape).encode()).hexdigest()[:8]
         source = source_digest(bert, bert_onnx)
         key = f"cross-encoder-{weights_sha256(weights_file)[:16]}-{shape}-{source}"
-        return session(key, build, self.n_threads or len(os.sched_getaffinity(0)))
+        return session(key, build, self.n_threads or cores())
 
     def encode(self, question: str, passages: Sequence[str]) -> tuple[np.ndarray, ...]:
         """``(ids, types, mask)`` ``(n, L) int64`` of the pairs, padded to the longest."""
