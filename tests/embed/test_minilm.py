@@ -170,3 +170,14 @@ def test_copies_of_the_embedder_share_one_session_per_process() -> None:
     np.testing.assert_array_equal(copy.embed(["one text"]), first)
     assert copy.session is emb.session
     assert MiniLMEmbedder(precision="int8", n_threads=2).session is not emb.session
+
+
+@pytest.mark.parametrize("precision", ["int8", "fp32"])
+def test_the_thread_count_never_changes_a_row(precision: str) -> None:
+    """A build's workers run MiniLM on their share of the cores: the index must not depend on
+    how many there are."""
+    texts = reference()["texts"]
+    one = MiniLMEmbedder(precision=precision, n_threads=1).embed(texts)
+    np.testing.assert_array_equal(
+        MiniLMEmbedder(precision=precision, n_threads=2).embed(texts), one
+    )
