@@ -31,11 +31,15 @@ from docqa.text import TermCounter, TermIds, hash_tokens
 from docqa.text.tokenize import StopWords, TokenHashes, TokenSettings
 from docqa.types import TopK
 
-DENSE_SHARE = 4
+DENSE_SHARE = 16
 """A query whose postings number at least 1/DENSE_SHARE of the rows is scored densely (add
-every posting, then one pass over all rows); sparser queries track the rows they touch and
-prune (see ``kernels._one_query``). Measured on 15k chunks of English: dense was 25% faster
-for 3-term queries drawn from the text. Results never depend on it."""
+every posting, then one pass over all rows, ``docqa.keyword.dense``); sparser queries track the
+rows they touch and prune (``kernels._one_query``). Results never depend on it."""
+
+COLUMN_SHARE = 2
+"""A term in at least 1/COLUMN_SHARE of the rows also gets a dense column of its weights (8
+bytes a row: at most twice its postings' weights), which the dense path adds as one vector
+add instead of a scatter."""
 
 
 class BM25Index:
@@ -76,6 +80,7 @@ class BM25Index:
         if self.weights.size:
             starts = self.indptr[:-1][df > 0]
             self.max_weights[df > 0] = np.maximum.reduceat(self.weights, starts)
+        self.column_of, self.columns = self._columns(df)
 
     def _weights(self, df: np.ndarray) -> np.ndarray:
         """Each posting's term score, float64 (nnz,), by the reference formula."""
@@ -85,6 +90,18 @@ class BM25Index:
         tf = self.tf.astype(np.float64)
         weights: np.ndarray = idf * (tf * (k1 + 1.0)) / (tf + norm[self.rows])
         return weights
+
+    def _columns(self, df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(column_of int64 (V,), columns float64 (C, N))``: the dense weights of the terms in
+        at least 1/COLUMN_SHARE of the rows, ``column_of[t]`` their row there (else -1)."""
+        long = np.flatnonzero((df > 0) & (df * COLUMN_SHARE >= self.n_docs))
+        column_of = np.full(df.size, -1, dtype=np.int64)
+        column_of[long] = np.arange(long.size)
+        columns = np.zeros((long.size, self.n_docs), dtype=np.float64)
+        for column, t in zip(columns, long, strict=True):
+            postings = slice(self.indptr[t], self.indptr[t + 1])
+            column[self.rows[postings]] = self.weights[postings]
+        return column_of, columns
 
     @property
     def n_docs(self) -> int:
@@ -208,7 +225,9 @@ class BM25Index:
         if n == 0 or k == 0:
             return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
         wanted_threads = numba_threads(n_threads)  # checked even when one question needs none
-        postings = kernels.Postings(self.indptr, self.rows, self.weights, self.max_weights)
+        postings = kernels.Postings(
+            self.indptr, self.rows, self.weights, self.max_weights, self.column_of, self.columns
+        )
         use_mask = allowed is not None
         mask_arg = allowed if allowed is not None else np.ones(1, np.bool_)
         if n == 1:
