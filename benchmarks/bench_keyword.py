@@ -13,7 +13,9 @@ One question at a time (``test_single_question_vs_tantivy``): the pydocs evaluat
 docqa and tantivy (block-max WAND, ``count=False`` so it may prune) timed question by question,
 back to back, the order alternating, from the raw question string (tantivy's query parsing is
 inside its timing, as docqa's tokenizing is inside docqa's). Batch with tokenizing included
-(``test_batch_tokenising_included``): bm25s's ``tokenize`` of the queries is inside its timing.
+(``test_batch_tokenising_included``): bm25s's ``tokenize`` of the queries is inside its timing;
+three collections: the English chunks, 40k chunks of random words (30,000 of them, short
+postings) and 40k chunks drawn from a 3,000-word vocabulary (long postings).
 
 Run: .venv/bin/python -m pytest benchmarks/bench_keyword.py -o python_files='bench_*.py' -q
 """
@@ -298,11 +300,33 @@ def random_words(rows: int, seed: int = 0) -> tuple[list[str], list[str]]:
     return chunks, queries
 
 
-@pytest.mark.parametrize("kind", ["english", "random words 40k"])
+def small_vocabulary(rows: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    """Chunks of 100 words drawn from 3,000 random letter strings by a Zipf law (the r-th most
+    frequent word with probability proportional to 1/r), and 1,000 queries of 3-6 words drawn
+    the same way: long postings, as on code-like or templated text."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    pick = np.array(["".join(rng.choice(letters, int(rng.integers(3, 10)))) for _ in range(3_000)])
+    p = 1.0 / np.arange(1, pick.size + 1)
+    p /= p.sum()
+    chunks = [" ".join(words) for words in pick[rng.choice(pick.size, (rows, 100), p=p)]]
+    queries = [" ".join(pick[rng.choice(pick.size, int(rng.integers(3, 7)), p=p)])
+               for _ in range(N_QUERIES)]  # fmt: skip
+    return chunks, queries
+
+
+BATCHES = {"random words 40k": random_words, "small vocabulary 40k": small_vocabulary}
+
+
+@pytest.mark.parametrize("kind", ["english", *BATCHES])
 def test_batch_tokenising_included(data: dict[str, Any], kind: str) -> None:
     chunks, queries = (
-        (data["chunks"], data["queries"]) if kind == "english" else random_words(40_000)
+        (data["chunks"], data["queries"]) if kind == "english" else BATCHES[kind](40_000)
     )
+    if kind != "english":  # (test_docqa_equals_reference_on_subset checks the English chunks)
+        subset = chunks[:REFERENCE_ROWS]
+        got = BM25Index.from_texts(subset).search(queries[:100], K)
+        assert np.array_equal(got.ids, ReferenceBM25(subset).search(queries[:100], K).ids)
     ours = BM25Index.from_texts(chunks)
     theirs = bm25s_index(chunks)
     want = ours.search(queries, K, n_threads=1)

@@ -8,9 +8,11 @@ Building (serial, streamed one batch of texts at a time):
 
 Searching (``search_batch``): ``prange`` over blocks of queries; each block owns its scratch
 arrays and its output rows. Per query the postings of its distinct known terms, rarest first,
-are accumulated into a dense float64 array (only touched rows are visited again), with exact
-max-score pruning (see ``_one_query``), and the top k are selected with a bounded heap under
-the canonical order: float32 score descending, then row id ascending.
+are accumulated into a dense float64 array, either tracking the rows they touch with exact
+max-score pruning (``_one_query``) or over all rows when the postings are many
+(``docqa.keyword.dense``), and the top k are selected with a bounded heap
+(``docqa.keyword.heap``) under the canonical order: float32 score descending, then row id
+ascending.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from numba import njit, prange
 
 from docqa import _canonical
 from docqa._canonical import comes_before
+from docqa.keyword import dense, heap
+from docqa.keyword.dense import CHUNK, dense_query
+from docqa.keyword.heap import drain, push
 from docqa.search import numba_cache
 
-# The selection inlines the canonical comparator: an edit there must recompile these kernels.
-numba_cache.track(__file__, _canonical.__file__)
-
-CHUNK = 16
-"""Rows per step of the dense selection pass (``_dense_query``)."""
+# The selection inlines the canonical comparator and the kernels of the dense path and the
+# heap: an edit to any of them must recompile these kernels.
+numba_cache.track(__file__, _canonical.__file__, dense.__file__, heap.__file__)
 
 
 class Postings(NamedTuple):
@@ -38,6 +41,8 @@ class Postings(NamedTuple):
     rows: np.ndarray  # int32 (nnz,), ascending within a term
     weights: np.ndarray  # float64 (nnz,), each posting's BM25 term score (> 0)
     max_w: np.ndarray  # float64 (V,), each term's largest weight
+    column_of: np.ndarray  # int64 (V,): the term's row of ``columns``, or -1
+    columns: np.ndarray  # float64 (C, N): a long term's weight in every row (0.0: absent)
 
 
 class Scratch(NamedTuple):
@@ -118,55 +123,6 @@ def build_csr(
 
 
 @njit(cache=True)
-def _sift_down(hs: np.ndarray, hi: np.ndarray, size: int, pos: int) -> None:
-    """Restore the heap (worst entry at the root) below ``pos``."""
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            return
-        if child + 1 < size and comes_before(hs[child], hi[child], hs[child + 1], hi[child + 1]):
-            child += 1
-        if not comes_before(hs[pos], hi[pos], hs[child], hi[child]):
-            return
-        hs[pos], hs[child] = hs[child], hs[pos]
-        hi[pos], hi[child] = hi[child], hi[pos]
-        pos = child
-
-
-@njit(cache=True)
-def _push(hs: np.ndarray, hi: np.ndarray, size: int, k: int, s: np.float32, i: np.int64) -> int:
-    """Offer (s, i) to a heap of at most ``k`` best entries; returns the new size."""
-    if size < k:
-        pos = size
-        hs[pos] = s
-        hi[pos] = i
-        while pos > 0:
-            parent = (pos - 1) // 2
-            if not comes_before(hs[parent], hi[parent], hs[pos], hi[pos]):
-                break
-            hs[pos], hs[parent] = hs[parent], hs[pos]
-            hi[pos], hi[parent] = hi[parent], hi[pos]
-            pos = parent
-        return size + 1
-    if comes_before(s, i, hs[0], hi[0]):
-        hs[0] = s
-        hi[0] = i
-        _sift_down(hs, hi, size, 0)
-    return size
-
-
-@njit(cache=True)
-def _drain(hs: np.ndarray, hi: np.ndarray, size: int, out_s: np.ndarray, out_i: np.ndarray) -> None:
-    """Write the heap's entries best first into ``out_s``/``out_i`` (the heap is consumed)."""
-    for last in range(size - 1, -1, -1):
-        out_s[last] = hs[0]
-        out_i[last] = hi[0]
-        hs[0] = hs[last]
-        hi[0] = hi[last]
-        _sift_down(hs, hi, last, 0)
-
-
-@njit(cache=True)
 def _sorted_terms(
     q_terms: np.ndarray, start: int, stop: int, indptr: np.ndarray, out: np.ndarray
 ) -> int:
@@ -236,7 +192,7 @@ def _select(
         r = np.int64(rows[x])
         s = np.float32(acc[r])
         if size < k or comes_before(s, r, hs[0], hi[0]):  # most rows lose to the heap's worst
-            size = _push(hs, hi, size, k, s, r)
+            size = push(hs, hi, size, k, s, r)
     return size
 
 
@@ -244,55 +200,6 @@ def _select(
 def _bound32(partial: float, rest: float) -> np.float32:
     """Float32 upper bound of a final score, with margin for float64 rounding."""
     return np.float32((partial + rest) * (1.0 + 1e-9))
-
-
-@njit(cache=True)
-def _dense_query(
-    index: Postings, terms: np.ndarray, nt: int, mask: np.ndarray, use_mask: bool,
-    acc: np.ndarray, hs: np.ndarray, hi: np.ndarray, k: int, out_s: np.ndarray,
-    out_i: np.ndarray,
-) -> None:  # fmt: skip
-    """``_one_query`` for queries whose postings cover a good part of the rows: every term
-    added to the dense ``acc`` (same terms, same order, so the same sums), then one pass over
-    all rows selects the hits (``acc > 0``: every weight is positive) and zeroes ``acc``."""
-    indptr, rows, weights = index.indptr, index.rows, index.weights
-    for i in range(nt):
-        t = terms[i]
-        if use_mask:
-            for p in range(indptr[t], indptr[t + 1]):
-                if mask[rows[p]]:
-                    acc[rows[p]] += weights[p]
-        else:
-            for p in range(indptr[t], indptr[t + 1]):
-                acc[rows[p]] += weights[p]
-    # One pass selects and zeroes, 16 rows at a time: a chunk whose largest value is below
-    # ``lo`` (the common case once the heap is full) is only zeroed, in code the compiler
-    # vectorises. ``lo`` is a float64 bound that changes only when the heap does: it admits
-    # every hit (a > 0) until the heap is full, then every a that could round to the heap's
-    # worst score or above (rounding to float32 moves a normal number by < 2**-24 of itself).
-    # ``acc`` has CHUNK zeros of padding past the last row.
-    n = acc.size - CHUNK
-    size = 0
-    lo = 5e-324
-    for r0 in range(0, n, CHUNK):
-        top = 0.0
-        for j in range(CHUNK):
-            x = acc[r0 + j]
-            top = x if x > top else top  # noqa: FURB136 (a plain select vectorises)
-        if top < lo:
-            for j in range(CHUNK):
-                acc[r0 + j] = 0.0
-            continue
-        for r in range(r0, min(n, r0 + CHUNK)):
-            a = acc[r]
-            acc[r] = 0.0
-            if a >= lo:
-                s = np.float32(a)
-                if size < k or comes_before(s, np.int64(r), hs[0], hi[0]):
-                    size = _push(hs, hi, size, k, s, np.int64(r))
-                    if size == k and hs[0] > np.float32(1e-30):
-                        lo = np.float64(hs[0]) * (1.0 - 2.0**-20)
-    _drain(hs, hi, size, out_s, out_i)
 
 
 @njit(cache=True)
@@ -307,7 +214,7 @@ def _one_query(
     rows that could still reach it ("alive") receive the remaining terms. Every row's score
     is still the same sum, in the same order, as without pruning.
     """
-    indptr, rows, weights, max_w = index
+    indptr, rows, weights, max_w = index.indptr, index.rows, index.weights, index.max_w
     acc, touched, alive, survivors, rest = (
         scratch.acc,
         scratch.touched,
@@ -342,7 +249,7 @@ def _one_query(
         for j in range(i, nt):
             _add_term_to(indptr, rows, weights, terms[j], acc, alive, survivors, n_alive)
     size = _select(acc, survivors if i < nt else touched, n_alive, k, hs, hi)
-    _drain(hs, hi, size, out_s, out_i)
+    drain(hs, hi, size, out_s, out_i)
     for x in range(m):
         acc[touched[x]] = 0.0
         alive[touched[x]] = False
@@ -372,7 +279,7 @@ def search_one(
     """Top k of the query ``q_terms[lo:hi]`` into ``out_s`` / ``out_i`` (k,) (arriving padded
     with ``-inf`` / ``-1``), on the calling thread with reusable ``scratch`` (its ``terms`` and
     ``rest`` hold at least ``hi - lo`` terms, its heap ``k``). A query whose postings number
-    at least ``n_docs / dense_share`` is scored densely (``_dense_query``), any other by
+    at least ``n_docs / dense_share`` is scored densely (``dense.dense_query``), any other by
     ``_one_query``; both give the same result."""
     terms = scratch.terms
     nt = _sorted_terms(q_terms, lo, hi, index.indptr, terms)
@@ -380,8 +287,8 @@ def search_one(
     for j in range(nt):
         postings += index.indptr[terms[j] + 1] - index.indptr[terms[j]]
     if postings * dense_share >= n_docs:
-        _dense_query(index, terms, nt, mask, use_mask, scratch.acc, scratch.heap_s,
-                     scratch.heap_i, k, out_s, out_i)  # fmt: skip
+        dense_query(index, terms, nt, mask, use_mask, scratch.acc, scratch.heap_s,
+                    scratch.heap_i, k, out_s, out_i)  # fmt: skip
     else:
         _one_query(index, terms, nt, mask, use_mask, scratch, k, out_s, out_i)
 
