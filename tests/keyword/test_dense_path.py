@@ -32,9 +32,9 @@ def column_share(share: int) -> Iterator[None]:
 
 def every_path(texts: list[str], params: dict) -> list[BM25Index]:
     """The index with the default columns, and one without any (COLUMN_SHARE 0)."""
-    with column_share(0):
+    with column_share(0):  # the columns are made on first use: inside the context
         without = BM25Index.from_texts(texts, **params)
-    assert without.columns.shape == (0, len(texts))
+        assert without.columns.shape == (0, len(texts))
     return [BM25Index.from_texts(texts, **params), without]
 
 
