@@ -361,6 +361,7 @@ def _calibrate_parser(sub: Any) -> None:
     )
     p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
     p.add_argument("--json", action="store_true")
+    _store_options(p, query=False)
 
 
 def _context_options(p: argparse.ArgumentParser) -> None:

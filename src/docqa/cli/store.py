@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from docqa.retrieve.guard import GuardRequest
     from docqa.stores.load import StoreReport
+    from docqa.stores.pgvector import PgVectorStore
 
 _STORE_ONLY = (("collection", "--collection"), ("ef_search", "--ef-search"))
 
@@ -98,16 +99,20 @@ def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_consol
     return EXIT_OK
 
 
-def retriever(args: argparse.Namespace, guard: GuardRequest) -> Retriever:
-    """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
+def open_store(args: argparse.Namespace) -> PgVectorStore:
+    """The store of ``--store`` / ``--collection`` (connected; the command's process owns it)."""
     from docqa.stores.pgvector import PgVectorStore
 
+    return PgVectorStore(args.store or None, collection=_collection(args))
+
+
+def retriever(args: argparse.Namespace, guard: GuardRequest) -> Retriever:
+    """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
     if args.docs is not None:
         raise InputError(
             "--docs indexes into a folder index; with --store run `docqa index PATHS --store` first"
         )
-    store = PgVectorStore(args.store or None, collection=_collection(args))
-    return store.retriever(
+    return open_store(args).retriever(
         args.mode,
         tenant=_one_tenant(args.tenant),
         ef_search=args.ef_search,
