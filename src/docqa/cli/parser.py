@@ -313,6 +313,7 @@ def _query_parsers(sub: Any) -> None:
         help="with --answers: ask this backend whether each answer is supported by the "
         "passages it cites",
     )
+    _store_options(p, query=True)
     p.add_argument("--judge-model", default=None, help="judge model name (else DOCQA_MODEL)")
     p.add_argument(
         "--judge-reply",

@@ -220,6 +220,16 @@ class PgVectorStore:
             self._stats[record.collection_id] = cached
         return cached
 
+    def sections(self) -> set[str]:
+        """The section ids of the collection's chunks."""
+        record, _ = self.open_collection()
+        with translated(self.url, f"reading the sections of collection {record.name!r}"):
+            rows = self.conn.execute(
+                "SELECT DISTINCT section FROM chunks WHERE collection_id = %s",
+                (record.collection_id,),
+            ).fetchall()
+        return {r[0] for r in rows}
+
     def set_ef_search(self, ef_search: int) -> None:
         """``SET hnsw.ef_search`` (and the strict iterative scan, so a tenant filter still
         fills k) on this connection, once per distinct value."""

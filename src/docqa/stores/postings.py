@@ -79,7 +79,9 @@ def read_config(conn: Any, collection_id: int) -> BM25Config:
     return BM25Config() if row is None or row[0] is None else BM25Config.from_dict(row[0])
 
 
-def read_stats(conn: Any, collection_id: int, terms: np.ndarray | None = None) -> CorpusStats | None:
+def read_stats(
+    conn: Any, collection_id: int, terms: np.ndarray | None = None
+) -> CorpusStats | None:
     """The collection's BM25 statistics: its rows, their tokens, and the df of each term with
     ``df > 0`` among ``terms`` (uint64 hashes; None: every term), terms ascending as
     ``BM25Index.vocab``; None when the collection is gone."""
