@@ -58,7 +58,8 @@ def test_verify_passes_a_store_and_names_what_is_inconsistent(
     name = new_database(pg_server)
     url = url_for(pg_server, dbname=name)
     try:
-        assert docqa("index", str(LIBRARY), "--store", url, "--embedder", "hashing", cwd=tmp_path)
+        built = docqa("index", str(LIBRARY), "--store", url, "--embedder", "hashing", cwd=tmp_path)
+        assert built.returncode == 0, built.stderr
         ok = _verify(url, tmp_path)
         assert ok.returncode == 0, ok.stderr
         assert re.match(

@@ -332,6 +332,9 @@ def _query_parsers(sub: Any) -> None:
     cache.add_parser(sub)
     _calibrate_parser(sub)
     batch.add_parsers(sub, _positive)
+    from docqa.cli import store_local
+
+    store_local.add_parser(sub)
 
 
 def _calibrate_parser(sub: Any) -> None:
