@@ -1,44 +1,86 @@
-"""``docqa calibrate QUESTIONS --index DIR``: fit the guard, print the curve, store the choice."""
+"""``docqa calibrate QUESTIONS --index DIR`` (or ``--store URL --collection C``): fit the guard,
+print the curve, store the choice (in the manifest's ``meta["guard"]``, or the collection's
+``collections.guard`` row), where every retriever over that collection reads it."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
-from dataclasses import asdict
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from docqa.build import default_index_dir
 from docqa.cli.exits import EXIT_OK
+from docqa.cli.store import uses_store
 from docqa.cli.words import count
 from docqa.collection import Collection
 from docqa.eval import load_questions
 from docqa.eval.calibrate import Calibration, Point, calibrate
-from docqa.index.meta import update_meta
+from docqa.index.meta import replace_meta
+from docqa.keyword import BM25Index
+from docqa.retrieve.guard import GuardConfig, resolve_guard
+from docqa.types import Retriever
+
+
+@dataclass
+class Target:
+    """What is calibrated: the guarded retriever to judge with, the collection's term
+    statistics and stored point, where the fit goes (``save``) and how to name it."""
+
+    retriever: Retriever
+    bm25: BM25Index
+    base: GuardConfig
+    save: Callable[[GuardConfig, dict[str, Any]], None]
+    where: str
+
+
+def _index_target(args: argparse.Namespace) -> Target:
+    root = args.index if args.index is not None else default_index_dir()
+    collection = Collection.open(root)  # one directory, sharded or delta-updated
+
+    def save(point: GuardConfig, fit: dict[str, Any]) -> None:
+        replace_meta(root, {"guard": point.to_dict(), "guard_calibration": fit})
+
+    retriever = collection.retriever(args.mode, guard=collection.guard)  # judged as it will be
+    where = f"{root / 'manifest.json'} (meta.guard)"
+    return Target(retriever, collection.bm25, collection.guard, save, where)
+
+
+def _store_target(args: argparse.Namespace) -> Target:
+    from docqa.cli.store import open_store
+
+    store = open_store(args)  # open until the command ends
+    record, _ = store.open_collection()
+    base = resolve_guard(store.guard_point(record))
+
+    def save(point: GuardConfig, fit: dict[str, Any]) -> None:
+        store.save_guard(record, point, fit)
+
+    retriever = store.retriever(args.mode, tenant=None, guard=base)
+    where = f"collection {record.name!r} at {store.where} (collections.guard)"
+    return Target(retriever, store.term_statistics(record), base, save, where)
 
 
 def run(args: argparse.Namespace) -> int:
-    root = args.index if args.index is not None else default_index_dir()
-    collection = Collection.open(root)  # one directory, sharded or delta-updated
+    target = _store_target(args) if uses_store(args) else _index_target(args)
     questions = load_questions(args.questions)
     fit = calibrate(
         questions,
-        collection.retriever(args.mode, guard=collection.guard),  # judged as the guard will
-        collection.bm25,
+        target.retriever,
+        target.bm25,
         k=args.k,
         min_kept=args.min_kept,
-        base=collection.guard,
+        base=target.base,
         folds=args.folds,
     )
     stored = not args.dry_run
     if stored:
-        update_meta(root, "guard", fit.chosen.config.to_dict())
-        update_meta(root, "guard_calibration", _record(fit, args))
+        target.save(fit.chosen.config, _record(fit, args))
     if args.json:
         print(json.dumps({**_record(fit, args), "stored": stored, "curve": _curve(fit)}, indent=2))
     else:
-        print(report(fit, args, root if stored else None))
+        print(report(fit, args, target.where if stored else None))
     return EXIT_OK
 
 
@@ -70,7 +112,7 @@ def _describe(p: Point) -> str:
     )
 
 
-def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -> str:
+def report(fit: Calibration, args: argparse.Namespace, stored_in: str | None) -> str:
     total = fit.answerable + fit.unanswerable
     head = f"calibrated on {count(total, 'question')} ({fit.answerable} answerable, "
     lines = [
@@ -88,7 +130,7 @@ def report(fit: Calibration, args: argparse.Namespace, stored_in: Path | None) -
     if stored_in is None:
         lines.append("not stored (--dry-run)")
     else:
-        lines.append(f"stored in {stored_in / 'manifest.json'} (meta.guard), used in every mode")
+        lines.append(f"stored in {stored_in}, used in every mode")
     return "\n".join(lines)
 
 

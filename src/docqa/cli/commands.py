@@ -280,20 +280,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise InputError(f"-k takes whole numbers separated by commas, got {args.k!r}") from None
     if min(ks) < 1:
         raise InputError(f"every -k must be at least 1, got {args.k!r}")
-    collection = Collection.open(_index_dir(args))
-    _warn_unmatched(args.questions, questions, collection)
-    reranker = _reranker(args) if any(m.endswith("+rerank") for m in modes) else None
-    rescoring = _rescoring(args, collection)
-    retrievers = {
-        m: collection.retriever(
-            m.removesuffix("+rerank"),
-            guard=not args.no_guard,
-            reranker=reranker if m.endswith("+rerank") else None,
-            rerank_top=args.rerank_top,
-            **rescoring,
-        )
-        for m in modes
-    }
+    context: Context | None = None
+    if store.uses_store(args):
+        retrievers, sections = store.eval_retrievers(args, modes)
+    else:
+        collection = Collection.open(_index_dir(args))
+        retrievers = _eval_retrievers(args, modes, collection)
+        sections = {chunk.section for chunk in collection.chunks}
+        context = _context(args, collection) if args.answers else None
+    _warn_unmatched(args.questions, questions, sections)
     report = evaluate(questions, retrievers, ks=ks)
     data: dict[str, Any] = report.to_json()
     if args.judge is not None and not args.answers:
@@ -303,7 +298,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         judge = None if args.judge is None else make_model(_judge_args(args))
         data["answers"] = check_answers(
-            questions, retrievers, make_model(args), judge=judge, context=_context(args, collection)
+            questions, retrievers, make_model(args), judge=judge, context=context
         )
     if args.json:
         print(render.dumps(data))
@@ -314,13 +309,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _eval_retrievers(
+    args: argparse.Namespace, modes: list[str], collection: AnyCollection
+) -> dict[str, Retriever]:
+    """The retriever of each of ``modes`` (``+rerank``: behind ``--rerank-model``)."""
+    reranker = _reranker(args) if any(m.endswith("+rerank") for m in modes) else None
+    rescoring = _rescoring(args, collection)
+    return {
+        m: collection.retriever(
+            m.removesuffix("+rerank"),
+            guard=not args.no_guard,
+            reranker=reranker if m.endswith("+rerank") else None,
+            rerank_top=args.rerank_top,
+            **rescoring,
+        )
+        for m in modes
+    }
+
+
 LABELS_SHOWN = 3
 
 
-def _warn_unmatched(path: Path, questions: list[Question], collection: AnyCollection) -> None:
+def _warn_unmatched(path: Path, questions: list[Question], sections: set[str]) -> None:
     """One stderr line when labels in ``path`` name no section of the index (their questions
     score zero whatever the retrieval): how many, a few of them, and a few ids the index has."""
-    sections = {chunk.section for chunk in collection.chunks}
     missing = unmatched_labels(questions, sections)
     if not missing:
         return

@@ -1,5 +1,5 @@
-"""The ``docqa`` command: index, watch, search, ask, eval, calibrate, verify, serve, cache and
-search-batch (``docqa --help`` lists each with a line on what it does).
+"""The ``docqa`` command: index, watch, search, ask, eval, calibrate, verify, serve, cache,
+search-batch and store (``docqa --help`` lists each with a line on what it does).
 
 Results go to stdout, progress and errors to stderr. Exit codes: 0 success, 1 the answer was
 refused or nothing was found, 2 bad usage or bad input (one line saying what to do, never a
@@ -84,6 +84,8 @@ def _main(argv: Sequence[str] | None, *, freeze: bool) -> int:
             from docqa.cli.cache import run as handler
         elif args.command == "calibrate":
             from docqa.cli.calibrate import run as handler
+        elif args.command == "store":
+            from docqa.cli.store_local import run as handler
         else:
             from docqa.cli.commands import run as handler
     finally:

@@ -275,6 +275,7 @@ def _query_parsers(sub: Any) -> None:
         help="with --answers: ask this backend whether each answer is supported by the "
         "passages it cites",
     )
+    _store_options(p, query=True)
     p.add_argument("--judge-model", default=None, help="judge model name (else DOCQA_MODEL)")
     p.add_argument(
         "--judge-reply",
@@ -293,6 +294,9 @@ def _query_parsers(sub: Any) -> None:
     cache.add_parser(sub)
     _calibrate_parser(sub)
     batch.add_parsers(sub, _positive)
+    from docqa.cli import store_local
+
+    store_local.add_parser(sub)
 
 
 def _calibrate_parser(sub: Any) -> None:
@@ -323,6 +327,7 @@ def _calibrate_parser(sub: Any) -> None:
     )
     p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
     p.add_argument("--json", action="store_true")
+    _store_options(p, query=False)
 
 
 def _context_options(p: argparse.ArgumentParser) -> None:

@@ -45,6 +45,16 @@ def add_parser(
         "Without keys only a loopback address is served.",
     )
     index_options(p)
+    p.add_argument(
+        "--store",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="URL",
+        help="serve a collection of a PostgreSQL + pgvector database instead of an index "
+        "folder (bare --store: the URL in DOCQA_STORE_URL); one worker, a tenant per key",
+    )
+    p.add_argument("--collection", default=None, help="collection in the store (default: default)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (0: any free one; default 8000)")
     p.add_argument("--keys-file", type=Path, default=None, help="file of keys and their tenants")

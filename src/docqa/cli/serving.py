@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from docqa.retrieve.guard_settings import GuardRequest
     from docqa.service.app import ServeSettings
     from docqa.service.keys import KeyRing
+    from docqa.service.live import Live
 
 STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
@@ -74,6 +75,7 @@ def run_serve(args: argparse.Namespace) -> int:
     """Open the index, check keys and address, then serve until SIGTERM / Ctrl-C (exit 0)."""
     from docqa.build import default_index_dir
     from docqa.cli.commands import make_model
+    from docqa.cli.store import uses_store
     from docqa.service.app import create_app
     from docqa.service.keys import load_keys
     from docqa.service.live import LiveIndex
@@ -85,9 +87,14 @@ def run_serve(args: argparse.Namespace) -> int:
             "--keys-file, or serve on 127.0.0.1"
         )
     tenant_sets = [g.tenants for g in keys.grants()] if keys else []
-    root = args.index if args.index is not None else default_index_dir()
     guard = _serve_guard(args.min_score, args.drift_model)
-    live = LiveIndex(root, guard=guard, tenant_sets=tenant_sets)
+    live: Live
+    if uses_store(args):
+        live, what = _store_live(args, guard, tenant_sets)
+    else:
+        root = args.index if args.index is not None else default_index_dir()
+        live = LiveIndex(root, guard=guard, tenant_sets=tenant_sets)
+        what = f"index {root}, {count(live.current().chunks, 'chunk')}"
     app = create_app(live, make_model(args), _settings(args, keys))
     sockets = _listen(args.host, args.port, args.workers)
     host, port = sockets[0].getsockname()[:2]
@@ -96,9 +103,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from docqa.service.workers import hold_stop_signals
 
         hold_stop_signals()
-    _announce(
-        host, port, f"index {root}, {count(live.current().chunks, 'chunk')}", keys, args.workers
-    )
+    _announce(host, port, what, keys, args.workers)
 
     if args.workers == 1:
         _run(app, sock=sockets[0], shutdown_timeout=args.shutdown_timeout)
@@ -112,6 +117,24 @@ def run_serve(args: argparse.Namespace) -> int:
     from docqa.service.workers import fork_workers, supervise
 
     return supervise(fork_workers(sockets, work))
+
+
+def _store_live(
+    args: argparse.Namespace, guard: GuardRequest, tenant_sets: list[frozenset[str] | None]
+) -> tuple[Live, str]:
+    """``docqa serve --store``: the store's live view (one worker: one connection), and the
+    words that announce it."""
+    from docqa.cli.store import open_store
+    from docqa.stores.serving import StoreLive
+
+    if args.workers > 1:
+        raise InputError("--workers applies to an index folder; serve a store with one worker")
+    store = open_store(args)  # open while the service runs
+    live = StoreLive(store, guard=guard, tenant_sets=tenant_sets)
+    what = (
+        f"collection {store.collection!r} at {store.where}, {count(live.current().chunks, 'chunk')}"
+    )
+    return live, what
 
 
 def _announce(host: str, port: int, what: str, keys: KeyRing | None, workers: int) -> None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from docqa.retrieve.guard import GuardRequest
     from docqa.stores.load import StoreReport
+    from docqa.stores.pgvector import PgVectorStore
 
 _STORE_ONLY = (("collection", "--collection"), ("ef_search", "--ef-search"))
 
@@ -98,18 +99,49 @@ def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_consol
     return EXIT_OK
 
 
-def retriever(args: argparse.Namespace, guard: GuardRequest) -> Retriever:
-    """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
+def open_store(args: argparse.Namespace) -> PgVectorStore:
+    """The store of ``--store`` / ``--collection`` (connected; the command's process owns it)."""
     from docqa.stores.pgvector import PgVectorStore
 
+    return PgVectorStore(args.store or None, collection=_collection(args))
+
+
+def _no_reranking(args: argparse.Namespace, modes: list[str]) -> None:
+    """A store searches with its own retrievers: a reranker or rescorer needs a folder index."""
+    given = [m for m in modes if m.endswith("+rerank")]
+    given += [
+        f for f, a in (("--rerank", "rerank"), ("--rescore", "rescore")) if getattr(args, a, 0)
+    ]
+    if given:
+        raise InputError(f"{given[0]} works on an index folder, not with --store; leave it out")
+
+
+def retriever(args: argparse.Namespace, guard: GuardRequest) -> Retriever:
+    """The retriever ``docqa search/ask --store URL`` use (the store stays open for it)."""
     if args.docs is not None:
         raise InputError(
             "--docs indexes into a folder index; with --store run `docqa index PATHS --store` first"
         )
-    store = PgVectorStore(args.store or None, collection=_collection(args))
-    return store.retriever(
+    _no_reranking(args, [])
+    return open_store(args).retriever(
         args.mode,
         tenant=_one_tenant(args.tenant),
         ef_search=args.ef_search,
         guard=guard,
     )
+
+
+def eval_retrievers(
+    args: argparse.Namespace, modes: list[str]
+) -> tuple[dict[str, Retriever], set[str]]:
+    """``docqa eval --store``: the retriever of each mode over every tenant (guarded unless
+    ``--no-guard``), and the collection's section ids (to check the labels against)."""
+    _no_reranking(args, modes)
+    if args.answers and args.context != "window":
+        raise InputError("--context section needs a file index; drop it with --store")
+    store = open_store(args)  # open until the command ends
+    retrievers = {
+        m: store.retriever(m, tenant=None, ef_search=args.ef_search, guard=not args.no_guard)
+        for m in modes
+    }
+    return retrievers, store.sections()

@@ -25,10 +25,24 @@ def add_verify_parser(sub: Any) -> None:
         help="index directory (default: .docqa/index under the current folder)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--store",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="URL",
+        help="check a collection in a PostgreSQL + pgvector database instead (bare --store: "
+        "the URL in DOCQA_STORE_URL): counts, BM25 statistics, vectors",
+    )
+    p.add_argument("--collection", default=None, help="collection in the store (default: default)")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Run every check over the index; print what was checked."""
+    """Run every check over the index (or the store); print what was checked."""
+    from docqa.cli.store import uses_store
+
+    if uses_store(args):
+        return _verify_store(args)
     from docqa.build import default_index_dir
     from docqa.cli import render
     from docqa.collection import Collection
@@ -53,5 +67,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 f"{count(size, 'byte')} "
                 "checked (checksums, finite vectors, chunk records, BM25 arrays, embedder)"
             )
+        )
+    return 0
+
+
+def _verify_store(args: argparse.Namespace) -> int:
+    """``docqa verify --store``: exit 0 and one ``ok`` line, or exit 1 and one line naming
+    every inconsistency found and what to do (``docqa.stores.verify``)."""
+    from docqa.cli import render
+    from docqa.cli.exits import EXIT_EMPTY, error_line
+    from docqa.cli.store import open_store
+    from docqa.stores.verify import check
+
+    with open_store(args) as store:
+        found = check(store)
+    where = f"collection {store.collection!r} at {store.where}"
+    if args.json:
+        report = {"store": store.where, "collection": store.collection, "ok": not found.problems}
+        print(render.dumps({**report, "rows": found.rows, "terms": found.terms}, indent=None))
+    if found.problems:
+        error_line(f"{where} is inconsistent: {'; '.join(found.problems)}; {found.advice}")
+        return EXIT_EMPTY
+    if not args.json:
+        print(
+            f"ok: {where}: {count(found.rows, 'row')}, {count(found.terms, 'term')} checked "
+            "(row and token counts, df per term, row lengths, vector sizes, finite vectors, "
+            "guard point, embedder)"
         )
     return 0

@@ -5,7 +5,8 @@ An index may store a guard point (``docqa calibrate`` writes it to the manifest'
 ``--drift-model``), replace it, or turn the guard off. :func:`resolve_guard` turns those into
 the :class:`GuardConfig` in force (None: no guard) for every caller: the command line's
 ``search``, ``ask`` and ``eval``, ``docqa serve``, ``Collection`` and ``ShardedCollection``,
-and the PostgreSQL store (which stores no point: its guard starts from the defaults).
+and the PostgreSQL store (whose point ``docqa calibrate --store`` keeps in the collection's
+row).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from docqa.pricing import Price
 from docqa.service import errors
 from docqa.service.fast import FastLane
 from docqa.service.keys import OPEN, Grant, KeyRing
-from docqa.service.live import LiveIndex, Snapshot
+from docqa.service.live import Live, Served
 from docqa.service.middleware import AccessLog, BodyLimit
 from docqa.service.page import collection_name, render_page
 from docqa.service.schemas import (
@@ -130,7 +130,7 @@ class SlotStream(StreamingResponse):
 class Service:
     """What the routes share: the live index, the model, the settings and the slots."""
 
-    def __init__(self, live: LiveIndex, model: ModelClient, settings: ServeSettings) -> None:
+    def __init__(self, live: Live, model: ModelClient, settings: ServeSettings) -> None:
         self.live = live
         self.model = model
         self.settings = settings
@@ -193,7 +193,7 @@ class Service:
             raise HTTPException(422, "question: it is blank; send a question")
         return body.question
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self) -> Served:
         if not self.live.ready:
             raise HTTPException(
                 503, "the index is still warming up; retry shortly", headers={"Retry-After": "1"}
@@ -292,7 +292,7 @@ def _lifespan(service: Service) -> Any:
     return lifespan
 
 
-def _warm(live: LiveIndex) -> None:
+def _warm(live: Live) -> None:
     try:
         live.warm()
     except Exception:
@@ -300,7 +300,7 @@ def _warm(live: LiveIndex) -> None:
 
 
 def create_app(
-    live: LiveIndex, model: ModelClient, settings: ServeSettings, *, fast_lane: bool = True
+    live: Live, model: ModelClient, settings: ServeSettings, *, fast_lane: bool = True
 ) -> FastAPI:
     """The service over ``live`` answering with ``model``. Warming starts with the app's
     lifespan (call ``live.warm()`` yourself when driving the app without one).

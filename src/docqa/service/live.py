@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -41,6 +42,28 @@ def identity(root: Path | str, manifest: str | None = None) -> Identity | None:
     except OSError:
         return None
     return (d.st_dev, d.st_ino, m.st_ino, m.st_mtime_ns, m.st_size)
+
+
+class Served(Protocol):
+    """What one request reads: the collection's size and age, and a retriever per mode and
+    tenant set (a :class:`Snapshot`, or a store's, ``docqa.stores.serving``)."""
+
+    chunks: int
+    created: str
+
+    def retriever(self, mode: Mode, tenants: frozenset[str] | None) -> Retriever: ...
+
+
+class Live(Protocol):
+    """What the service reads from: ``root`` names it on the page, ``warm`` readies it once,
+    ``current`` is what the next request uses (:class:`LiveIndex`, or a store's)."""
+
+    root: Path | str
+    ready: bool
+
+    def warm(self) -> None: ...
+
+    def current(self) -> Served: ...
 
 
 class Snapshot:
@@ -89,7 +112,7 @@ class LiveIndex:
         guard: GuardRequest = True,
         tenant_sets: Iterable[frozenset[str] | None] = (),
     ) -> None:
-        self.root = root
+        self.root: Path | str = root
         self._paths = (os.fspath(root), os.path.join(root, MANIFEST))  # stat'ed per request
         self.guard = guard
         self.tenant_sets = list(tenant_sets)

@@ -8,7 +8,10 @@ and embedded text) with the stored one: only new or changed chunks are embedded 
 failed batch leaves the table as it was before it. The same transaction writes the rows' BM25
 postings and keeps the collection's BM25 statistics exact (``docqa.stores.postings``). Rows of
 chunks no longer produced (removed files, shorter documents) are deleted, and their statistics
-taken off, in one last transaction. A row without postings (written by a store of schema
+taken off, in one last transaction. New rows take row ids in the chunks' order, so a first
+load numbers its rows as the file index does and ties break alike; a row rewritten later keeps
+its id, and a chunk added later takes the next one (a file index rebuilt then would place it
+among its file's neighbours). A row without postings (written by a store of schema
 version 1) counts as changed, so loading again adds them. The first load creates the
 collection's HNSW index; later upserts keep it current.
 """
@@ -60,14 +63,19 @@ _STAGE_COLUMNS = (
     ("kw_length", "int4"),
 )
 _NAMES = ", ".join(name for name, _ in _STAGE_COLUMNS)
+# ``ord``: each staged row's place in the batch. New rows take their row ids in that order
+# (``ORDER BY ord``): a scan of the staging table may return rows in another order (a row
+# placed on an earlier page with room), and row ids break ties in the canonical order.
 _STAGE = (
-    "CREATE TEMP TABLE IF NOT EXISTS docqa_stage ("
+    "CREATE TEMP TABLE IF NOT EXISTS docqa_stage (ord int4, "
     + ", ".join(f"{n} {t}" for n, t in _STAGE_COLUMNS)
     + ") ON COMMIT DELETE ROWS"
 )
+_COPY = f"COPY docqa_stage (ord, {_NAMES}) FROM STDIN (FORMAT BINARY)"
+_COPY_TYPES = ["int4", *(t for _, t in _STAGE_COLUMNS)]
 _UPSERT = (
     f"INSERT INTO chunks (collection_id, {_NAMES}) SELECT %s, {_NAMES} FROM docqa_stage "
-    "ON CONFLICT (collection_id, chunk_id) DO UPDATE SET "
+    "ORDER BY ord ON CONFLICT (collection_id, chunk_id) DO UPDATE SET "
     + ", ".join(f"{n} = EXCLUDED.{n}" for n, _ in _STAGE_COLUMNS[1:])
 )
 
@@ -202,10 +210,10 @@ def _write_batch(
         store.conn.execute(_STAGE)
         store.conn.execute(kw.STAGE)
         with store.conn.cursor() as cur:
-            with cur.copy(f"COPY docqa_stage ({_NAMES}) FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types([t for _, t in _STAGE_COLUMNS])
-                for row in rows:
-                    copy.write_row(row)
+            with cur.copy(_COPY) as copy:
+                copy.set_types(_COPY_TYPES)
+                for place, row in enumerate(rows):
+                    copy.write_row((place, *row))
             with cur.copy(kw.COPY) as copy:
                 copy.set_types(list(kw.COPY_TYPES))
                 for posting in postings:

@@ -7,7 +7,8 @@ is missing, and applies the versions not yet recorded, all in one transaction: a
 leaves the schema as it was.
 
 Chunks of every collection share one ``chunks`` table (their BM25 postings the ``postings``
-table, the collections' term statistics ``term_df``, see ``docqa.stores.postings``); ``embedding`` is an unsized ``vector``
+table, the collections' term statistics ``term_df``, see ``docqa.stores.postings``; a
+collection's calibrated guard point ``collections.guard``); ``embedding`` is an unsized ``vector``
 because collections differ in dimension. Each collection's HNSW index is a partial expression
 index over ``embedding::vector(dim)`` (see ``docqa.stores.sql``), created after its first load.
 """
@@ -89,7 +90,12 @@ _V2 = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2))
+# The guard point ``docqa calibrate --store`` fits for a collection (a ``GuardConfig`` as
+# JSON, NULL: the defaults) and the record of that calibration: what a file index keeps in its
+# manifest's ``meta["guard"]`` and ``meta["guard_calibration"]``
+_V3 = ("ALTER TABLE collections ADD COLUMN guard jsonb, ADD COLUMN guard_calibration jsonb",)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _V1), (2, _V2), (3, _V3))
 LATEST = MIGRATIONS[-1][0]
 
 

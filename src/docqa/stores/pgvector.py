@@ -2,7 +2,8 @@
 
 ``PgVectorStore(url)`` connects (the URL, else ``$DOCQA_STORE_URL``), applies the migrations
 and registers the ``vector`` type. A collection (``collection="default"``) records the
-embedder's name, config and dim, the role a file index's manifest plays: ``open_collection``
+embedder's name, config and dim, and the guard point ``docqa calibrate --store`` fitted,
+the role a file index's manifest plays: ``open_collection``
 rebuilds that embedder, and refuses another one with ``EmbedderMismatch`` or
 ``DimensionMismatch`` as a file index does. ``retriever(mode, tenant=...)`` returns a
 ``docqa.types.Retriever`` whose SQL filters the tenant in its WHERE clause; writing is
@@ -19,11 +20,25 @@ from typing import Any, Self
 from docqa._checks import mode as check_mode
 from docqa.embed import from_config
 from docqa.embed.protocol import Embedder
-from docqa.errors import DimensionMismatch, EmbedderMismatch, IndexNotFound, InputError
+from docqa.errors import (
+    DimensionMismatch,
+    EmbedderMismatch,
+    IndexCorrupt,
+    IndexNotFound,
+    InputError,
+    StoreError,
+)
 from docqa.keyword import BM25Index
-from docqa.retrieve.guard import GuardedRetriever, GuardRequest, resolve_guard, semantic_side
+from docqa.retrieve.guard import (
+    GuardConfig,
+    GuardedRetriever,
+    GuardRequest,
+    resolve_guard,
+    semantic_side,
+)
 from docqa.stores.connection import connect, describe, store_url, translated
 from docqa.stores.migrations import migrate
+from docqa.stores.postings import read_config, read_stats
 from docqa.types import Retriever
 
 DEFAULT_COLLECTION = "default"
@@ -39,6 +54,7 @@ class CollectionRecord:
     embedder_config: dict[str, Any]
     dim: int
     settings: dict[str, Any]
+    guard: dict[str, Any] | None = None  # the calibrated guard point; None: the defaults
 
 
 def _same_json(a: Any, b: Any) -> bool:
@@ -89,7 +105,7 @@ class PgVectorStore:
         """This store's collection row, or None when it was never indexed."""
         with translated(self.url, f"reading collection {self.collection!r}"):
             row = self.conn.execute(
-                "SELECT collection_id, name, embedder_name, embedder_config, dim, settings "
+                "SELECT collection_id, name, embedder_name, embedder_config, dim, settings, guard "
                 "FROM collections WHERE name = %s",
                 (self.collection,),
             ).fetchone()
@@ -141,13 +157,15 @@ class PgVectorStore:
     ) -> Retriever:
         """A retriever of ``mode`` over the collection, restricted to ``tenant`` (None: every
         row); dense search is exact unless ``ef_search`` is given (then HNSW). ``guard``: as
-        ``Collection.retriever`` takes it, over the defaults (a store stores no guard point)."""
+        ``Collection.retriever`` takes it, over the collection's calibrated point (else the
+        defaults), judged with the collection's term statistics and the keyword side's best
+        passages within ``tenant``."""
         from docqa.stores.search import StoreRetriever
 
         check_mode(mode)
         record, embedder = self.open_collection(embedder)
         inner = StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
-        config = resolve_guard(None, guard)
+        config = resolve_guard(self.guard_point(record), guard)
         if config is None:
             return inner
         side = None
@@ -161,20 +179,56 @@ class PgVectorStore:
             semantic=semantic_side(embedder),  # the drift check embeds the hits' texts
         )
 
+    def guard_point(self, record: CollectionRecord) -> GuardConfig | None:
+        """The guard point ``docqa calibrate --store`` stored for the collection (None: none);
+        StoreError when the stored one does not read."""
+        if record.guard is None:
+            return None
+        try:
+            return GuardConfig.from_dict(record.guard)
+        except IndexCorrupt:
+            raise StoreError(
+                f"the guard point stored for collection {record.name!r} in {self.where} does "
+                f"not read ({record.guard}); re-run `docqa calibrate QUESTIONS --store URL "
+                f"--collection {record.name}`"
+            ) from None
+
+    def save_guard(self, record: CollectionRecord, point: GuardConfig, fit: Any) -> None:
+        """Store ``point`` as the collection's guard point and ``fit`` (JSON-ready: what the
+        calibration found) beside it, in one UPDATE: a reader sees the old pair or the new."""
+        from psycopg.types.json import Jsonb
+
+        with translated(self.url, f"storing the guard point of collection {record.name!r}"):
+            self.conn.execute(
+                "UPDATE collections SET guard = %s, guard_calibration = %s "
+                "WHERE collection_id = %s",
+                (Jsonb(point.to_dict()), Jsonb(fit), record.collection_id),
+            )
+
     def term_statistics(self, record: CollectionRecord) -> BM25Index:
-        """The collection's term statistics for the guard (vocabulary and document
-        frequencies over every chunk's text, all tenants: the same collection-wide statistics
-        a file index's guard reads), built once per store object from one SELECT."""
+        """The collection's term statistics for the guard, from its keyword rows (rows,
+        tokens and each term's df over every tenant, as ``collections`` and ``term_df`` keep
+        them: what a file index's guard reads from its BM25 arrays), read once per store."""
         cached = self._stats.get(record.collection_id)
         if cached is None:
-            with translated(self.url, f"reading the texts of collection {self.collection!r}"):
-                rows = self.conn.execute(
-                    "SELECT text FROM chunks WHERE collection_id = %s ORDER BY row_id",
-                    (record.collection_id,),
-                ).fetchall()
-            cached = BM25Index.from_texts([r[0] for r in rows] or [""])
+            with translated(self.url, f"reading the term statistics of {record.name!r}"):
+                stats = read_stats(self.conn, record.collection_id)
+                config = read_config(self.conn, record.collection_id)
+            if stats is None:
+                raise IndexNotFound(f"collection {record.name!r} is gone from {self.where}")
+            cached = BM25Index.bounds(stats, config)
             self._stats[record.collection_id] = cached
         return cached
+
+    def sections(self) -> set[str]:
+        """The section ids of the collection's chunks."""
+        record, _ = self.open_collection()
+        with translated(self.url, f"reading the sections of collection {record.name!r}"):
+            rows = self.conn.execute(
+                "SELECT DISTINCT section FROM chunks WHERE collection_id = %s",
+                (record.collection_id,),
+            ).fetchall()
+        return {r[0] for r in rows}
 
     def set_ef_search(self, ef_search: int) -> None:
         """``SET hnsw.ef_search`` (and the strict iterative scan, so a tenant filter still

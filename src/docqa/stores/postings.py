@@ -23,6 +23,7 @@ import numpy as np
 from psycopg import sql
 
 from docqa.keyword import BM25Config
+from docqa.keyword.stats import CorpusStats
 from docqa.text import hash_tokens, keyword_text
 from docqa.text.sections import HEADING_WEIGHT
 from docqa.types import Chunk
@@ -76,6 +77,29 @@ def read_config(conn: Any, collection_id: int) -> BM25Config:
         "SELECT bm25 FROM collections WHERE collection_id = %s", (collection_id,)
     ).fetchone()
     return BM25Config() if row is None or row[0] is None else BM25Config.from_dict(row[0])
+
+
+def read_stats(
+    conn: Any, collection_id: int, terms: np.ndarray | None = None
+) -> CorpusStats | None:
+    """The collection's BM25 statistics: its rows, their tokens, and the df of each term with
+    ``df > 0`` among ``terms`` (uint64 hashes; None: every term), terms ascending as
+    ``BM25Index.vocab``; None when the collection is gone."""
+    counts = conn.execute(
+        "SELECT n_docs, total_length FROM collections WHERE collection_id = %s", (collection_id,)
+    ).fetchone()
+    if counts is None:
+        return None
+    query = "SELECT term, df FROM term_df WHERE collection_id = %s AND df > 0"
+    params: tuple[Any, ...] = (collection_id,)
+    if terms is not None:
+        query += " AND term = ANY(%s)"
+        params += (np.asarray(terms, dtype=np.uint64).view(np.int64).tolist(),)
+    found = conn.execute(query, params).fetchall()
+    vocab = np.array([t for t, _ in found], dtype=np.int64).view(np.uint64)
+    order = np.argsort(vocab)
+    df = np.array([d for _, d in found], dtype=np.int64)[order]
+    return CorpusStats(int(counts[0]), int(counts[1]), vocab[order], df)
 
 
 def keyword_rows(

@@ -29,12 +29,11 @@ from docqa._checks import question, whole
 from docqa.embed.protocol import Embedder
 from docqa.errors import IndexNotFound, InputError
 from docqa.keyword import BM25Config, BM25Index
-from docqa.keyword.stats import CorpusStats
 from docqa.retrieve.retrievers import DENSE, KEYWORD, HybridRetriever
 from docqa.search import topk
 from docqa.stores import sql as q
 from docqa.stores.connection import translated
-from docqa.stores.postings import read_config
+from docqa.stores.postings import read_config, read_stats
 from docqa.text import hash_tokens
 from docqa.types import Chunk, Component, Hit
 
@@ -196,23 +195,11 @@ class StoreRetriever:
         terms (``BM25Index.bounds``): its idf, avgdl, term order and bound."""
         hashes = np.unique(hash_tokens([question], **self._config().tokens.as_kwargs()).hashes)
         with translated(self.store.url, "reading the BM25 statistics"):
-            counts = self.store.conn.execute(
-                "SELECT n_docs, total_length FROM collections WHERE collection_id = %s",
-                (self.record.collection_id,),
-            ).fetchone()
-            found = self.store.conn.execute(
-                "SELECT term, df FROM term_df WHERE collection_id = %s AND term = ANY(%s) "
-                "AND df > 0",
-                (self.record.collection_id, hashes.view(np.int64).tolist()),
-            ).fetchall()
-        terms = np.array([t for t, _ in found], dtype=np.int64).view(np.uint64)
-        order = np.argsort(terms)
-        df = np.array([d for _, d in found], dtype=np.int64)[order]
-        if counts is None:
+            stats = read_stats(self.store.conn, self.record.collection_id, hashes)
+        if stats is None:
             raise IndexNotFound(
                 f"collection {self.record.name!r} is gone from {self.store.where}; index it again"
             )
-        stats = CorpusStats(int(counts[0]), int(counts[1]), terms[order], df)
         return BM25Index.bounds(stats, self._config())
 
     def _config(self) -> BM25Config:
