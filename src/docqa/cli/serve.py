@@ -33,18 +33,8 @@ def _question_limit(chars: int) -> int:
     return chars
 
 
-def add_parser(
-    sub: Any, index_options: Adder, model_options: Adder, positive: Callable[[str], int]
-) -> None:
-    """Add the ``serve`` subcommand to ``sub`` (the parser's subcommands)."""
-    p = sub.add_parser(
-        "serve",
-        help="serve /search, /ask and /ask/stream over HTTP, with a web page at /",
-        description="Keys come from DOCQA_SERVE_KEYS or --keys-file (JSON "
-        '{"KEY": ["tenant", ...]} or KEY=tenant,tenant;KEY=tenant), never the command line. '
-        "Without keys only a loopback address is served.",
-    )
-    index_options(p)
+def _store_options(p: argparse.ArgumentParser) -> None:
+    """``--store`` and ``--collection``: serve a PostgreSQL + pgvector collection."""
     p.add_argument(
         "--store",
         nargs="?",
@@ -55,15 +45,10 @@ def add_parser(
         "folder (bare --store: the URL in DOCQA_STORE_URL); one worker, a tenant per key",
     )
     p.add_argument("--collection", default=None, help="collection in the store (default: default)")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (0: any free one; default 8000)")
-    p.add_argument("--keys-file", type=Path, default=None, help="file of keys and their tenants")
-    p.add_argument(
-        "--name",
-        default=None,
-        help="the collection's name on the web page (default: the index folder's name, or for "
-        ".docqa/index the folder holding it)",
-    )
+
+
+def _limit_options(p: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
+    """What one request may ask of the service and how long it may take."""
     p.add_argument(
         "--max-concurrency", type=positive, default=8, help="requests in work (429 past it)"
     )
@@ -83,6 +68,31 @@ def add_parser(
         default=10.0,
         help="seconds in-flight requests get on SIGTERM",
     )
+
+
+def add_parser(
+    sub: Any, index_options: Adder, model_options: Adder, positive: Callable[[str], int]
+) -> None:
+    """Add the ``serve`` subcommand to ``sub`` (the parser's subcommands)."""
+    p = sub.add_parser(
+        "serve",
+        help="serve /search, /ask and /ask/stream over HTTP, with a web page at /",
+        description="Keys come from DOCQA_SERVE_KEYS or --keys-file (JSON "
+        '{"KEY": ["tenant", ...]} or KEY=tenant,tenant;KEY=tenant), never the command line. '
+        "Without keys only a loopback address is served.",
+    )
+    index_options(p)
+    _store_options(p)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (0: any free one; default 8000)")
+    p.add_argument("--keys-file", type=Path, default=None, help="file of keys and their tenants")
+    p.add_argument(
+        "--name",
+        default=None,
+        help="the collection's name on the web page (default: the index folder's name, or for "
+        ".docqa/index the folder holding it)",
+    )
+    _limit_options(p, positive)
     p.add_argument("--min-score", type=float, default=None, help="guard threshold (as for ask)")
     p.add_argument(
         "--drift-model",

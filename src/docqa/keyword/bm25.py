@@ -12,10 +12,8 @@ million. A collision merges the two terms' postings; nothing else breaks.
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING, Any
@@ -25,10 +23,11 @@ import numpy as np
 from docqa._checks import numba_threads, positive, questions, thread_limit, whole
 from docqa.errors import IndexCorrupt, InputError
 from docqa.keyword.config import ARRAYS, BM25Config
+from docqa.keyword.counting import count_postings, term_batches
 from docqa.keyword.stats import CorpusStats
 from docqa.search import oneoff
 from docqa.search.masks import mask_bools
-from docqa.text import TermCounter, TermIds, hash_tokens
+from docqa.text import TermCounter, hash_tokens
 from docqa.text.tokenize import StopWords, TokenHashes, TokenSettings
 from docqa.types import TopK
 
@@ -155,8 +154,8 @@ class BM25Index:
         positive(batch_size, "batch_size")
         positive(n_threads, "n_threads")
         counter = TermCounter(**config.tokens.as_kwargs())
-        batches = _term_batches(iter(texts), counter, batch_size, prefetch=n_threads > 1)
-        return cls(config, _build(batches, counter))
+        batches = term_batches(iter(texts), counter, batch_size, prefetch=n_threads > 1)
+        return cls(config, count_postings(batches, counter))
 
     @classmethod
     def from_arrays(
@@ -309,62 +308,6 @@ class BM25Index:
             _, first = np.unique(hashes[offsets[i] : offsets[i + 1]], return_index=True)
             out[i] = term_idf[offsets[i] + first].sum() * (self.config.k1 + 1.0)
         return out
-
-
-def _batches(texts: Iterator[str], batch_size: int) -> Iterator[list[str]]:
-    """Lists of up to ``batch_size`` texts, each checked to be str."""
-    while batch := list(itertools.islice(texts, batch_size)):
-        if not all(isinstance(t, str) for t in batch):
-            raise InputError("texts must all be str; convert or drop the other items")
-        yield batch
-
-
-def _term_batches(
-    texts: Iterator[str], counter: TermCounter, batch_size: int, *, prefetch: bool
-) -> Iterator[TermIds]:
-    """Term ids batch by batch; with ``prefetch`` the next batch is tokenized in a thread (the
-    native tokenizer releases the GIL) while the caller counts the current one. Only that one
-    thread ever calls ``counter.add``, so term ids are assigned in text order either way."""
-    if not prefetch:
-        yield from map(counter.add, _batches(texts, batch_size))
-        return
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending: Future[TermIds] | None = None
-        for batch in _batches(texts, batch_size):
-            submitted = pool.submit(counter.add, batch)
-            if pending is not None:
-                yield pending.result()
-            pending = submitted
-        if pending is not None:
-            yield pending.result()
-
-
-def _build(batches: Iterable[TermIds], counter: TermCounter) -> dict[str, np.ndarray]:
-    """Count every batch's postings; return the CSR arrays, terms in ascending hash order."""
-    from docqa.keyword import kernels
-
-    scratch = np.zeros(1024, dtype=np.int32)
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    for batch in batches:
-        if batch.ids.size and batch.ids.max() >= scratch.size:
-            scratch = np.zeros(2 * int(batch.ids.max()) + 1, dtype=np.int32)
-        parts.append(kernels.count_batch(batch.ids, batch.offsets, scratch))
-    if not parts:
-        raise InputError("no texts to index; give at least one text")
-    terms, tf, n_unique, lengths = (np.concatenate(p) for p in zip(*parts, strict=True))
-    hashes_by_id = counter.keys()
-    n_terms = hashes_by_id.size
-    order = np.argsort(hashes_by_id)
-    rank = np.empty(n_terms, dtype=np.int32)
-    rank[order] = np.arange(n_terms, dtype=np.int32)
-    indptr, rows, tf_csr = kernels.build_csr(rank[terms], tf, n_unique, n_terms)
-    return {
-        "bm25_vocab": hashes_by_id[order],
-        "bm25_indptr": indptr,
-        "bm25_rows": rows,
-        "bm25_tf": tf_csr,
-        "bm25_lengths": lengths,
-    }
 
 
 def _checked(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
