@@ -86,7 +86,7 @@ def test_verify_passes_a_store_and_names_what_is_inconsistent(
                 conn.execute(statement)
             bad = _verify(url, tmp_path)
             lines = bad.stderr.strip().splitlines()
-            assert bad.returncode == 1 and len(lines) == 1, bad.stderr
+            assert bad.returncode == 2 and len(lines) == 1, bad.stderr
             assert named in lines[0] and "is inconsistent" in lines[0] and "DELETE FROM" in lines[0]
     finally:
         drop_database(pg_server, name)

@@ -1,8 +1,8 @@
 """How a ``docqa`` command ends: its exit code, and on an error the one line that says what
 went wrong and what to do (on stderr, never a traceback).
 
-Exit codes: 0 success, 1 the answer was refused, nothing was found or ``docqa verify --store``
-found the store inconsistent, 2 bad usage or bad input, 130 interrupted (Ctrl-C).
+Exit codes: 0 success, 1 the answer was refused or nothing was found, 2 bad usage or bad input
+(a damaged index, an inconsistent store), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations

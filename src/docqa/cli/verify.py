@@ -72,10 +72,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _verify_store(args: argparse.Namespace) -> int:
-    """``docqa verify --store``: exit 0 and one ``ok`` line, or exit 1 and one line naming
-    every inconsistency found and what to do (``docqa.stores.verify``)."""
+    """``docqa verify --store``: exit 0 and one ``ok`` line, or, as for a damaged index, exit 2
+    and one line naming every inconsistency found and what to do (``docqa.stores.verify``)."""
     from docqa.cli import render
-    from docqa.cli.exits import EXIT_EMPTY, error_line
+    from docqa.cli.exits import EXIT_USAGE, error_line
     from docqa.cli.store import open_store
     from docqa.stores.verify import check
 
@@ -87,7 +87,7 @@ def _verify_store(args: argparse.Namespace) -> int:
         print(render.dumps({**report, "rows": found.rows, "terms": found.terms}, indent=None))
     if found.problems:
         error_line(f"{where} is inconsistent: {'; '.join(found.problems)}; {found.advice}")
-        return EXIT_EMPTY
+        return EXIT_USAGE
     if not args.json:
         print(
             f"ok: {where}: {count(found.rows, 'row')}, {count(found.terms, 'term')} checked "
