@@ -58,7 +58,8 @@ def _minilm() -> Embedder:
 def prompts(name: str, embedder: str, mode: str, scratch: Path) -> list[dict[str, Any]]:
     """Per answerable question: its text, must_contain, relevant sections, the sections of
     the top 10 unguarded hits, and the passages of the guarded top ``K`` (empty: refused)."""
-    cached = scratch / f"prompts-{name}-{embedder}-{mode}.json"
+    tail = "" if K == 3 else f"-k{K}"
+    cached = scratch / f"prompts-{name}-{embedder}-{mode}{tail}.json"
     if cached.exists():
         return list(json.loads(cached.read_text()))
     index, questions = build(name, embedder, scratch)
@@ -104,6 +105,7 @@ def main() -> None:
     parser.add_argument("--embedders", default="hashing")
     parser.add_argument("--modes", default="hybrid")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-quality"))
+    parser.add_argument("-k", type=int, default=3, help="passages in the prompt (docqa ask: 3)")
     parser.add_argument(
         "--meaning",
         choices=("auto", "none"),
@@ -112,6 +114,8 @@ def main() -> None:
         "`docqa ask` does; none: by words alone (a bare install)",
     )
     args = parser.parse_args()
+    global K
+    K = args.k
     meaning = ExtractiveModel.auto().meaning if args.meaning == "auto" else None
     print(f"{'corpus':12s} {'embedder':8s} {'mode':8s} {'n':>4s}  R@5    MRR@10 facts")
     for embedder in args.embedders.split(","):
