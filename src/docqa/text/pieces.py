@@ -19,7 +19,7 @@ from docqa.text.documents import Block, Line
 _SPACE = re.compile(r"\s")  # the whitespace ``str.split()`` splits on
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Cursor:
     """Where the next piece starts: a block, a line in it, a code-point offset in its text."""
 
@@ -80,8 +80,10 @@ class SectionPieces:
             assert self.chars is not None  # a piece of no size limit is the last
             self.chars *= 2
         else:
-            self.at = self.at.moved(rest)
-            self.chars = self._chars
+            moved = self.at.moved(rest)
+            if moved <= self.at:  # a window that starts before its predecessor: a bug
+                raise RuntimeError(f"windows went back to {moved} from {self.at}")
+            self.at, self.chars = moved, self._chars
             for b in range(self.at.block):  # let go of what is behind
                 self._blocks[b] = None
 
