@@ -124,19 +124,22 @@ cdef int _put_sha(_Buf* b, const char* s, Py_ssize_t n) except -1:
 
 
 def section_records(tuple blocks, int max_words, int overlap, bytes id_json, bytes middle,
-                    bytes tail, str title, Py_ssize_t position, list records, list texts):
+                    bytes tail, str title, Py_ssize_t position, list records, list texts,
+                    Py_ssize_t first_part=1, list rest=None):
     """Append the records (bytes) and embed texts of a section's windows to ``records`` and
     ``texts``; returns how many. ``id_json`` is the section id as a JSON string, ``middle``
     the record's bytes from ``,"section":`` to ``"position":``, ``tail`` those from the end of
-    the content hash on, ``title`` the embed texts' heading line (``""`` for none) and
-    ``position`` the first window's position in the document."""
+    the content hash on, ``title`` the embed texts' heading line (``""`` for none),
+    ``position`` the first window's position in the document and ``first_part`` its number
+    in the section (1: its id is the section id, then ``-p2``, ...). ``rest``: as for
+    ``section_windows`` (``blocks`` are only the start of the section)."""
     cdef _Buf b
-    cdef Py_ssize_t n, part = 0
+    cdef Py_ssize_t n, part = first_part - 1
     cdef const char* utf8
     cdef str text
     b.data, b.size, b.cap = NULL, 0, 0
     try:
-        for text, start_line, end_line in section_windows(blocks, max_words, overlap):
+        for text, start_line, end_line in section_windows(blocks, max_words, overlap, rest):
             part += 1
             utf8 = PyUnicode_AsUTF8AndSize(text, &n)
             b.size = 0
@@ -147,7 +150,7 @@ def section_records(tuple blocks, int max_words, int overlap, bytes id_json, byt
                 _put(&b, PyBytes_AS_STRING(id_json), PyBytes_GET_SIZE(id_json) - 1)
                 _put_int(&b, '-p%zd"', part)
             _put(&b, PyBytes_AS_STRING(middle), PyBytes_GET_SIZE(middle))
-            _put_int(&b, "%zd", position + part - 1)
+            _put_int(&b, "%zd", position + part - first_part)
             _put_int(&b, ',"start_line":%zd', <Py_ssize_t>start_line)
             _put_int(&b, ',"end_line":%zd', <Py_ssize_t>end_line)
             _put(&b, b',"text":"', 9)
@@ -157,6 +160,6 @@ def section_records(tuple blocks, int max_words, int overlap, bytes id_json, byt
             _put(&b, PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail))
             records.append(PyBytes_FromStringAndSize(b.data, b.size))
             texts.append(title + text if title else text)
-        return part
+        return part - first_part + 1
     finally:
         free(b.data)

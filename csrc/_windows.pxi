@@ -190,15 +190,36 @@ cdef str _render(_Units* u, list texts, int* firsts, char* atomic, int n_blocks,
     return PyUnicode_FromKindAndData(4, buf[0], size)
 
 
-def section_windows(tuple blocks, int max_words, int overlap):
+cdef int _rest(_Units* u, int* firsts, int* line0, int n_blocks, list bounds,
+               list rest) except -1:
+    """Leave out the last of ``bounds`` (more units could lengthen it) and set ``rest`` to
+    ``[block, line, offset]`` of its first unit (``[0, 0, 0]`` without a window)."""
+    cdef int s, b
+    if not bounds:
+        rest[:] = [0, 0, 0]
+        return 0
+    s = bounds.pop()[0]
+    b = _bisect_right(firsts, n_blocks, s) - 1  # the block holding unit ``s``
+    rest[:] = [b, u.src[s] - line0[b], u.lo[s]]
+    return 0
+
+
+def section_windows(tuple blocks, int max_words, int overlap, list rest=None):
     """``[(text, first line, last line)]`` of the windows over a section's ``blocks``, as
     ``docqa.text.sections`` cuts them. No Python object per word: a unit is code-point
-    offsets into its line's text, and a window's text is copied from them."""
-    cdef list texts = []
+    offsets into its line's text, and a window's text is copied from them.
+
+    ``rest``, when a list: ``blocks`` are only the start of what is windowed (more units
+    follow), so the last window, which they could lengthen, is left out, and ``rest`` is set
+    to where it starts, ``[block, line, offset]``: indexes into ``blocks`` and that block's
+    lines, and the code-point offset of its first unit in that line's text (``[0, 0, 0]`` when
+    no window is left). Windowing again from there gives the windows that follow."""
+    cdef list texts = [], bounds
     cdef str text
     cdef int n_blocks = len(blocks), b = 0
     cdef _Units u
     cdef int* firsts = <int*>malloc((n_blocks + 1) * sizeof(int))
+    cdef int* line0 = <int*>malloc((n_blocks + 1) * sizeof(int))
     cdef char* atomic = <char*>malloc(n_blocks + 1)
     cdef Py_ssize_t cap = 1024
     cdef Py_UCS4* buf = <Py_UCS4*>malloc(cap * sizeof(Py_UCS4))
@@ -207,10 +228,11 @@ def section_windows(tuple blocks, int max_words, int overlap):
     u.lines = u.weights = u.src = u.lo = u.hi = NULL
     u.at = NULL
     try:
-        if firsts == NULL or atomic == NULL or buf == NULL:
+        if firsts == NULL or line0 == NULL or atomic == NULL or buf == NULL:
             raise MemoryError()
         for block in blocks:
             firsts[b] = u.n
+            line0[b] = len(texts)
             atomic[b] = block.kind != "text"
             for line in block.lines:
                 text = line.text
@@ -219,16 +241,19 @@ def section_windows(tuple blocks, int max_words, int overlap):
                     wide = True
             b += 1
         firsts[n_blocks] = u.n
+        bounds = _bounds(u.weights, u.n, max_words, overlap)
+        if rest is not None:
+            _rest(&u, firsts, line0, n_blocks, bounds, rest)
         if not wide:
             return [
                 (_render1(&u, firsts, atomic, n_blocks, s, e, &buf, &cap),
                  u.lines[s], u.lines[e - 1])
-                for s, e in _bounds(u.weights, u.n, max_words, overlap)
+                for s, e in bounds
             ]
         return [
             (_render(&u, texts, firsts, atomic, n_blocks, s, e, &buf, &cap),
              u.lines[s], u.lines[e - 1])
-            for s, e in _bounds(u.weights, u.n, max_words, overlap)
+            for s, e in bounds
         ]
     finally:
         free(u.lines)
@@ -238,5 +263,6 @@ def section_windows(tuple blocks, int max_words, int overlap):
         free(u.hi)
         free(u.at)
         free(firsts)
+        free(line0)
         free(atomic)
         free(buf)

@@ -12,7 +12,7 @@ def walk_markdown(
     html_blocks: Callable[..., list[Heading | Block]],
 ) -> list[Heading | Block] | None: ...
 def section_windows(
-    blocks: tuple[Block, ...], max_words: int, overlap: int
+    blocks: tuple[Block, ...], max_words: int, overlap: int, rest: list[int] | None = None
 ) -> list[tuple[str, int, int]]: ...
 def section_records(
     blocks: tuple[Block, ...],
@@ -25,6 +25,8 @@ def section_records(
     position: int,
     records: list[bytes],
     texts: list[str],
+    first_part: int = 1,
+    rest: list[int] | None = None,
 ) -> int: ...
 def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]: ...
 def marks_content(text: str) -> bool: ...

@@ -86,20 +86,43 @@ def test_generated_documents_give_the_reference_bytes(
 
 
 @settings(max_examples=300, deadline=None)
-@given(blocks(1), st.integers(1, 6), st.binary(max_size=12), st.integers(0, 10**12), st.booleans())
+@given(
+    blocks(1), st.integers(1, 6), st.binary(max_size=12), st.integers(0, 10**12), st.booleans(),
+    st.integers(1, 10**6), st.booleans(),
+)  # fmt: skip
 def test_one_section_native_equals_python(
-    body: tuple[Block, ...], max_words: int, raw: bytes, position: int, titled: bool
+    body: tuple[Block, ...],
+    max_words: int,
+    raw: bytes,
+    position: int,
+    titled: bool,
+    first_part: int,
+    start: bool,
 ) -> None:
     id_json = json.dumps(raw.decode("latin-1"), ensure_ascii=False).encode()
     middle, tail = b',"m":' + raw + b',"position":', b'","t":"' + raw + b'"}'
     title = "T > \x01é\n\n" if titled else ""
     fast: tuple[list[bytes], list[str]] = ([], [])
     slow: tuple[list[bytes], list[str]] = ([], [])
+    rests: tuple[list[int] | None, list[int] | None] = ([], []) if start else (None, None)
     args = (body, max_words, 0, id_json, middle, tail, title, position)
-    n = section_records(*args, *fast)
-    assert n == section_records_python(*args, *slow)
-    assert fast == slow
+    n = section_records(*args, *fast, first_part, rests[0])
+    assert n == section_records_python(*args, *slow, first_part, rests[1])
+    assert fast == slow and rests[0] == rests[1]
     assert len(fast[0]) == n
+
+
+def test_a_sections_later_windows_are_numbered_on() -> None:
+    body = (Block("text", (Line(3, "one two three four five"),)),)
+    records: list[bytes] = []
+    rest: list[int] = []
+    args = (body, 2, 0, b'"a#intro"', b',"position":', b'"}', "", 40, records, [])
+    assert section_records(*args, 7, rest) == 2  # "five" is left for what follows
+    got = [json.loads(r.replace(b',"text"', b',"x":0,"text"')) for r in records]
+    assert [(r["id"], r["position"], r["text"]) for r in got] == [
+        ("a#intro-p7", 40, "one two"), ("a#intro-p8", 41, "three four")
+    ]  # fmt: skip
+    assert rest == [0, 0, 19]
 
 
 def test_a_record_parses_back_with_its_sha256_and_window_ids() -> None:

@@ -1,6 +1,7 @@
 """The native section windows (``docqa._parse.section_windows``, used by ``chunk_document``)
 equal the Python reference (``windows_reference``: ``_Units`` + ``window_bounds`` +
-``render``) on generated sections and on every section of the sample library."""
+``render``) on generated sections and on every section of the sample library, and so does
+where the last window starts when the blocks are only a section's start (``rest``)."""
 
 from __future__ import annotations
 
@@ -48,10 +49,17 @@ def test_generated_sections_window_the_same(
 
 
 def windows_equal(section: Section, max_words: int, data: st.DataObject) -> list[Any]:
-    """The native windows of ``section`` at a drawn overlap, checked equal to the reference."""
+    """The native windows of ``section`` at a drawn overlap, checked equal to the reference,
+    and so are both without the last window, and where that one starts (``rest``)."""
     overlap = data.draw(st.integers(0, max_words - 1))
     native = section_windows(section.blocks, max_words, overlap)
     assert native == windows_reference(section, max_words, overlap)
+    rest: list[int] = [9, 9, 9]
+    reference_rest: list[int] = []
+    start = section_windows(section.blocks, max_words, overlap, rest)
+    assert start == windows_reference(section, max_words, overlap, reference_rest)
+    assert rest == reference_rest
+    assert start == native[:-1]
     return native
 
 
@@ -69,6 +77,23 @@ def test_sample_library_sections_window_the_same() -> None:
 
 def test_no_blocks_give_no_window() -> None:
     assert section_windows((), 10, 0) == []
+    rest = [5]
+    assert section_windows((), 10, 0, rest) == [] and rest == [0, 0, 0]
+
+
+def test_the_rest_is_where_the_last_window_starts() -> None:
+    blocks = (
+        Block("text", (Line(1, "a b c d e f g"), Line(2, "  h i jé k"))),
+        Block("code", (Line(4, "x y"),)),
+    )
+    rest: list[int] = []
+    assert section_windows(blocks, 3, 1, rest) == [
+        ("a b c", 1, 1), ("c d e", 1, 1), ("e f g", 1, 1), ("g h i", 1, 2), ("i jé k", 2, 2)
+    ]  # fmt: skip
+    assert rest == [0, 1, 9]  # "k", code point 9 of line 2: the window "k\n\nx y" is left out
+    code = (Block("code", (Line(4, "x y"), Line(5, "z"))),)
+    assert section_windows(code, 2, 0, rest) == [("x y", 4, 4)]
+    assert rest == [0, 1, 0]  # code line "z", whole
 
 
 # every kind of whitespace ``str.split()`` splits on (ASCII, the C0 separators, NEL, NBSP,

@@ -22,6 +22,7 @@ from json.encoder import encode_basestring
 
 from docqa._parse import section_records, section_windows
 from docqa.text.documents import Block, Document, Section
+from docqa.text.pieces import SectionPieces
 from docqa.text.sections import (
     check_unique_ids,
     chunk_document,
@@ -32,8 +33,12 @@ from docqa.text.sections import (
 from docqa.text.windows import check_window
 
 SectionRecords = Callable[
-    [tuple[Block, ...], int, int, bytes, bytes, bytes, str, int, list[bytes], list[str]], int
-]
+    [
+        tuple[Block, ...], int, int, bytes, bytes, bytes, str, int, list[bytes], list[str], int,
+        list[int] | None,
+    ],
+    int,
+]  # fmt: skip
 _WINDOW_ID = re.compile(r"-p[0-9]+\Z")
 
 
@@ -104,10 +109,12 @@ def record_parts(
     part_chars: int | None,
     section: SectionRecords = section_records,
 ) -> Iterator[RecordPart]:
-    """``chunk_records`` in parts, in order: a part ends after the section that brings its
-    text to ``part_chars`` characters (None: one part). The sections of a part are let go as
-    it is made, so a caller that holds no other reference to ``document`` (``del`` it after
-    this call) holds a large file's parsed sections and its records at most a part apart."""
+    """``chunk_records`` in parts, in order: a part ends once its text comes to
+    ``part_chars`` characters (None: one part), after a section or, in a longer section,
+    after a piece of it (``SectionPieces``: the section is windowed a piece at a time). The
+    sections and blocks of a part are let go as it is made, so a caller that holds no other
+    reference to ``document`` (``del`` it after this call) holds a large file's parsed
+    sections and its records at most a part apart, and one section's units a piece at a time."""
     check_window("max_words", max_words, "overlap", overlap)
     try:
         metadata = {**document.metadata, "title": document.title}
@@ -132,21 +139,30 @@ def record_parts(
     for at, (section_id, path) in enumerate(zip(ids, paths, strict=True)):
         sec, sections[at] = sections[at], None
         assert sec is not None
-        id_json = encode_basestring(section_id)
-        middle = ',"section":' + id_json + ',"heading_path":' + _strings(path) + head
+        id_json = encode_basestring(section_id).encode()
+        middle = (',"section":' + encode_basestring(section_id) + ',"heading_path":'
+                  + _strings(path) + head).encode()  # fmt: skip
+        end = page_tail[sec.page] if sec.page else tail
         line = " > ".join(path) if headings and path else ""
         prefix = line + "\n\n" if headings and path else ""  # a path ("",) still gives one
-        n = section(
-            sec.blocks, max_words, overlap, id_json.encode(), middle.encode(),
-            page_tail[sec.page] if sec.page else tail, prefix, position, part.records, part.texts,
-        )  # fmt: skip
-        counts.append(n)
-        position += n
-        part.titles += [line] * n
-        part.size += sum(len(line.text) for block in sec.blocks for line in block.lines)
-        if part_chars is not None and part.size >= part_chars and at < len(ids) - 1:
-            yield part
-            part = RecordPart()
+        pieces, first = SectionPieces(sec.blocks, part_chars), 1
+        del sec  # the pieces let its blocks go as they are windowed
+        while not pieces.done:
+            blocks, rest = pieces.next()
+            n = section(
+                blocks, max_words, overlap, id_json, middle, end, prefix, position,
+                part.records, part.texts, first, rest,
+            )  # fmt: skip
+            del blocks
+            pieces.took(n, rest)
+            first, position = first + n, position + n
+            part.titles += [line] * n
+            part.size += pieces.size
+            more = not pieces.done or at < len(ids) - 1
+            if part_chars is not None and part.size >= part_chars and more:
+                yield part
+                part = RecordPart()
+        counts.append(first - 1)
     if keep is not None and _collide(ids, counts):
         yield _whole(keep, max_words, overlap, headings)  # raises its error
         return
@@ -182,18 +198,22 @@ def section_records_python(
     position: int,
     records: list[bytes],
     texts: list[str],
+    first_part: int = 1,
+    rest: list[int] | None = None,
 ) -> int:
     """The twin of the native ``docqa._parse.section_records`` (tested equal): a section's
-    windows appended to ``records`` and ``texts`` as their JSON bytes and embed texts."""
-    windows = section_windows(blocks, max_words, overlap)
-    for part, (text, start_line, end_line) in enumerate(windows, start=1):
+    windows appended to ``records`` and ``texts`` as their JSON bytes and embed texts, the
+    first numbered ``first_part``; ``rest`` as for ``section_windows``."""
+    windows = section_windows(blocks, max_words, overlap, rest)
+    for part, (text, start_line, end_line) in enumerate(windows, start=first_part):
         chunk_id = id_json if part == 1 else id_json[:-1] + f'-p{part}"'.encode()
         sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        at = position + part - first_part
         records.append(
             b'{"id":'
             + chunk_id
             + middle
-            + f'{position + part - 1},"start_line":{start_line},"end_line":{end_line},"text":'.encode()
+            + f'{at},"start_line":{start_line},"end_line":{end_line},"text":'.encode()
             + encode_basestring(text).encode("utf-8")
             + b',"content_hash":"'
             + sha.encode()

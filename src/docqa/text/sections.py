@@ -88,29 +88,32 @@ def heading_paths(document: Document) -> list[tuple[str, ...]]:
 
 class _Units:
     """A section's units side by side: each prose word, or a whole table row / code line,
-    with its source line and word count; ``blocks[i]`` is ``(first unit, kind is atomic)``
-    of block ``i``, in order."""
+    with its source line, word count and place ``[block, line in it, code-point offset]``;
+    ``blocks[i]`` is ``(first unit, kind is atomic)`` of block ``i``, in order."""
 
-    __slots__ = ("blocks", "firsts", "lines", "texts", "words")
+    __slots__ = ("blocks", "firsts", "lines", "places", "texts", "words")
 
     def __init__(self, section: Section) -> None:
         self.texts: list[str] = []
         self.lines: list[int] = []
         self.words: list[int] = []
+        self.places: list[list[int]] = []
         self.blocks: list[tuple[int, bool]] = []
-        for block in section.blocks:
+        for b, block in enumerate(section.blocks):
             atomic = block.kind != "text"
             self.blocks.append((len(self.texts), atomic))
-            for line in block.lines:
+            for i, line in enumerate(block.lines):
                 if atomic:
                     self.texts.append(line.text)
                     self.lines.append(line.number)
                     self.words.append(len(line.text.split()))
-                else:
-                    words = line.text.split()
-                    self.texts.extend(words)
-                    self.lines.extend([line.number] * len(words))
-                    self.words.extend([1] * len(words))
+                    self.places.append([b, i, 0])
+                else:  # \S+ are ``str.split()``'s words (the same whitespace)
+                    for word in re.finditer(r"\S+", line.text):
+                        self.texts.append(word.group())
+                        self.lines.append(line.number)
+                        self.words.append(1)
+                        self.places.append([b, i, word.start()])
         self.firsts = [first for first, _ in self.blocks]
 
     def render(self, start: int, end: int) -> str:
@@ -157,13 +160,20 @@ def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[
     return bounds
 
 
-def windows_reference(section: Section, max_words: int, overlap: int) -> list[tuple[str, int, int]]:
+def windows_reference(
+    section: Section, max_words: int, overlap: int, rest: list[int] | None = None
+) -> list[tuple[str, int, int]]:
     """``[(text, first line, last line)]`` of the windows over ``section``: the reference of
-    the native ``docqa._parse.section_windows`` that ``chunk_document`` uses."""
+    the native ``docqa._parse.section_windows`` that ``chunk_document`` uses (``rest`` as
+    there: when a list, the last window is left out and ``rest`` set to its first unit's
+    place, ``[0, 0, 0]`` when no window is left)."""
     units = _Units(section)
+    bounds = window_bounds(units.words, max_words, overlap)
+    if rest is not None:
+        rest[:] = units.places[bounds.pop()[0]] if bounds else [0, 0, 0]
     return [
         (units.render(start, end), units.lines[start], units.lines[end - 1])
-        for start, end in window_bounds(units.words, max_words, overlap)
+        for start, end in bounds
     ]
 
 
