@@ -53,3 +53,17 @@ def question_text(text: str) -> str:
         return question(text, "it")
     except InputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def store_options(p: argparse.ArgumentParser, what: str) -> None:
+    """``--store [URL]`` and ``--collection``, for a command that can run over a PostgreSQL +
+    pgvector database (``what``: how the command uses it)."""
+    p.add_argument(
+        "--store",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="URL",
+        help=f"{what} (bare --store: the URL in DOCQA_STORE_URL)",
+    )
+    p.add_argument("--collection", default=None, help="collection in the store (default: default)")

@@ -17,6 +17,7 @@ from docqa.cli.arguments import at_least_two as _at_least_two
 from docqa.cli.arguments import non_negative as _non_negative
 from docqa.cli.arguments import positive as _positive
 from docqa.cli.arguments import question_text as _question
+from docqa.cli.arguments import store_options
 
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
 EMBEDDERS = ("auto", "hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
@@ -33,16 +34,7 @@ def _index_options(p: argparse.ArgumentParser) -> None:
 
 def _store_options(p: argparse.ArgumentParser, *, query: bool) -> None:
     """``--store`` and what goes with it (runner: ``docqa.cli.store``)."""
-    p.add_argument(
-        "--store",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="URL",
-        help="a PostgreSQL + pgvector database instead of an index folder "
-        "(bare --store: the URL in DOCQA_STORE_URL)",
-    )
-    p.add_argument("--collection", default=None, help="collection in the store (default: default)")
+    store_options(p, "a PostgreSQL + pgvector database instead of an index folder")
     if query:
         p.add_argument(
             "--ef-search",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa._checks import MAX_QUESTION_CHARS
+from docqa.cli.arguments import store_options
 
 Adder = Callable[[argparse.ArgumentParser], None]
 
@@ -35,16 +36,11 @@ def _question_limit(chars: int) -> int:
 
 def _store_options(p: argparse.ArgumentParser) -> None:
     """``--store`` and ``--collection``: serve a PostgreSQL + pgvector collection."""
-    p.add_argument(
-        "--store",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="URL",
-        help="serve a collection of a PostgreSQL + pgvector database instead of an index "
-        "folder (bare --store: the URL in DOCQA_STORE_URL); one worker, a tenant per key",
+    store_options(
+        p,
+        "serve a collection of a PostgreSQL + pgvector database instead of an index folder, "
+        "with one worker and a tenant per key",
     )
-    p.add_argument("--collection", default=None, help="collection in the store (default: default)")
 
 
 def _limit_options(p: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:

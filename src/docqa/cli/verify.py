@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from docqa.cli.arguments import store_options
 from docqa.cli.words import count
 
 
@@ -25,16 +26,11 @@ def add_verify_parser(sub: Any) -> None:
         help="index directory (default: .docqa/index under the current folder)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument(
-        "--store",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="URL",
-        help="check a collection in a PostgreSQL + pgvector database instead (bare --store: "
-        "the URL in DOCQA_STORE_URL): counts, BM25 statistics, vectors",
+    store_options(
+        p,
+        "check a collection in a PostgreSQL + pgvector database instead: counts, BM25 "
+        "statistics, vectors",
     )
-    p.add_argument("--collection", default=None, help="collection in the store (default: default)")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
