@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import guard_transfer
+from quality.corpora import PYDOCS
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
@@ -54,11 +54,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         index = args.index or Path(tmp) / "pydocs"
         if not (index / "manifest.json").exists():
-            docs, _ = guard_transfer.corpus_paths("pydocs", Path(tmp))
-            build_index(docs, index, IndexSettings())
+            build_index([PYDOCS / "corpus"], index, IndexSettings())
         collection = Collection.open(index)
-        _, questions_file = guard_transfer.corpus_paths("pydocs", Path(tmp))
-        questions = [q.question for q in load_questions(questions_file)]
+        questions = [q.question for q in load_questions(PYDOCS / "questions.jsonl")]
         bare = collection.retriever(
             args.mode, guard=False if args.baseline == "bare" else GuardConfig(drift=False)
         )

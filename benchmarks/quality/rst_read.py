@@ -17,7 +17,7 @@ and, when it is installed (``pip install '.[bench]'``), with docutils' ``publish
 - speed: MB/s of each, ``--rounds`` rounds, the two readers interleaved on each file in
   every round (warm-up round first, not timed), median of the rounds and their ratio.
 
-    .venv/bin/python benchmarks/rst_read.py [--root DIR ...] [--rounds 3] [--sample 8]
+    .venv/bin/python benchmarks/quality/rst_read.py [--root DIR ...] [--rounds 3] [--sample 8]
 """
 
 from __future__ import annotations
