@@ -50,8 +50,12 @@ def interleaved_times(
 ) -> list[dict[K, float]]:
     """:func:`interleaved_rounds` for functions that take no round number."""
     return interleaved_rounds(
-        {name: (lambda _r, fn=fn: fn()) for name, fn in fns.items()}, rounds, warmup=warmup
+        {name: _ignoring_round(fn) for name, fn in fns.items()}, rounds, warmup=warmup
     )
+
+
+def _ignoring_round(fn: Callable[[], Any]) -> Callable[[int], Any]:
+    return lambda _round: fn()
 
 
 def ratios(times: Sequence[Mapping[K, float]], theirs: K, ours: K) -> list[float]:
