@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from paired import interleaved_rounds, ratios
+
 HERE = Path(__file__).resolve()
 SRC = HERE.parents[1] / "src"
 PYDOCS = next(
@@ -38,19 +40,16 @@ def questions(n: int) -> list[str]:
     return [json.loads(line)["question"] for line in lines if line.strip()][:n]
 
 
-def ask_once(src: Path, index: str, question: str) -> float:
+def ask_once(src: Path, index: str, question: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(src)}
-    start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "docqa", "ask", question, "--index", index],
         env=env,
         capture_output=True,
         check=False,
     )
-    wall = time.perf_counter() - start
     if done.returncode not in (0, 1) or b"citations" not in done.stdout + done.stderr:
         raise SystemExit(f"docqa ask failed ({done.returncode}): {done.stderr.decode()[-400:]}")
-    return wall
 
 
 PHASES = """
@@ -98,19 +97,20 @@ def main() -> None:
     codes = {"now": SRC} | ({"before": args.before} if args.before else {})
     qs = questions(args.rounds + 1)
     runs = [(name, code) for name in indexes for code in codes]
-    for name, code in runs:  # warm the OS cache and every on-disk cache, untimed
-        ask_once(codes[code], indexes[name], qs[-1])
-    times: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
-    for r in range(args.rounds):
-        for name, code in runs if r % 2 == 0 else runs[::-1]:
-            times[(name, code)].append(ask_once(codes[code], indexes[name], qs[r]))
+    # one untimed round first (its question qs[-1]) warms the OS cache and every on-disk cache
+    rounds = interleaved_rounds(
+        {(n, c): (lambda r, n=n, c=c: ask_once(codes[c], indexes[n], qs[r])) for n, c in runs},
+        args.rounds,
+        warmup=1,
+    )
+    times = {run: [t[run] for t in rounds] for run in runs}
     print(f"`docqa ask`, fresh process, warm cache, {args.rounds} rounds (seconds)\n")
     print("| index | code | median | best | paired before/now |\n|---|---|---|---|---|")
     for name, code in runs:
         t = times[(name, code)]
         ratio = ""
         if code == "now" and "before" in codes:
-            pairs = [b / n for b, n in zip(times[(name, "before")], t, strict=True)]
+            pairs = ratios(rounds, (name, "before"), (name, "now"))
             ratio = f"{statistics.median(pairs):.2f}x"
         print(f"| {name} | {code} | {statistics.median(t):.3f} | {min(t):.3f} | {ratio} |")
     print("\nbreakdown of one question (now; median of 5 fresh processes, seconds)\n")

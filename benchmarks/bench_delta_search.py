@@ -25,6 +25,7 @@ from pathlib import Path
 from bench_index import touch_one_percent
 from bench_keyword import PYDOCS
 from index_corpus import replicated
+from paired import interleaved_rounds, ratios
 
 from docqa.collection import Collection
 
@@ -65,6 +66,7 @@ def main() -> None:
     print(summary)
     a, b = Collection.open(delta), Collection.open(fresh)
     asked = questions()
+    n = len(asked)
     print(f"{len(asked)} questions x {args.rounds} rounds, k = 10, {len(b.chunks)} chunks")
     print("| mode | delta-updated p50 | fresh build p50 | paired delta / fresh |")
     print("|---|---|---|---|")
@@ -76,18 +78,18 @@ def main() -> None:
                 mode,
                 q,
             )
-        ta, tb, ratios = [], [], []
-        for r in range(args.rounds):
-            for i, q in enumerate(asked):
-                order = [(ra, ta), (rb, tb)] if (r + i) % 2 == 0 else [(rb, tb), (ra, ta)]
-                for retriever, times in order:
-                    start = time.perf_counter()
-                    retriever.search(q, 10)
-                    times.append(time.perf_counter() - start)
-                ratios.append(ta[-1] / tb[-1])
+        times = interleaved_rounds(
+            {
+                "delta": lambda r, ra=ra: ra.search(asked[r % n], 10),
+                "fresh": lambda r, rb=rb: rb.search(asked[r % n], 10),
+            },
+            args.rounds * n,
+        )
+        ta, tb = [t["delta"] for t in times], [t["fresh"] for t in times]
+        pairs = ratios(times, "delta", "fresh")
         print(
             f"| {mode} | {1e3 * statistics.median(ta):.2f} ms | "
-            f"{1e3 * statistics.median(tb):.2f} ms | {statistics.median(ratios):.2f}x |"
+            f"{1e3 * statistics.median(tb):.2f} ms | {statistics.median(pairs):.2f}x |"
         )
 
 

@@ -1,10 +1,11 @@
 """What the guard adds to one search: the bare retriever against the guarded one, paired.
 
 Builds (or reuses, ``--index``) a hashing index of the pydocs evaluation corpus and asks its
-110 questions, k = 5, each through the bare retriever of ``--mode`` and the guarded one back to back,
-order alternating, after one untimed warm-up round. Checks inside the timed loop that a passing
-verdict returns exactly the bare hits and a refusal returns none. Reports the medians and the
-median of the paired differences (the guard's own cost). Run:
+110 questions, k = 5, each through the bare retriever of ``--mode`` and the guarded one back
+to back, order alternating (``paired.py``), after one untimed warm-up round. Checks after each
+pair (outside the timed part) that a passing verdict returns exactly the bare hits and a
+refusal returns none. Reports the medians and the median of the paired differences (the
+guard's own cost). Run:
 
     .venv/bin/python benchmarks/guard_latency.py [--index DIR] [--rounds 5] [--mode keyword|hybrid|dense]
 
@@ -24,24 +25,18 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
-import guard_transfer
+from paired import interleaved_rounds
+from quality.corpora import PYDOCS
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.eval import load_questions
 from docqa.retrieve.guard import GuardConfig, GuardedRetriever
-from docqa.types import Retriever
+from docqa.types import Hit
 
 K = 5
-
-
-def timed(retriever: Retriever, question: str) -> tuple[float, list[str]]:
-    started = time.perf_counter()
-    hits = retriever.search(question, K)
-    return (time.perf_counter() - started) * 1e3, [h.id for h in hits]
 
 
 def main() -> None:
@@ -54,11 +49,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         index = args.index or Path(tmp) / "pydocs"
         if not (index / "manifest.json").exists():
-            docs, _ = guard_transfer.corpus_paths("pydocs", Path(tmp))
-            build_index(docs, index, IndexSettings())
+            build_index([PYDOCS / "corpus"], index, IndexSettings())
         collection = Collection.open(index)
-        _, questions_file = guard_transfer.corpus_paths("pydocs", Path(tmp))
-        questions = [q.question for q in load_questions(questions_file)]
+        questions = [q.question for q in load_questions(PYDOCS / "questions.jsonl")]
         bare = collection.retriever(
             args.mode, guard=False if args.baseline == "bare" else GuardConfig(drift=False)
         )
@@ -72,18 +65,22 @@ def main() -> None:
                 for r in guarded.last_verdict.reasons
             ):
                 drifting.add(q)
-        rows: list[tuple[float, float]] = []
-        asked: list[str] = []
-        for r in range(args.rounds):
-            for i, q in enumerate(questions):
-                first, second = (bare, guarded) if (r + i) % 2 == 0 else (guarded, bare)
-                (t1, ids1), (t2, ids2) = timed(first, q), timed(second, q)
-                (tb, want), (tg, got) = (
-                    ((t1, ids1), (t2, ids2)) if first is bare else ((t2, ids2), (t1, ids1))
-                )
-                assert got in (want, []), f"guarded hits differ from the baseline's for {q!r}"
-                rows.append((tb, tg))
-                asked.append(q)
+        n = len(questions)
+
+        def check(r: int, hits: dict[str, list[Hit]]) -> None:
+            want, got = ([h.id for h in hits[name]] for name in ("bare", "guarded"))
+            assert got in (want, []), (
+                f"guarded hits differ from the baseline's for {questions[r % n]!r}"
+            )
+
+        fns = {"bare": bare, "guarded": guarded}
+        times = interleaved_rounds(
+            {name: (lambda r, s=s: s.search(questions[r % n], K)) for name, s in fns.items()},
+            args.rounds * n,
+            check=check,
+        )
+        rows = [(1e3 * t["bare"], 1e3 * t["guarded"]) for t in times]
+        asked = [questions[r % n] for r in range(len(times))]
     base = [b for b, _ in rows]
     guard = [g for _, g in rows]
     diffs = [g - b for b, g in rows]

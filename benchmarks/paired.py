@@ -11,29 +11,61 @@ import argparse
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 
-def interleaved_times(fns: dict[str, Callable[[], Any]], rounds: int) -> list[dict[str, float]]:
-    """Each round runs every function once, back to back (the order reversed every other
-    round), and records each one's wall time by name."""
+def interleaved_rounds(
+    fns: Mapping[K, Callable[[int], Any]],
+    rounds: int,
+    *,
+    warmup: int = 0,
+    check: Callable[[int, dict[K, Any]], None] | None = None,
+) -> list[dict[K, float]]:
+    """Each round ``r`` runs every function once as ``fn(r)``, back to back (the order reversed
+    every other round, as :func:`alternating` gives it), and records each one's wall time by
+    name. ``warmup`` untimed rounds come first, numbered ``-warmup .. -1`` (a function can take
+    its input from the end of a list for them). ``check(r, results)``, if given, sees each
+    round's return values by name after the round, outside the timed part."""
     out = []
-    steps = list(fns.items())
-    for i in range(rounds):
-        times = {}
-        for name, fn in steps if i % 2 == 0 else steps[::-1]:
+    names = list(fns)
+    for r in range(-warmup, rounds):
+        times, results = {}, {}
+        for name in alternating(names, r):
             start = time.perf_counter()
-            fn()
+            results[name] = fns[name](r)
             times[name] = time.perf_counter() - start
-        out.append(times)
+        if check is not None:
+            check(r, results)
+        if r >= 0:
+            out.append(times)
     return out
+
+
+def interleaved_times(
+    fns: Mapping[K, Callable[[], Any]], rounds: int, *, warmup: int = 0
+) -> list[dict[K, float]]:
+    """:func:`interleaved_rounds` for functions that take no round number."""
+    return interleaved_rounds(
+        {name: _ignoring_round(fn) for name, fn in fns.items()}, rounds, warmup=warmup
+    )
+
+
+def _ignoring_round(fn: Callable[[], Any]) -> Callable[[int], Any]:
+    return lambda _round: fn()
+
+
+def ratios(times: Sequence[Mapping[K, float]], theirs: K, ours: K) -> list[float]:
+    """Each round's time of ``theirs`` over ``ours`` (above 1: ``ours`` is faster)."""
+    return [t[theirs] / t[ours] for t in times]
 
 
 def paired_ratios(theirs: Callable[[], Any], ours: Callable[[], Any], rounds: int) -> list[float]:
     """Each pair's time of ``theirs`` over ``ours`` (above 1: ``ours`` is faster)."""
-    return [t["t"] / t["o"] for t in interleaved_times({"t": theirs, "o": ours}, rounds)]
+    return ratios(interleaved_times({"t": theirs, "o": ours}, rounds), "t", "o")
 
 
 def paired_line(what: str, ratios: list[float]) -> str:
@@ -52,7 +84,7 @@ def install_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--where", type=Path, default=Path(tempfile.gettempdir()) / "docqa-bench")
 
 
-def alternating(names: list[str], round_: int) -> list[str]:
-    """The order of ``names`` in round ``round_`` (0-based): reversed every other round, as
-    :func:`interleaved_times` runs them."""
+def alternating(names: list[K], round_: int) -> list[K]:
+    """The order of ``names`` in round ``round_``: reversed every other round, as
+    :func:`interleaved_rounds` runs them."""
     return names if round_ % 2 == 0 else names[::-1]

@@ -21,15 +21,12 @@ ms per variant and the ratio of each median to keyword's. Run on a quiet machine
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "quality"))
-from corpora import build
+from quality.corpora import build
 
 from docqa.collection import Collection
 from docqa.embed import minilm

@@ -12,7 +12,7 @@ chunker (the index's defaults: 120-word windows, no overlap), and checks every q
 It prints one line per failure and a count per collection, and exits 1 when anything failed.
 ``--show`` instead prints each answerable question that has no ``must_contain`` with the text
 of its relevant sections (what a labeller reads). Collections: the folders of
-``benchmarks/data`` (their ``pages.txt`` read as ``benchmarks/guard_transfer.py`` reads it),
+``benchmarks/data`` (their ``pages.txt`` read as ``benchmarks/quality/guard_transfer.py`` reads it),
 ``library`` (``examples/``) and ``pydocs`` (``shared/evalsets/pydocs``). Run:
 
     PYTHONPATH=src .venv/bin/python benchmarks/quality/check_must_contain.py [NAME ...] [--show]

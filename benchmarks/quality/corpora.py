@@ -8,7 +8,7 @@ A collection is a folder of documents and a questions file (``docqa eval``'s for
   ``SOURCE TARGET`` (SOURCE below ``/usr/share/doc``, or absolute; copied to TARGET, gzipped
   pages stay gzipped) or a bare page name resolved by ``SHIPPED`` (Node.js API pages, the
   Valgrind HTML manual, pip's docs). Each set's README or the docstrings of
-  ``benchmarks/guard_transfer.py`` say which Debian package ships the pages.
+  ``benchmarks/quality/guard_transfer.py`` say which Debian package ships the pages.
 
 ``build(name, embedder, scratch)`` copies the pages once and builds an index per embedder
 under ``scratch`` (kept for the next run).

@@ -112,9 +112,9 @@ def test_bad_settings_are_refused_before_any_work() -> None:
 
 
 def test_default_guard_on_the_sample_questions(tmp_path: Path) -> None:
-    """The measured defaults (benchmarks/guard_transfer.py): every mode keeps at least 90% of
-    the answerable sample questions (dense too: the guard judges the keyword side's evidence
-    as well as the dense hits) and refuses at least four of the six unanswerable ones."""
+    """The measured defaults (benchmarks/quality/guard_transfer.py): every mode keeps at least
+    90% of the answerable sample questions (dense too: the guard judges the keyword side's
+    evidence as well as the dense hits) and refuses at least four of the six unanswerable ones."""
     from docqa.eval import evaluate, load_questions
 
     build_index([LIBRARY], tmp_path / "ix")

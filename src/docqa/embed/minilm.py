@@ -115,7 +115,7 @@ class MiniLMEmbedder:
     # The guard's drift threshold for this model (docqa.retrieve.drift): over eight measured
     # collections no answerable question's word the collection never uses brought it more
     # than 0.044 closer to its passage; "passport" over the library's pages, 0.127
-    # (benchmarks/guard_transfer.py --embedder minilm, docs/notes/2026-12-guard.md).
+    # (benchmarks/quality/guard_transfer.py --embedder minilm, docs/notes/2026-12-guard.md).
     guard_drift = 0.1
 
     def __init__(

@@ -12,7 +12,7 @@ answer path then refuses without calling a model.
 Its settings are a :class:`GuardConfig` (:mod:`docqa.retrieve.guard_settings`, re-exported
 here); :func:`~docqa.retrieve.guard_settings.resolve_guard` decides which are in force. The
 defaults and what they do on ten corpora are in ``docs/notes/2026-12-guard.md``
-(``python benchmarks/guard_transfer.py`` measures them); ``docqa calibrate`` fits
+(``python benchmarks/quality/guard_transfer.py`` measures them); ``docqa calibrate`` fits
 ``min_coverage``, ``unknown_from`` and ``unknown_share_from`` to a collection's own labelled
 questions and stores them in the index manifest.
 """

@@ -58,7 +58,8 @@ leave-one-corpus-out: for each corpus, the setting meeting the target (refuse >=
 0.90) in the most (corpus, mode) cells of the *other* corpora, ties to the largest kept share,
 reported on the corpus left out. Run:
 
-    .venv/bin/python benchmarks/guard_transfer.py [--corpora library,pydocs,nodejs,valgrind-guard]
+    .venv/bin/python benchmarks/quality/guard_transfer.py \\
+        [--corpora library,pydocs,nodejs,valgrind-guard]
 
 ``--embedder minilm`` builds the indexes with MiniLM (the ``minilm`` extra), whose guard adds
 the drift check (``docqa.retrieve.drift``) on the stored rows. With the default hashing
@@ -72,11 +73,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+
+from corpora import paths as corpus_paths
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import MODES, Collection
@@ -92,17 +94,6 @@ from docqa.retrieve.guard import (
 )
 from docqa.types import Hit
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "benchmarks" / "data"
-SHIPPED = {
-    "nodejs": (Path("/usr/share/doc/nodejs/api"), ".md"),
-    "valgrind-guard": (Path("/usr/share/doc/valgrind/html"), ".html"),
-    "pipdocs": (Path("/usr/share/doc/python3-pip/html"), ""),  # pages.txt names whole paths
-}
-PYDOCS = next(
-    (p / "shared/evalsets/pydocs" for p in ROOT.parents if (p / "shared/evalsets").is_dir()),
-    ROOT.parent / "shared/evalsets/pydocs",
-)
 GRID = [round(0.05 * i, 2) for i in range(13)]
 UNKNOWN = (None, 2000)
 EVIDENCE = (True, False)
@@ -114,26 +105,6 @@ CORPORA = (
 
 Setting = tuple[bool, int | None, float]  # (keyword_evidence, unknown_from, min_coverage)
 Cell = tuple[float, float, float]  # (unanswerable refused, answerable kept, kept when found)
-
-
-def corpus_paths(name: str, scratch: Path) -> tuple[list[Path], Path]:
-    """The documents and the questions file of corpus ``name``."""
-    if name == "library":
-        return [ROOT / "examples" / "library"], ROOT / "examples" / "questions.jsonl"
-    if name == "pydocs":
-        return [PYDOCS / "corpus"], PYDOCS / "questions.jsonl"
-    folder = scratch / f"{name}-docs"
-    folder.mkdir(exist_ok=True)
-    for line in (DATA / name / "pages.txt").read_text().splitlines():
-        if len(line.split()) == 2:  # SOURCE TARGET, SOURCE below /usr/share/doc or absolute
-            page, name_there = line.split()
-            origin, target = Path("/usr/share/doc") / page, folder / name_there
-        else:
-            source, suffix = SHIPPED[name]
-            origin, target = source / f"{line}{suffix}", folder / f"{line}{suffix}"
-        target.parent.mkdir(parents=True, exist_ok=True)  # gzipped pages stay gzipped
-        shutil.copy(origin, target)
-    return [folder], DATA / name / "questions.jsonl"
 
 
 def config_of(setting: Setting) -> GuardConfig:
@@ -166,7 +137,7 @@ def open_corpus(
 ) -> tuple[Collection, list[Question]]:
     docs, questions_file = corpus_paths(name, scratch)
     index = scratch / f"{name}-{embedder}-index"
-    build_index(docs, index, IndexSettings(embedder=embedder))  # a no-op when up to date
+    build_index([docs], index, IndexSettings(embedder=embedder))  # a no-op when up to date
     collection = Collection.open(index)
     assert isinstance(collection, Collection)  # one directory, not sharded
     return collection, load_questions(questions_file)

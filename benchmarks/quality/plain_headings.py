@@ -5,7 +5,7 @@ below ``--root`` (default ``/usr/share/doc``) as docqa reads a ``.txt`` file, an
 files read, parse errors, the headings found and in how many files, then a seeded sample of
 headings (and of the long ones, 7 words or more) to read by eye for false headings. Run:
 
-    .venv/bin/python benchmarks/plain_headings.py [--root DIR] [--sample 50]
+    .venv/bin/python benchmarks/quality/plain_headings.py [--root DIR] [--sample 50]
 """
 
 from __future__ import annotations

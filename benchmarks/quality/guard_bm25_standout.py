@@ -9,7 +9,7 @@ below the answerable ones. Printed per corpus: min, 10th percentile and median o
 answerable and the unanswerable questions the guard passes, and on the sample library each
 passing question's z. Run:
 
-    .venv/bin/python benchmarks/guard_bm25_standout.py [--corpora library,pydocs,...]
+    .venv/bin/python benchmarks/quality/guard_bm25_standout.py [--corpora library,pydocs,...]
 """
 
 from __future__ import annotations

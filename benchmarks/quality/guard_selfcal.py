@@ -19,7 +19,8 @@ check on or off), and the chosen setting is reported on the corpus's real labell
 beside the defaults. The constants (``PARAPHRASE``, ``SWAPPED``, ``WORDS``) were set once, before
 any result was seen, and not changed after. Run:
 
-    .venv/bin/python benchmarks/guard_selfcal.py [--corpora library,pydocs,nodejs,valgrind-guard]
+    .venv/bin/python benchmarks/quality/guard_selfcal.py \\
+        [--corpora library,pydocs,nodejs,valgrind-guard]
 """
 
 from __future__ import annotations

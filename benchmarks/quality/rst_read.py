@@ -15,9 +15,10 @@ and, when it is installed (``pip install '.[bench]'``), with docutils' ``publish
 - text blocks of docqa's where markup is left (`` `` ``, ``:role:```, ``.. ``), with a seeded
   sample to read;
 - speed: MB/s of each, ``--rounds`` rounds, the two readers interleaved on each file in
-  every round (warm-up round first, not timed), median of the rounds and their ratio.
+  every round (warm-up round first, not timed), median of the rounds and their ratio
+  (``--rounds 0``: no timing).
 
-    .venv/bin/python benchmarks/rst_read.py [--root DIR ...] [--rounds 3] [--sample 8]
+    .venv/bin/python benchmarks/quality/rst_read.py [--root DIR ...] [--rounds 3] [--sample 8]
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ def main() -> None:
             print(f"  {share:.2f} {name}: {dict(gone.most_common(5))}")
     for text in random.Random(7).sample(left, min(args.sample, len(left))):
         print(f"  left: {text[:150]}")
+    if args.rounds == 0:
+        return
     timings: dict[str, list[float]] = {"docqa": [], "docutils": []}
     for _ in range(args.rounds):
         spent = {"docqa": 0.0, "docutils": 0.0}

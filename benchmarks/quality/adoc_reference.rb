@@ -1,9 +1,9 @@
-# Asciidoctor's reading of AsciiDoc pages, for benchmarks/adoc_read.py: one JSON object a line
-# on stdin ({"text": ..., "compat": true|false}), one a line on stdout ({"doctitle": ...,
-# "titles": [...], "html": ...}: the document title, the section and discrete titles in order,
-# the body converted to HTML without the page around it). Includes are not followed (as docqa
-# does not follow them); git's linkgit:page[1] macro shows page(1), as git's own extension
-# makes it. Debian: apt-get install asciidoctor.
+# Asciidoctor's reading of AsciiDoc pages, for benchmarks/quality/adoc_read.py: one JSON object a
+# line on stdin ({"text": ..., "compat": true|false}), one a line on stdout ({"doctitle": ...,
+# "titles": [...], "html": ...}: the document title, the section and discrete titles in order, the
+# body converted to HTML without the page around it). Includes are not followed (as docqa does not
+# follow them); git's linkgit:page[1] macro shows page(1), as git's own extension makes it.
+# Debian: apt-get install asciidoctor.
 require 'asciidoctor'
 require 'asciidoctor/extensions'
 require 'json'

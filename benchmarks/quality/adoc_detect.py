@@ -5,7 +5,7 @@ folder, and every claimed file outside the folders given with ``--expect`` (the 
 to hold AsciiDoc sources: git's documentation by default), to read by eye; then the files of
 the expected folders it does not claim. Run:
 
-    .venv/bin/python benchmarks/adoc_detect.py [--root DIR ...] [--expect DIR ...]
+    .venv/bin/python benchmarks/quality/adoc_detect.py [--root DIR ...] [--expect DIR ...]
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ does (hybrid mode, k = 5, keep >= 0.9): the chosen setting's refused / kept shar
 questions it was fitted on, and the 5-fold held-out estimate (each fold judged by the setting
 fitted on the other folds). Run:
 
-    .venv/bin/python benchmarks/guard_calibrate.py [--corpora library,pydocs,...] [--mode hybrid]
+    .venv/bin/python benchmarks/quality/guard_calibrate.py [--corpora library,pydocs,...] \\
+        [--mode hybrid]
 """
 
 from __future__ import annotations
