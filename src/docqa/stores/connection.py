@@ -23,6 +23,7 @@ CONNECT_TIMEOUT = 10  # seconds, unless the URL sets connect_timeout
 # SQLSTATE classes: 08 connection exception, 57P0x operator intervention (terminated backend)
 _LOST_STATES = ("08", "57P01", "57P02", "57P03")
 _AUTH_STATES = ("28000", "28P01")
+ROLLED_BACK = "that step was rolled back, nothing of it was written"
 
 
 def store_url(url: str | None) -> str:
@@ -123,7 +124,7 @@ def translated(url: str, doing: str) -> Iterator[None]:
             not state or state.startswith(_LOST_STATES)
         ):
             raise StoreUnavailable(
-                f"lost the connection to {where} while {doing} ({reason}); that step was rolled "
-                "back, nothing of it was written; run the command again"
+                f"lost the connection to {where} while {doing} ({reason}); {ROLLED_BACK}; "
+                "run the command again"
             ) from None
         raise StoreError(f"{where} refused {doing}: {reason}") from None

@@ -1,83 +1,60 @@
-"""Write a collection: load, chunk and embed with the file index's code, then upsert by batch.
+"""Write a collection: load, chunk and embed with the file index's code, streamed in batches.
 
-``index_to_store`` loads and chunks with ``docqa.text`` (tenants from folders as the file index does), builds the texts with
+``index_to_store`` loads and chunks one file at a time (``docqa.stores.feed``: the file
+index's loaders and chunker, tenants from folders as it takes them), builds the texts with
 ``embed_text`` and the embedder with ``IndexSettings.make_embedder`` (the same calls as
-``docqa.build``), then compares each chunk's row hash (its text, heading path, lines, metadata
-and embedded text) with the stored one: only new or changed chunks are embedded and upserted,
-``batch_rows`` a transaction (COPY into temporary tables, then one INSERT .. ON CONFLICT), so a
-failed batch leaves the table as it was before it. The same transaction writes the rows' BM25
-postings and keeps the collection's BM25 statistics exact (``docqa.stores.postings``). Rows of
-chunks no longer produced (removed files, shorter documents) are deleted, and their statistics
-taken off, in one last transaction. New rows take row ids in the chunks' order, so a first
-load numbers its rows as the file index does and ties break alike; a row rewritten later keeps
-its id, and a chunk added later takes the next one (a file index rebuilt then would place it
-among its file's neighbours). A row without postings (written by a store of schema
-version 1) counts as changed, so loading again adds them. The first load creates the
-collection's HNSW index; later upserts keep it current.
+``docqa.build``). For each group of ``batch_rows`` chunks it notes their ids in a temporary
+table and reads the stored row hashes of those ids; a chunk whose row hash (its text,
+heading path, lines, metadata and embedded text) differs is queued, and every ``batch_rows``
+queued chunks are embedded and upserted (COPY into temporary tables, then one INSERT .. ON
+CONFLICT) with their BM25 postings and the changes to the collection's BM25 statistics
+(``docqa.stores.postings``). At the end the rows of chunks no longer produced (removed
+files, shorter documents) are deleted and taken off the statistics. The client holds one
+file's document, two batches of chunks and their vectors at a time, whatever the size of the
+load or of the collection.
+
+The whole load is one transaction: readers see the collection as it was until the commit,
+and a load that fails (a bad file, an embedder error, a lost connection, Ctrl-C) leaves it
+exactly as it was, a new collection's record included; its error says how many rows were
+rolled back. After the commit the tables are analyzed and the collection's HNSW index is
+created if missing (a later upsert keeps it current): an error there leaves the load
+committed and says so.
+
+New rows take row ids in the chunks' order, so a first load numbers its rows as the file
+index does and ties break alike; a row rewritten later keeps its id, and a chunk added later
+takes the next one (a file index rebuilt then would place it among its file's neighbours). A
+row without postings (written by a store of schema version 1) counts as changed, so loading
+again adds them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from docqa.build import IndexSettings, passed_over
 from docqa.embed.protocol import Embedder
-from docqa.errors import DimensionMismatch, InputError
+from docqa.errors import DocqaError, InputError
 from docqa.keyword import BM25Config
 from docqa.stores import postings as kw
 from docqa.stores import sql as q
-from docqa.stores.connection import translated
+from docqa.stores.connection import ROLLED_BACK, translated
+from docqa.stores.feed import ChunkFeed, Progress
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
-from docqa.tenants import folder_tenant
-from docqa.text import SkippedFile, chunk_document, embed_text, load_paths
+from docqa.stores.rows import row_hash, upsert, write
+from docqa.text import SkippedFile, embed_text
 from docqa.types import Chunk
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
+__all__ = ["BATCH_ROWS", "StoreReport", "create_hnsw", "ensure_collection", "index_to_store"]
+__all__ += ["row_hash", "upsert"]  # (docqa.stores.rows), named here too
+
 BATCH_ROWS = 1000
 
-_STAGE_COLUMNS = (
-    ("chunk_id", "text"),
-    ("section", "text"),
-    ("heading_path", "text[]"),
-    ("title", "text"),
-    ("source", "text"),
-    ("position", "int4"),
-    ("start_line", "int4"),
-    ("end_line", "int4"),
-    ("page", "int4"),
-    ("tenant", "text"),
-    ("content_hash", "text"),
-    ("row_hash", "text"),
-    ("metadata", "jsonb"),
-    ("text", "text"),
-    ("embedding", "vector"),
-    ("kw_length", "int4"),
-)
-_NAMES = ", ".join(name for name, _ in _STAGE_COLUMNS)
-# ``ord``: each staged row's place in the batch. New rows take their row ids in that order
-# (``ORDER BY ord``): a scan of the staging table may return rows in another order (a row
-# placed on an earlier page with room), and row ids break ties in the canonical order.
-_STAGE = (
-    "CREATE TEMP TABLE IF NOT EXISTS docqa_stage (ord int4, "
-    + ", ".join(f"{n} {t}" for n, t in _STAGE_COLUMNS)
-    + ") ON COMMIT DELETE ROWS"
-)
-_COPY = f"COPY docqa_stage (ord, {_NAMES}) FROM STDIN (FORMAT BINARY)"
-_COPY_TYPES = ["int4", *(t for _, t in _STAGE_COLUMNS)]
-_UPSERT = (
-    f"INSERT INTO chunks (collection_id, {_NAMES}) SELECT %s, {_NAMES} FROM docqa_stage "
-    "ORDER BY ord ON CONFLICT (collection_id, chunk_id) DO UPDATE SET "
-    + ", ".join(f"{n} = EXCLUDED.{n}" for n, _ in _STAGE_COLUMNS[1:])
-)
+# the chunk ids a load produced: what is not among them is deleted at its end
+_SEEN = "CREATE TEMP TABLE IF NOT EXISTS docqa_seen (chunk_id text) ON COMMIT DELETE ROWS"
+_COPY_SEEN = "COPY docqa_seen (chunk_id) FROM STDIN (FORMAT BINARY)"
 
 
 @dataclass(frozen=True)
@@ -94,52 +71,6 @@ class StoreReport:
     embedder: str
     seconds: float
     passed_over: tuple[tuple[str, int], ...] = ()  # as ``BuildReport.passed_over``
-
-
-def _jsonable(metadata: Any) -> dict[str, Any]:
-    """Chunk metadata as plain JSON (dates and other YAML scalars become strings)."""
-    loaded: dict[str, Any] = json.loads(json.dumps(dict(metadata), default=str, sort_keys=True))
-    return loaded
-
-
-def row_hash(chunk: Chunk, text: str) -> str:
-    """sha256 of everything a row stores but its vector (``text`` is the embedded text)."""
-    fields = [chunk.id, chunk.section, list(chunk.heading_path), chunk.source, chunk.position]
-    fields += [chunk.start_line, chunk.end_line, chunk.content_hash, _jsonable(chunk.metadata)]
-    fields.append(hashlib.sha256(text.encode("utf-8")).hexdigest())
-    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
-
-
-def _optional_str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _page(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _stage_row(chunk: Chunk, digest: str, vector: np.ndarray, length: int) -> tuple[Any, ...]:
-    from psycopg.types.json import Jsonb
-
-    meta = chunk.metadata
-    return (
-        chunk.id,
-        chunk.section,
-        list(chunk.heading_path),
-        chunk.title,
-        chunk.source,
-        chunk.position,
-        chunk.start_line,
-        chunk.end_line,
-        _page(meta.get("page")),
-        _optional_str(meta.get("tenant")),
-        chunk.content_hash,
-        digest,
-        Jsonb(_jsonable(meta)),
-        chunk.text,
-        vector,
-        length,
-    )
 
 
 def ensure_collection(
@@ -170,59 +101,6 @@ def ensure_collection(
     return fresh
 
 
-def upsert(
-    store: PgVectorStore,
-    record: CollectionRecord,
-    chunks: Sequence[Chunk],
-    vectors: np.ndarray,
-    digests: Sequence[str] | None = None,
-) -> None:
-    """Write ``chunks`` with their ``vectors`` ``(len(chunks), dim)`` in one transaction
-    (``digests``: their row hashes, by default of ``chunk.text``)."""
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    if vectors.shape != (len(chunks), record.dim):
-        raise DimensionMismatch(
-            f"{len(chunks)} chunks need vectors of shape ({len(chunks)}, {record.dim}) for "
-            f"collection {record.name!r}, got {vectors.shape}"
-        )
-    digests = digests or [row_hash(c, c.text) for c in chunks]
-    where = f"writing {len(chunks)} rows ({chunks[0].id!r}..)" if chunks else "writing no rows"
-    with translated(store.url, where):
-        config = kw.read_config(store.conn, record.collection_id)
-        lengths, postings = kw.keyword_rows(chunks, record.settings, config)
-        rows = [
-            _stage_row(c, d, v, n)
-            for c, d, v, n in zip(chunks, digests, vectors, lengths, strict=True)
-        ]
-        _write_batch(store, record.collection_id, rows, postings)
-
-
-def _write_batch(
-    store: PgVectorStore,
-    collection_id: int,
-    rows: Sequence[tuple[Any, ...]],
-    postings: Sequence[tuple[str, int, int]],
-) -> None:
-    """One transaction: COPY ``rows`` and their ``postings`` into the staging tables, take
-    the rows they replace out of the BM25 statistics, upsert them, add theirs."""
-    cid = {"cid": collection_id}
-    with store.conn.transaction():
-        store.conn.execute(_STAGE)
-        store.conn.execute(kw.STAGE)
-        with store.conn.cursor() as cur:
-            with cur.copy(_COPY) as copy:
-                copy.set_types(_COPY_TYPES)
-                for place, row in enumerate(rows):
-                    copy.write_row((place, *row))
-            with cur.copy(kw.COPY) as copy:
-                copy.set_types(list(kw.COPY_TYPES))
-                for posting in postings:
-                    copy.write_row(posting)
-            cur.execute(kw.retract(kw.STAGED_ROWS), cid)
-            cur.execute(_UPSERT, (collection_id,))
-            cur.execute(kw.ADD, cid)
-
-
 def _check_settings(settings: IndexSettings, batch_rows: int) -> None:
     if settings.embedder != "hashing":
         raise InputError(
@@ -233,28 +111,122 @@ def _check_settings(settings: IndexSettings, batch_rows: int) -> None:
         raise InputError(f"batch_rows must be an int >= 1, got {batch_rows!r}")
 
 
-def _write_changed(
+@dataclass
+class _Load:
+    """One load's state between batches: the changed rows waiting for a batch, and counts."""
+
+    store: PgVectorStore
+    record: CollectionRecord
+    embedder: Embedder
+    headings: bool
+    batch_rows: int
+    pending: list[tuple[Chunk, str, str]] = field(default_factory=list)  # chunk, text, hash
+    chunks: int = 0
+    written: int = 0
+    deleted: int = 0
+
+    def take(self, group: Sequence[Chunk]) -> None:
+        """Mark ``group``'s chunks seen, queue those whose row hash differs from the stored
+        one, and write every full batch."""
+        stored = _seen(self.store, self.record.collection_id, [c.id for c in group])
+        for chunk in group:
+            text = embed_text(chunk, headings=self.headings)
+            digest = row_hash(chunk, text)
+            if stored.get(chunk.id) != digest:
+                self.pending.append((chunk, text, digest))
+        self.chunks += len(group)
+        while len(self.pending) >= self.batch_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Embed and write the first ``batch_rows`` queued rows (in the load's transaction)."""
+        part, self.pending = self.pending[: self.batch_rows], self.pending[self.batch_rows :]
+        if part:
+            vectors = self.embedder.embed([text for _, text, _ in part])
+            chunks = [chunk for chunk, _, _ in part]
+            write(self.store, self.record, chunks, vectors, [d for _, _, d in part])
+            self.written += len(part)
+
+
+def _seen(store: PgVectorStore, collection_id: int, ids: list[str]) -> dict[str, str]:
+    """Add ``ids`` to ``docqa_seen``; the stored row hashes of those among them with
+    postings."""
+    with translated(store.url, f"reading the stored row hashes ({ids[0]!r}..)"):
+        with store.conn.cursor() as cur, cur.copy(_COPY_SEEN) as copy:
+            copy.set_types(["text"])
+            for chunk_id in ids:
+                copy.write_row((chunk_id,))
+        rows = store.conn.execute(
+            "SELECT chunk_id, row_hash FROM chunks WHERE collection_id = %s "
+            "AND chunk_id = ANY(%s) AND kw_length IS NOT NULL",
+            (collection_id, ids),
+        ).fetchall()
+    return dict(rows)
+
+
+def _delete_missing(store: PgVectorStore, collection_id: int) -> int:
+    """Delete the rows of chunks not in ``docqa_seen``, off the statistics first; how many."""
+    with translated(store.url, "deleting rows of removed chunks"):
+        params = {"cid": collection_id}
+        store.conn.execute(kw.retract(kw.MISSING_ROWS), params)
+        cur = store.conn.execute(
+            "DELETE FROM chunks c WHERE c.collection_id = %(cid)s AND " + kw.MISSING_SQL, params
+        )
+    return int(cur.rowcount)
+
+
+def _rolled_back(exc: DocqaError, load: _Load | None) -> DocqaError:
+    """``exc`` saying that the rows written before it were rolled back with the load."""
+    if load is None or not load.written:
+        return exc  # nothing had been written: ``exc`` says all there is
+    note = (
+        f"the load was rolled back with the {load.written} rows it had written: collection "
+        f"{load.record.name!r} is as it was"
+    )
+    text = str(exc)
+    return type(exc)(text.replace(ROLLED_BACK, note) if ROLLED_BACK in text else f"{text}; {note}")
+
+
+def _load(
     store: PgVectorStore,
-    record: CollectionRecord,
+    feed: ChunkFeed,
     embedder: Embedder,
-    chunks: Sequence[Chunk],
-    texts: Sequence[str],
     batch_rows: int,
     progress: Progress | None,
-) -> int:
-    """Embed and upsert the chunks whose row hash differs from the stored one; how many."""
-    stored = _stored_hashes(store, record.collection_id)
-    digests = [row_hash(c, t) for c, t in zip(chunks, texts, strict=True)]
-    todo = [
-        i for i, (c, d) in enumerate(zip(chunks, digests, strict=True)) if stored.get(c.id) != d
-    ]
-    for start in range(0, len(todo), batch_rows):
-        part = todo[start : start + batch_rows]
-        vectors = embedder.embed([texts[i] for i in part])
-        upsert(store, record, [chunks[i] for i in part], vectors, [digests[i] for i in part])
-        if progress:
-            progress("write", start + len(part), len(todo))
-    return len(todo)
+) -> _Load:
+    """Write ``feed``'s chunks into the collection in one transaction (see the module)."""
+    load = None
+    try:
+        with store.conn.transaction():
+            record = ensure_collection(store, embedder, feed.settings)
+            load = _Load(store, record, embedder, feed.settings.headings, batch_rows)
+            with translated(store.url, "preparing the load"):
+                store.conn.execute(_SEEN)
+                store.conn.execute("TRUNCATE docqa_seen")
+            for group in feed.groups(batch_rows, progress):
+                load.take(group)
+            while load.pending:
+                load.flush()
+            load.deleted = _delete_missing(store, record.collection_id)
+    except DocqaError as exc:
+        raise _rolled_back(exc, load) from exc
+    return load
+
+
+def _finish(store: PgVectorStore, load: _Load, hnsw: bool) -> None:
+    """After the commit: statistics for the planner, and the HNSW index when missing."""
+    done = (
+        f"; the load is committed ({load.written} rows written, {load.deleted} deleted): "
+        "run the command again to finish this step"
+    )
+    try:
+        if load.written or load.deleted:
+            with translated(store.url, "analyzing the written tables"):
+                store.conn.execute("ANALYZE chunks, postings, term_df")  # plans for BM25's joins
+        if hnsw:
+            create_hnsw(store, load.record)
+    except DocqaError as exc:
+        raise type(exc)(f"{exc}{done}") from exc
 
 
 def index_to_store(
@@ -266,63 +238,28 @@ def index_to_store(
     progress: Progress | None = None,
     hnsw: bool = True,
 ) -> StoreReport:
-    """Load ``paths`` and write them into ``store``'s collection (see the module docstring)."""
+    """Load ``paths`` and write them into ``store``'s collection (see the module docstring).
+
+    ``progress`` is called as ``("files", done, total)`` after each file."""
     settings = settings or IndexSettings()
     _check_settings(settings, batch_rows)
     started = time.perf_counter()
-    others: Counter[str] = Counter()
-    documents, report = load_paths(paths, others)
-    if settings.tenant_from_folder:
-        documents = [folder_tenant(d) for d in documents]
-    chunks = [
-        c
-        for d in documents
-        for c in chunk_document(d, max_words=settings.max_words, overlap=settings.overlap)
-    ]
-    if not chunks:
-        raise InputError(f"no text to index in {', '.join(map(str, paths))}")
-    texts = [embed_text(c, headings=settings.headings) for c in chunks]
+    feed = ChunkFeed(paths, settings)
     embedder = settings.make_embedder()
-    record = ensure_collection(store, embedder, settings)
-    written = _write_changed(store, record, embedder, chunks, texts, batch_rows, progress)
-    deleted = _delete_missing(store, record.collection_id, [c.id for c in chunks])
-    if written or deleted:
-        with translated(store.url, "analyzing the written tables"):
-            store.conn.execute("ANALYZE chunks, postings, term_df")  # plans for BM25's joins
-    if hnsw:
-        create_hnsw(store, record)
+    load = _load(store, feed, embedder, batch_rows, progress)
+    _finish(store, load, hnsw)
     return StoreReport(
         where=store.where,
         collection=store.collection,
-        chunks=len(chunks),
-        upserted=written,
-        unchanged=len(chunks) - written,
-        deleted=deleted,
-        skipped=report.skipped,
+        chunks=load.chunks,
+        upserted=load.written,
+        unchanged=load.chunks - load.written,
+        deleted=load.deleted,
+        skipped=feed.report.skipped,
         embedder=embedder.name,
         seconds=time.perf_counter() - started,
-        passed_over=passed_over(others),
+        passed_over=passed_over(feed.others),
     )
-
-
-def _stored_hashes(store: PgVectorStore, collection_id: int) -> dict[str, str]:
-    with translated(store.url, "reading the stored row hashes"):
-        rows = store.conn.execute(
-            "SELECT chunk_id, row_hash FROM chunks WHERE collection_id = %s "
-            "AND kw_length IS NOT NULL",
-            (collection_id,),
-        ).fetchall()
-    return dict(rows)
-
-
-def _delete_missing(store: PgVectorStore, collection_id: int, keep: list[str]) -> int:
-    with translated(store.url, "deleting rows of removed chunks"), store.conn.transaction():
-        params = {"cid": collection_id, "keep": keep}
-        store.conn.execute(kw.retract(kw.MISSING_ROWS), params)
-        cur = store.conn.execute(
-            "DELETE FROM chunks c WHERE c.collection_id = %(cid)s AND " + kw.MISSING_SQL, params
-        )
-    return int(cur.rowcount)
 
 
 def create_hnsw(store: PgVectorStore, record: CollectionRecord, *, memory: str = "1GB") -> None:

@@ -48,7 +48,8 @@ _RETRACT = (
     "WHERE collection_id = %(cid)s"
 )
 STAGED_ROWS = sql.SQL("c.chunk_id IN (SELECT chunk_id FROM docqa_stage)")
-MISSING_SQL = "NOT (c.chunk_id = ANY(%(keep)s))"
+# the rows of chunks a load did not produce: ``docqa_seen`` holds the chunk ids it produced
+MISSING_SQL = "NOT EXISTS (SELECT 1 FROM docqa_seen s WHERE s.chunk_id = c.chunk_id)"
 MISSING_ROWS = sql.SQL(MISSING_SQL)
 
 ADD = (
@@ -66,8 +67,7 @@ ADD = (
 
 def retract(cond: sql.Composable) -> sql.Composed:
     """The statement taking the rows matching ``cond`` (over ``chunks c``) out of the
-    statistics and deleting their postings (parameters ``cid``, and ``keep`` for
-    ``MISSING_ROWS``)."""
+    statistics and deleting their postings (parameter ``cid``)."""
     return sql.SQL(_RETRACT).format(cond=cond)
 
 

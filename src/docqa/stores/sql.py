@@ -20,9 +20,10 @@ computed as ``docqa.keyword.BM25Index`` computes it: each posting's weight is
 correctly rounded IEEE operation at a time as NumPy does them; a row's weights are summed in
 the order of ``%(terms)s`` (``sum(.. ORDER BY pos)``, float8 addition from the first weight:
 the kernels' order, df ascending); the sum is rounded to float4 and the rows ordered by it
-descending, then ``row_id``. ``idf`` per term, ``avgdl``, ``k1 + 1`` and ``1 - b`` come from
-Python (``BM25Index`` over the collection's statistics), so no logarithm is taken in SQL.
-Scores are the file index's bit for bit.
+descending, then ``row_id``; only the first k of them are joined to their chunk columns.
+``idf`` per term, ``avgdl``, ``k1 + 1`` and ``1 - b`` come from Python (``BM25Index`` over the
+collection's statistics), so no logarithm is taken in SQL. Scores are the file index's bit
+for bit.
 """
 
 from __future__ import annotations
@@ -97,9 +98,11 @@ def keyword_query(where: sql.Composable) -> sql.Composed:
         "%(idf)s::float8[]) WITH ORDINALITY AS t(term, idf, pos)), "
         "s AS (SELECT p.row_id, sum({weight} ORDER BY qt.pos) AS total FROM qt "
         "JOIN postings p ON p.collection_id = %(cid)s AND p.term = qt.term "
-        "JOIN chunks c ON c.row_id = p.row_id WHERE {where} GROUP BY p.row_id) "
-        "SELECT {cols}, s.total::float4::float8 AS score FROM s "
-        "JOIN chunks c ON c.row_id = s.row_id ORDER BY score DESC, c.row_id LIMIT %(k)s"
+        "JOIN chunks c ON c.row_id = p.row_id WHERE {where} GROUP BY p.row_id), "
+        "top AS (SELECT s.row_id, s.total::float4::float8 AS score FROM s "
+        "ORDER BY score DESC, s.row_id LIMIT %(k)s) "
+        "SELECT {cols}, top.score FROM top JOIN chunks c ON c.row_id = top.row_id "
+        "ORDER BY top.score DESC, c.row_id"
     ).format(weight=sql.SQL(_WEIGHT), cols=_COLS, where=where)
 
 
