@@ -17,6 +17,7 @@ import pytest
 from docqa.build import IndexSettings, build_index
 from docqa.embed.hashing import HashingEmbedder
 from docqa.pipeline import work
+from docqa.text import reading
 from docqa.text.loaders import parse_document
 from docqa.text.records import chunk_records
 
@@ -127,6 +128,7 @@ def test_a_plain_texts_rows_are_those_of_its_whole_document(tmp_path, monkeypatc
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8", newline="")
     monkeypatch.setattr(work, "PART_CHARS", part_chars)
+    monkeypatch.setattr(reading, "STREAM_CHARS", 0)  # each text read as it is chunked
     task = work.Task(tuple((tmp_path / n, n) for n in files), 40, 5, True, None, {})
     got = work.run(task)
     docs = [parse_document(n, t) for n, t in files.items()]

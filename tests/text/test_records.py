@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from docqa.errors import InputError
 from docqa.index.writer import chunk_record
+from docqa.text import reading
 from docqa.text.documents import Block, Document, Line, Section, SkippedFile, filled
 from docqa.text.loaders import find_files, load_file, parse_document
 from docqa.text.plain import text_bodies, text_outline
@@ -178,7 +180,10 @@ def test_a_plain_text_read_as_it_is_chunked_gives_the_same_records(
 ) -> None:
     overlap = data.draw(st.integers(0, max_words - 1))
     doc = replace(parse_document("gen/notes.txt", text), content_hash="f00d")
-    streamed = document_stream("gen/notes.txt", text, "f00d")
+    whole = document_stream("gen/notes.txt", text, "f00d")  # a short text: parsed whole
+    assert whole == ((doc, None) if doc.sections else SkippedFile("gen/notes.txt", "no text"))
+    with patch.object(reading, "STREAM_CHARS", 0):  # any longer text is read as it is chunked
+        streamed = document_stream("gen/notes.txt", text, "f00d")
     if not doc.sections:
         assert streamed == SkippedFile("gen/notes.txt", "no text")
         return

@@ -39,7 +39,7 @@ from __future__ import annotations
 import collections
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from docqa.text.documents import Block, Heading, Line, Section
@@ -92,10 +92,12 @@ def text_items(text: str) -> list[Heading | Block]:
     """``text`` as headings (module doc) and one ``"text"`` block per other paragraph, each
     line's whitespace collapsed. A heading written again later (a contents list that leaves
     blank lines between its groups) is text where it first stands: the last one heads."""
-    outline = text_outline(text)
+    held = list(paragraphs(text))  # split once: the text is parsed whole
+    outline = _outline(held)
     out: list[Heading | Block] = []
-    for at, paragraph in enumerate(paragraphs(text)):
+    for at, paragraph in enumerate(held):
         out += _paragraph_items(at, paragraph, outline)
+        held[at] = []  # its raw lines go as its block is made (else twice the text's lines)
     return out
 
 
@@ -120,8 +122,12 @@ class TextOutline:
 def text_outline(text: str) -> TextOutline:
     """The headings of ``text`` and the sections they open (``TextOutline``), from one pass
     over its paragraphs that keeps only their headings."""
+    return _outline(paragraphs(text))
+
+
+def _outline(numbered: Iterable[Paragraph]) -> TextOutline:
     scan = _Scan()
-    for at, paragraph in enumerate(paragraphs(text)):
+    for at, paragraph in enumerate(numbered):
         scan.add(at, paragraph)
     return scan.outline()
 
@@ -145,7 +151,7 @@ class _Scan:
     def add(self, at: int, paragraph: Paragraph) -> None:
         """Take paragraph ``at``."""
         number, first = paragraph[0]
-        rest = all(raw[:3].isspace() for _, raw in itertools.islice(paragraph, 1, None))
+        rest = len(paragraph) == 1 or all(raw[:3].isspace() for _, raw in paragraph[1:])
         indented = rest and first[:3].isspace()
         if len(paragraph) > 1:
             self.body += 1

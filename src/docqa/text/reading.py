@@ -82,6 +82,9 @@ def _gunzip(data: bytes) -> bytes:
 
 
 _MAX_TXT_TITLE = 80
+# A plain text longer than this is read as it is chunked (``document_stream``); a shorter one is
+# parsed whole, in one pass (the same records: two passes cost a few per cent more time).
+STREAM_CHARS = 1 << 20
 
 
 class _Skip(Exception):
@@ -227,13 +230,15 @@ def document_from_decoded(
 def document_stream(
     source: str, content: str | bytes, file_hash: str
 ) -> tuple[Document, Iterator[Iterator[Block]] | None] | SkippedFile:
-    """``document_from_decoded``, but a plain text is read as it is chunked: the document's
-    sections then hold no blocks, and the iterator (else None) gives each one's blocks in
-    turn, made from the text as they are taken (``records.record_parts``' ``bodies``), so that
-    the whole file is never held parsed (``plain.text_outline``, ``plain.text_bodies``)."""
-    if not isinstance(content, str) or format_of(source) != "text" or looks_like_asciidoc(content):
+    """``document_from_decoded``, but a plain text of more than ``STREAM_CHARS`` characters is
+    read as it is chunked: the document's sections then hold no blocks, and the iterator (else
+    None) gives each one's blocks in turn, made from the text as they are taken
+    (``records.record_parts``' ``bodies``), so that the whole file is never held parsed
+    (``plain.text_outline``, ``plain.text_bodies``)."""
+    if not _streams(source, content):
         document = document_from_decoded(source, content, file_hash)
         return document if isinstance(document, SkippedFile) else (document, None)
+    assert isinstance(content, str)
     outline = text_outline(content)
     if not outline.sections:
         return SkippedFile(source, "no text")
@@ -241,6 +246,13 @@ def document_stream(
     metadata = {"format": "text"}
     document = Document(source, title, outline.sections, metadata, content_hash=file_hash)
     return document, text_bodies(content, outline)
+
+
+def _streams(source: str, content: str | bytes) -> bool:
+    """Whether ``document_stream`` reads ``content`` as it is chunked: a long plain text."""
+    if not isinstance(content, str) or len(content) <= STREAM_CHARS:
+        return False
+    return format_of(source) == "text" and not looks_like_asciidoc(content)
 
 
 def _pdf_document(source: str, data: bytes) -> Document:
