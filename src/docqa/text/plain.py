@@ -29,9 +29,10 @@ text; an entry standing alone between blank lines is text too when the same head
 written again later. Text saved from a terminal formatter first loses its SGR escapes and overstrikes
 (``ESC [ 1 m``, ``_`` backspace ``X``). Lines keep their numbers.
 
-A text is read in two passes over its paragraphs (``plain_lines``), neither holding them all:
-``text_outline`` finds the paragraphs that head and the sections they open, then
-``text_bodies`` makes each section's blocks as they are taken (``text_items`` gives them all).
+A long text is read in two passes over its paragraphs (``plain_lines``), neither holding them
+all: ``text_outline`` finds the paragraphs that head and the sections they open, then
+``text_bodies`` makes each section's blocks as they are taken. ``text_items`` parses a text
+whole, splitting it into paragraphs once; both apply the same rules (``_Scan``).
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ class _Scan:
         if self.margin is not None and indented:
             self.margins[at - 1] = self.margin
         self.margin = Heading(first.strip(), 2, number) if _margin_line(paragraph) else None
-        if len(paragraph) > 1 and rest and _MAN_SECTION.fullmatch(first):
+        if len(paragraph) > 1 and rest and _MAN_SECTION.fullmatch(first):  # NAME, indented
             self.man[at] = Heading(first.strip(), 2, number)
         else:
             heading = _heading(paragraph, self.underlines)
@@ -173,7 +174,10 @@ class _Scan:
 
     def outline(self) -> TextOutline:
         """The outline of the paragraphs taken (``TextOutline``)."""
-        if self.body and self.indented >= 0.7 * self.body:  # a text dump: titles at the margin
+        # most paragraphs of two lines or more indented (70%): a text dump, whose titles sit at
+        # the margin; in a text written at the margin, an indented paragraph is code and the
+        # line before it a sentence leading into it ("Typical code is just")
+        if self.body and self.indented >= 0.7 * self.body:
             self.lone.update({at: h for at, h in self.margins.items() if at not in self.lone})
         last = {_key(h): at for at, h in sorted(self.lone.items())}
         heads = {at: h for at, h in self.lone.items() if last[_key(h)] == at}
@@ -201,7 +205,9 @@ def _key(heading: Heading) -> str:
 
 
 def _margin_line(paragraph: Paragraph) -> bool:
-    """Whether ``paragraph`` is one short title at the margin (``_margin_title``)."""
+    """Whether ``paragraph`` is one short title at the margin: in a text dump (a browser's,
+    DocBook's text output), a section's title when the next paragraph is indented
+    (``Synopsis`` then ``   /etc/fonts/fonts.conf``)."""
     if len(paragraph) != 1:
         return False
     line = paragraph[0][1].rstrip()

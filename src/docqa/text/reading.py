@@ -8,6 +8,8 @@ A file that cannot become a document (not valid UTF-8, binary, empty, unreadable
 matter, no text at all) is a ``SkippedFile`` with the reason. A Sphinx build's copy of a page's
 source, ``page.rst.txt``, is read as reStructuredText; a ``.txt`` file whose text is clearly
 AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text.
+The build reads a long plain text as it is chunked (``document_stream``): its sections first,
+their blocks as they are taken, so that the file is never held parsed whole.
 """
 
 from __future__ import annotations
@@ -235,24 +237,25 @@ def document_stream(
     None) gives each one's blocks in turn, made from the text as they are taken
     (``records.record_parts``' ``bodies``), so that the whole file is never held parsed
     (``plain.text_outline``, ``plain.text_bodies``)."""
-    if not _streams(source, content):
+    text = _long_text(source, content)
+    if text is None:
         document = document_from_decoded(source, content, file_hash)
         return document if isinstance(document, SkippedFile) else (document, None)
-    assert isinstance(content, str)
-    outline = text_outline(content)
+    outline = text_outline(text)
     if not outline.sections:
         return SkippedFile(source, "no text")
     title = _txt_title(outline.first) or _title_from_name(source)
     metadata = {"format": "text"}
     document = Document(source, title, outline.sections, metadata, content_hash=file_hash)
-    return document, text_bodies(content, outline)
+    return document, text_bodies(text, outline)
 
 
-def _streams(source: str, content: str | bytes) -> bool:
-    """Whether ``document_stream`` reads ``content`` as it is chunked: a long plain text."""
+def _long_text(source: str, content: str | bytes) -> str | None:
+    """``content`` when ``document_stream`` reads it as it is chunked (a plain text of more
+    than ``STREAM_CHARS`` characters), else None."""
     if not isinstance(content, str) or len(content) <= STREAM_CHARS:
-        return False
-    return format_of(source) == "text" and not looks_like_asciidoc(content)
+        return None
+    return content if format_of(source) == "text" and not looks_like_asciidoc(content) else None
 
 
 def _pdf_document(source: str, data: bytes) -> Document:
