@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -47,10 +48,11 @@ def bodies(draw: st.DrawFn) -> tuple[Block, ...]:
 
 
 def in_pieces(
-    blocks: tuple[Block, ...], max_words: int, overlap: int, chars: int | None
+    blocks: tuple[Block, ...], max_words: int, overlap: int, chars: int | None, lazy: bool = False
 ) -> tuple[list[Any], int]:
-    """The windows of ``blocks`` made piece by piece, and how many pieces were windowed."""
-    pieces, windows, count = SectionPieces(blocks, chars), [], 0
+    """The windows of ``blocks`` made piece by piece (``lazy``: the blocks given as an
+    iterator), and how many pieces were windowed."""
+    pieces, windows, count = SectionPieces(iter(blocks) if lazy else blocks, chars), [], 0
     while not pieces.done:
         piece, rest = pieces.next()
         got = section_windows(piece, max_words, overlap, rest)
@@ -61,12 +63,12 @@ def in_pieces(
 
 
 @settings(max_examples=400, deadline=None)
-@given(bodies(), st.integers(1, 10), st.data(), st.integers(1, 60))
+@given(bodies(), st.integers(1, 10), st.data(), st.integers(1, 60), st.booleans())
 def test_windows_in_pieces_are_the_whole_sections(
-    blocks: tuple[Block, ...], max_words: int, data: st.DataObject, chars: int
+    blocks: tuple[Block, ...], max_words: int, data: st.DataObject, chars: int, lazy: bool
 ) -> None:
     overlap = data.draw(st.integers(0, max_words - 1))
-    windows, _ = in_pieces(blocks, max_words, overlap, chars)
+    windows, _ = in_pieces(blocks, max_words, overlap, chars, lazy)
     assert windows == section_windows(blocks, max_words, overlap)
 
 
@@ -77,9 +79,10 @@ def test_a_long_line_is_cut_between_words_and_windowed_the_same() -> None:
         Block("code", (Line(4, "x = 1"), Line(5, ""), Line(6, "  ".join(words[:30])))),
     )
     for max_words, overlap, chars in ((10, 3, 37), (7, 0, 5), (40, 39, 100), (120, 0, None)):
-        windows, count = in_pieces(blocks, max_words, overlap, chars)
-        assert windows == section_windows(blocks, max_words, overlap)
-        assert count > 10 or chars is None
+        for lazy in (False, True):
+            windows, count = in_pieces(blocks, max_words, overlap, chars, lazy)
+            assert windows == section_windows(blocks, max_words, overlap)
+            assert count > 10 or chars is None
 
 
 def test_one_piece_is_the_sections_own_blocks() -> None:
@@ -87,15 +90,40 @@ def test_one_piece_is_the_sections_own_blocks() -> None:
     for chars in (None, 5):
         pieces = SectionPieces(blocks, chars)
         assert pieces.next() == (blocks, None)
+        assert SectionPieces(iter(blocks), chars).next() == (blocks, None)
 
 
-def test_the_blocks_behind_the_pieces_are_let_go() -> None:
+def test_blocks_given_as_an_iterator_are_taken_as_the_pieces_need_them() -> None:
+    taken: list[int] = []
+
+    def blocks() -> Iterator[Block]:
+        for i in range(1, 60):
+            taken.append(i)
+            yield Block("text", (Line(i, "a b c d e f"),))
+
+    pieces = SectionPieces(blocks(), 40)  # 11 characters a block: 4 make a piece
+    while not pieces.done:
+        piece, rest = pieces.next()
+        assert len(taken) <= piece[-1].lines[-1].number + 1  # at most one block ahead
+        pieces.took(len(section_windows(piece, 4, 1, rest)), rest)
+    assert len(taken) == 59
+
+
+def consumed(blocks: list[Block]) -> Iterator[Block]:
+    """``blocks`` in order, each let go by the list as it is given."""
+    blocks.reverse()
+    while blocks:
+        yield blocks.pop()
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_the_blocks_behind_the_pieces_are_let_go(lazy: bool) -> None:
     class Tracked(Block):  # a Block that a weak reference can follow
         pass
 
     blocks = tuple(Tracked("text", (Line(i, "a b c d e f"),)) for i in range(1, 60))
     refs = [weakref.ref(b) for b in blocks]
-    pieces = SectionPieces(blocks, 40)
+    pieces = SectionPieces(consumed(list(blocks)) if lazy else blocks, 40)
     del blocks
     moved = 0
     while not pieces.done:

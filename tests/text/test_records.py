@@ -1,12 +1,14 @@
 """``chunk_records`` (the build's fast path) gives exactly the records and embed texts of its
 twin, ``chunk_document`` + ``writer.chunk_record`` + ``embed_text``: on the sample library,
 the golden file, the pydocs pages, generated documents, PDF-like paged sections, tenants and
-metadata that is not JSON; and the same errors."""
+metadata that is not JSON, a plain text read as it is chunked; and the same errors."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
@@ -14,9 +16,12 @@ from hypothesis import strategies as st
 
 from docqa.errors import InputError
 from docqa.index.writer import chunk_record
-from docqa.text.documents import Block, Document, Line, Section
+from docqa.text import reading
+from docqa.text.documents import Block, Document, Line, Section, SkippedFile, filled
 from docqa.text.loaders import find_files, load_file, parse_document
-from docqa.text.records import _json, _strings, chunk_records
+from docqa.text.plain import text_bodies, text_outline
+from docqa.text.reading import document_stream
+from docqa.text.records import _json, _strings, chunk_records, record_parts
 from docqa.text.sections import chunk_document, embed_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,3 +155,48 @@ def test_generated_documents_give_the_same_records(
 @given(st.lists(st.text(), max_size=5).map(tuple))
 def test_a_heading_path_encodes_as_json_does(path: tuple[str, ...]) -> None:
     assert _strings(path) == _json(list(path))
+
+
+@st.composite
+def plain_text(draw: st.DrawFn) -> str:
+    parts = []
+    for n in range(draw(st.integers(0, 10))):
+        kind = draw(st.sampled_from(["numbered", "underlined", "man", "p", "p"]))
+        name = draw(st.sampled_from(["Loans", "Fees", "Loans p2", "Notes"]))
+        if kind == "numbered":
+            parts.append(f"{n + 1}.{draw(st.integers(1, 3))}. {name}")
+        elif kind == "underlined":
+            parts.append(f"{name}\n{draw(st.sampled_from(['=', '-'])) * 10}")
+        elif kind == "man":
+            parts.append(name.upper() + "\n       " + draw(TEXT))
+        else:
+            parts.append("\n".join(draw(st.lists(TEXT, min_size=1, max_size=4))))
+    return "\n\n".join(parts)
+
+
+@given(plain_text(), st.integers(1, 15), st.data(), st.booleans(), st.integers(1, 60))
+def test_a_plain_text_read_as_it_is_chunked_gives_the_same_records(
+    text: str, max_words: int, data: st.DataObject, headings: bool, part_chars: int
+) -> None:
+    overlap = data.draw(st.integers(0, max_words - 1))
+    doc = replace(parse_document("gen/notes.txt", text), content_hash="f00d")
+    whole = document_stream("gen/notes.txt", text, "f00d")  # a short text: parsed whole
+    assert whole == ((doc, None) if doc.sections else SkippedFile("gen/notes.txt", "no text"))
+    with patch.object(reading, "STREAM_CHARS", 0):  # any longer text is read as it is chunked
+        streamed = document_stream("gen/notes.txt", text, "f00d")
+    if not doc.sections:
+        assert streamed == SkippedFile("gen/notes.txt", "no text")
+        return
+    assert isinstance(streamed, tuple) and streamed[1] is not None
+    head, bodies = streamed
+    assert filled(head, text_bodies(text, text_outline(text))) == doc
+    try:
+        expected = twin(doc, max_words, overlap, headings)
+    except InputError as exc:
+        with pytest.raises(InputError, match="used twice"):
+            list(record_parts(head, max_words, overlap, headings, part_chars, bodies=bodies))
+        assert "used twice" in str(exc)
+        return
+    parts = list(record_parts(head, max_words, overlap, headings, part_chars, bodies=bodies))
+    assert [r for p in parts for r in p.records] == expected[0]
+    assert [t for p in parts for t in p.texts] == expected[1]

@@ -19,7 +19,7 @@ from docqa import _tokenize
 from docqa.embed.hashing import HashingEmbedder
 from docqa.tenants import folder_tenant
 from docqa.text.documents import SkippedFile
-from docqa.text.reading import decoded, document_from_decoded, read_bytes
+from docqa.text.reading import decoded, document_stream, read_bytes
 from docqa.text.records import RecordPart, record_parts
 from docqa.text.sections import HEADING_WEIGHT, heading_copies
 from docqa.text.tokenize import TokenHashes, TokenSettings, hash_tokens, join_rows
@@ -220,7 +220,8 @@ class _Group:
 def _one_file(task: Task, path: Path, source: str, group: _Group) -> Iterator[FileResult]:
     """Read, parse and chunk one file, its chunks taken by ``group``: what became of it, after
     each part but the last a ``FileResult`` of ``more=True`` (the caller makes the part's
-    ``Result`` then). The file's bytes go once parsed, its sections as they are chunked."""
+    ``Result`` then). The file's bytes go once decoded, its sections as they are chunked (a
+    plain text's made from its text as they are: ``reading.document_stream``)."""
     ids = source if source in task.suffixed else ""
     if source in task.verified:
         yield FileResult(source, task.verified[source], task.known[source], 0, True, ids=ids)
@@ -238,16 +239,19 @@ def _one_file(task: Task, path: Path, source: str, group: _Group) -> Iterator[Fi
     if isinstance(content, SkippedFile):
         yield FileResult(source, size, sha, 0, skipped=content.reason)
         return
-    doc = document_from_decoded(source, content, sha)
+    streamed = document_stream(source, content, sha)  # a plain text's blocks as chunked
     del content
-    if isinstance(doc, SkippedFile):
-        yield FileResult(source, size, sha, 0, skipped=doc.reason)
+    if isinstance(streamed, SkippedFile):
+        yield FileResult(source, size, sha, 0, skipped=streamed.reason)
         return
+    doc, bodies = streamed
+    del streamed
     doc = replace(doc, ids=ids) if ids else doc
     if task.tenant_from_folder:
         doc = folder_tenant(doc)
-    chunked = record_parts(doc, task.max_words, task.overlap, task.headings, PART_CHARS)
-    del doc  # the parts let its sections go as they are chunked
+    chunked = record_parts(doc, task.max_words, task.overlap, task.headings, PART_CHARS,
+                           bodies=bodies)  # fmt: skip
+    del doc, bodies  # the parts let its sections go as they are chunked
     part = next(chunked)
     for following in chunked:
         yield FileResult(source, 0, sha, group.add(part), ids=ids, more=True)

@@ -14,7 +14,7 @@ line is never split between two chunks).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 BlockKind = Literal["text", "table", "code"]
@@ -142,6 +142,13 @@ class LoadReport:
         noun = "file" if len(self.skipped) == 1 else "files"
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in self.skipped)
         return f"{line}, {len(self.skipped)} {noun} skipped ({reasons})"
+
+
+def filled(document: Document, bodies: Iterable[Iterable[Block]]) -> Document:
+    """``document`` with each section's blocks taken from ``bodies`` in turn: a document read
+    as it is chunked (its sections holding no blocks: ``reading.document_stream``) made whole."""
+    pairs = zip(document.sections, bodies, strict=True)
+    return replace(document, sections=tuple(replace(s, blocks=tuple(b)) for s, b in pairs))
 
 
 def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]:

@@ -12,6 +12,7 @@ after piece are the windows of the whole section, the same texts, line numbers a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docqa.text.documents import Block, Line
@@ -40,18 +41,22 @@ class Cursor:
 class SectionPieces:
     """A section's blocks in pieces of about ``chars`` characters (``None``: one piece).
 
-    ``next()`` gives the next piece and the ``rest`` list to window it with (``None`` for the
-    last piece, which ends the section); ``took(windows, rest)`` moves past the windows made
-    of it. A piece holds whole lines from the cursor while it is under ``chars`` characters;
-    the prose line that takes it past them ends at the first whitespace from there (a table
-    row or code line is whole). When a piece gives no window, the next is twice as long.
+    ``blocks`` is the section's blocks, or an iterator of them taken as the pieces need them
+    (a section read as it is chunked: ``plain.text_bodies``). ``next()`` gives the next piece
+    and the ``rest`` list to window it with (``None`` for the last piece, which ends the
+    section); ``took(windows, rest)`` moves past the windows made of it. A piece holds whole
+    lines from the cursor while it is under ``chars`` characters; the prose line that takes it
+    past them ends at the first whitespace from there (a table row or code line is whole).
+    When a piece gives no window, the next is twice as long.
     """
 
-    __slots__ = ("_blocks", "_chars", "_whole", "at", "chars", "done", "size")
+    __slots__ = ("_base", "_blocks", "_chars", "_given", "_more", "at", "chars", "done", "size")
 
-    def __init__(self, blocks: tuple[Block, ...], chars: int | None) -> None:
-        self._whole: tuple[Block, ...] | None = blocks  # until it is cut
-        self._blocks: list[Block | None] = []
+    def __init__(self, blocks: tuple[Block, ...] | Iterator[Block], chars: int | None) -> None:
+        self._given: tuple[Block, ...] | Iterator[Block] | None = blocks  # until the start
+        self._more: Iterator[Block] | None = None  # the blocks given not taken yet
+        self._blocks: list[Block] = []  # from block ``_base`` of the section on
+        self._base = 0
         self._chars = chars
         self.chars = chars
         self.at = Cursor()
@@ -60,22 +65,41 @@ class SectionPieces:
 
     def next(self) -> tuple[tuple[Block, ...], list[int] | None]:
         """The next piece, and its ``rest`` list (``None``: the piece is the section's end)."""
-        if self._whole is not None:
-            whole, self._whole = self._whole, None
-            self.size = sum(len(line.text) for block in whole for line in block.lines)
-            if self.chars is None or self.size <= self.chars:
-                return whole, None  # the section in one piece: its own blocks
-            self._blocks = list(whole)
-            del whole
+        if self._given is not None:
+            given, self._given = self._given, None
+            whole = self._start(given)
+            del given  # the blocks behind the cursor go as it moves
+            if whole is not None:
+                return whole, None  # the section in one piece
         blocks, last = self._piece()
-        self.size = sum(len(line.text) for block in blocks for line in block.lines)
+        self.size = _chars(blocks)
         return blocks, None if last else []
+
+    def _start(self, given: tuple[Block, ...] | Iterator[Block]) -> tuple[Block, ...] | None:
+        """The section's blocks when they are one piece (its own blocks when given whole),
+        else None: the blocks are then held from the start, as many as the first piece may
+        need when given an iterator."""
+        if isinstance(given, tuple):
+            self.size = _chars(given)
+            if self.chars is None or self.size <= self.chars:
+                return given
+            self._blocks = list(given)
+            return None
+        self.size = 0
+        for block in given:
+            self._blocks.append(block)
+            self.size += _chars((block,))
+            if self.chars is not None and self.size > self.chars:
+                self._more = given
+                return None
+        whole, self._blocks = tuple(self._blocks), []
+        return whole
 
     def took(self, windows: int, rest: list[int] | None) -> None:
         """Move past the piece just given, which made ``windows`` windows and left ``rest``."""
         if rest is None:
             self.done = True
-            self._blocks = []
+            self._blocks, self._more = [], None
         elif windows == 0:
             assert self.chars is not None  # a piece of no size limit is the last
             self.chars *= 2
@@ -84,17 +108,16 @@ class SectionPieces:
             if moved <= self.at:  # a window that starts before its predecessor: a bug
                 raise RuntimeError(f"windows went back to {moved} from {self.at}")
             self.at, self.chars = moved, self._chars
-            for b in range(self.at.block):  # let go of what is behind
-                self._blocks[b] = None
+            del self._blocks[: self.at.block - self._base]  # let go of what is behind
+            self._base = self.at.block
 
     def _piece(self) -> tuple[tuple[Block, ...], bool]:
         """The blocks from the cursor on (``next``), and whether they end the section."""
-        b, i, offset = self.at.block, self.at.line, self.at.offset
+        b, i, offset = self.at.block - self._base, self.at.line, self.at.offset
         room = self.chars
         out: list[Block] = []
-        while b < len(self._blocks):
+        while self._has(b):
             block = self._blocks[b]
-            assert block is not None  # only blocks behind the cursor are let go
             lines: list[Line] = []
             while i < len(block.lines) and (room is None or room > 0):
                 line = block.lines[i]
@@ -113,6 +136,22 @@ class SectionPieces:
                 return tuple(out), False
             b, i = b + 1, 0
         return tuple(out), True
+
+    def _has(self, b: int) -> bool:
+        """Whether the section has a block ``b`` (in ``_blocks``), taking it from the
+        iterator given when it is not held yet."""
+        if b < len(self._blocks):
+            return True
+        block = next(self._more, None) if self._more is not None else None
+        if block is None:
+            return False
+        self._blocks.append(block)
+        return True
+
+
+def _chars(blocks: tuple[Block, ...]) -> int:
+    """Characters of ``blocks``' lines."""
+    return sum(len(line.text) for block in blocks for line in block.lines)
 
 
 def _line_end(text: str, offset: int, room: int | None, prose: bool) -> int:

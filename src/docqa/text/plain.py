@@ -28,19 +28,24 @@ Contents lists are runs of numbered lines with no blank line between them, so th
 text; an entry standing alone between blank lines is text too when the same heading is
 written again later. Text saved from a terminal formatter first loses its SGR escapes and overstrikes
 (``ESC [ 1 m``, ``_`` backspace ``X``). Lines keep their numbers.
+
+A long text is read in two passes over its paragraphs (``plain_lines``), neither holding them
+all: ``text_outline`` finds the paragraphs that head and the sections they open, then
+``text_bodies`` makes each section's blocks as they are taken. ``text_items`` parses a text
+whole, splitting it into paragraphs once; both apply the same rules (``_Scan``).
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
 import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
-from docqa.text.documents import Block, Heading, Line
+from docqa.text.documents import Block, Heading, Line, Section
+from docqa.text.plain_lines import Paragraph, paragraphs
 
-# What a terminal formatter leaves in text saved from it (man-db's manual as Debian ships it,
-# a man page saved without `col -b`): SGR escapes (ESC [ 1 m bold, ESC [ 4 m underline) and
-# overstrikes (a character, a backspace, then the character shown: "_\bX", "X\bX").
-_TERMINAL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[^\n]\x08")
 _NUMBERED = re.compile(
     r"(?P<indent> {0,3})(?:(?P<num>\d{1,3}(?:\.\d{1,3}){0,5})|(?P<roman>[IVX]{1,5}))"
     r"(?P<dot>\.?)\s+(?P<title>[A-Z].*?)\s*¶?\s*"
@@ -52,13 +57,6 @@ _MAN_SECTION = re.compile(r"[A-Z][A-Z0-9]*(?:[ /&-][A-Z0-9]+){0,4}\s*")
 _DOT_LEADER = re.compile(r"\.{4,}|(?:\. ){3,}")
 MAX_TITLE = 72
 MAX_WORDS = 16
-
-
-def strip_terminal(text: str) -> str:
-    """``text`` without a terminal's SGR escapes and overstrikes (newlines untouched)."""
-    if "\x1b" not in text and "\x08" not in text:
-        return text
-    return _TERMINAL.sub("", text)
 
 
 def numbered_heading(line: str, wrapped: bool = False) -> tuple[str, int] | None:
@@ -95,86 +93,165 @@ def text_items(text: str) -> list[Heading | Block]:
     """``text`` as headings (module doc) and one ``"text"`` block per other paragraph, each
     line's whitespace collapsed. A heading written again later (a contents list that leaves
     blank lines between its groups) is text where it first stands: the last one heads."""
-    paragraphs: list[list[tuple[int, str]]] = []
-    paragraph: list[tuple[int, str]] = []
-    for number, raw in enumerate([*strip_terminal(text).splitlines(), ""], start=1):
-        if raw.strip():
-            paragraph.append((number, raw))
-        elif paragraph:
-            paragraphs.append(paragraph)
-            paragraph = []
-    items = _paragraph_items(paragraphs)
-    last = {
-        " ".join(i[0].text.split()): at
-        for at, i in enumerate(items)
-        if len(i) == 1 and isinstance(i[0], Heading)
-    }
+    held = list(paragraphs(text))  # split once: the text is parsed whole
+    outline = _outline(held)
     out: list[Heading | Block] = []
-    for at, (found, p) in enumerate(zip(items, paragraphs, strict=True)):
-        alone = len(found) == 1 and isinstance(found[0], Heading)
-        out.extend([_block(p)] if alone and last[" ".join(found[0].text.split())] != at else found)
+    for at, paragraph in enumerate(held):
+        out += _paragraph_items(at, paragraph, outline)
+        held[at] = []  # its raw lines go as its block is made (else twice the text's lines)
     return out
 
 
-def _paragraph_items(paragraphs: list[list[tuple[int, str]]]) -> list[list[Heading | Block]]:
-    """Each paragraph's items (``_items``; a title at the margin over indented text, in a
-    text dump, as a heading). A paragraph that became anything but one heading is emptied
-    as its items are made: its raw lines would otherwise stay beside their blocks' copies
-    (twice the text's lines in memory, the most of a large file's parse)."""
-    margin: set[int] = set()
-    if _indented_body(paragraphs):  # titles at the margin over indented text (a text dump)
-        pairs = itertools.pairwise(paragraphs)
-        margin = {at for at, (p, after) in enumerate(pairs) if _margin_title(p, after)}
-    underlines: dict[str, int] = {}
-    items: list[list[Heading | Block]] = []
-    for at, p in enumerate(paragraphs):
-        found = _items(p, underlines)
-        if at in margin and isinstance(found[0], Block):
-            found = [Heading(p[0][1].strip(), 2, p[0][0])]
-        items.append(found)
-        if not (len(found) == 1 and isinstance(found[0], Heading)):
-            paragraphs[at] = []  # text_items needs a paragraph again only for a lone heading
-    return items
+@dataclass(frozen=True, slots=True)
+class TextOutline:
+    """What the first pass over a text finds (``text_outline``).
+
+    ``sections``: the sections ``build_sections(text_items(text))`` gives, each with no blocks
+    (``blocks == ()``; the heading, level and lines as they are); ``first``: the text of the
+    first item (a heading's, else the first line of the first block; ``""`` for no text);
+    ``heads`` and ``man``: by paragraph index, the paragraphs that are a heading alone and
+    those that are a man page's section (its heading, then its other lines as a block);
+    ``bounds``: each section's paragraphs, as a half-open range of indexes."""
+
+    sections: tuple[Section, ...]
+    first: str
+    heads: dict[int, Heading]
+    man: dict[int, Heading]
+    bounds: tuple[tuple[int, int], ...]
 
 
-def _block(paragraph: list[tuple[int, str]]) -> Block:
-    return Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in paragraph))
+def text_outline(text: str) -> TextOutline:
+    """The headings of ``text`` and the sections they open (``TextOutline``), from one pass
+    over its paragraphs that keeps only their headings."""
+    return _outline(paragraphs(text))
 
 
-def _indented_body(paragraphs: list[list[tuple[int, str]]]) -> bool:
-    """Whether most of the text is indented (at least 70% of the paragraphs of two lines or
-    more), as in a text dump; in a text written at the margin, an indented paragraph is code
-    and the line before it a sentence leading into it ("Typical code is just")."""
-    body = [p for p in paragraphs if len(p) > 1]
-    indented = sum(all(raw[:3].isspace() for _, raw in p) for p in body)
-    return bool(body) and indented >= 0.7 * len(body)
+def _outline(numbered: Iterable[Paragraph]) -> TextOutline:
+    scan = _Scan()
+    for at, paragraph in enumerate(numbered):
+        scan.add(at, paragraph)
+    return scan.outline()
 
 
-def _margin_title(paragraph: list[tuple[int, str]], after: list[tuple[int, str]]) -> bool:
-    """Whether ``paragraph`` is one short title at the margin and ``after`` is indented (how a
-    browser's text dump and DocBook's text output lay out sections: ``Synopsis`` then
-    ``   /etc/fonts/fonts.conf``)."""
+@dataclass(slots=True)
+class _Scan:
+    """The first pass: per paragraph, whether it may head, and where the sections end."""
+
+    underlines: dict[str, int] = field(default_factory=dict)  # character -> level
+    lone: dict[int, Heading] = field(default_factory=dict)  # a heading alone
+    man: dict[int, Heading] = field(default_factory=dict)  # a man page's section
+    margins: dict[int, Heading] = field(default_factory=dict)  # a title over indented text
+    before: dict[int, int] = field(default_factory=dict)  # may head -> the line before it
+    body: int = 0  # paragraphs of two lines or more
+    indented: int = 0  # of them, indented 3 spaces or more
+    margin: Heading | None = None  # the paragraph before, when a title at the margin
+    first: tuple[int, str] = (0, "")  # the first line's number and text
+    last: int = 0  # the last line
+    count: int = 0  # paragraphs
+
+    def add(self, at: int, paragraph: Paragraph) -> None:
+        """Take paragraph ``at``."""
+        number, first = paragraph[0]
+        rest = len(paragraph) == 1 or all(raw[:3].isspace() for _, raw in paragraph[1:])
+        indented = rest and first[:3].isspace()
+        if len(paragraph) > 1:
+            self.body += 1
+            self.indented += indented
+        if self.margin is not None and indented:
+            self.margins[at - 1] = self.margin
+        self.margin = Heading(first.strip(), 2, number) if _margin_line(paragraph) else None
+        if len(paragraph) > 1 and rest and _MAN_SECTION.fullmatch(first):  # NAME, indented
+            self.man[at] = Heading(first.strip(), 2, number)
+        else:
+            heading = _heading(paragraph, self.underlines)
+            if heading is not None:
+                self.lone[at] = heading
+        if at in self.man or at in self.lone or self.margin is not None:
+            self.before[at] = self.last
+        if at == 0:
+            self.first = number, " ".join(first.split())
+        self.last, self.count = paragraph[-1][0], at + 1
+
+    def outline(self) -> TextOutline:
+        """The outline of the paragraphs taken (``TextOutline``)."""
+        # most paragraphs of two lines or more indented (70%): a text dump, whose titles sit at
+        # the margin; in a text written at the margin, an indented paragraph is code and the
+        # line before it a sentence leading into it ("Typical code is just")
+        if self.body and self.indented >= 0.7 * self.body:
+            self.lone.update({at: h for at, h in self.margins.items() if at not in self.lone})
+        last = {_key(h): at for at, h in sorted(self.lone.items())}
+        heads = {at: h for at, h in self.lone.items() if last[_key(h)] == at}
+        starts = sorted([*heads, *self.man])
+        sections: list[Section] = []
+        bounds: list[tuple[int, int]] = []
+        if self.count and (not starts or starts[0] > 0):  # text before the first heading
+            stop = starts[0] if starts else self.count
+            end = self.before[stop] if starts else self.last
+            sections.append(Section("", 0, self.first[0], end, ()))
+            bounds.append((0, stop))
+        for at, stop in itertools.pairwise([*starts, self.count]):
+            h = heads.get(at) or self.man[at]
+            blocks = at in self.man or stop > at + 1
+            end = (self.before[stop] if stop < self.count else self.last) if blocks else h.line
+            sections.append(Section(h.text, h.level, h.line, end, ()))
+            bounds.append((at, stop))
+        first = sections[0].heading if starts[:1] == [0] else self.first[1]
+        return TextOutline(tuple(sections), first, heads, self.man, tuple(bounds))
+
+
+def _key(heading: Heading) -> str:
+    """What makes two headings the same heading written twice: their words."""
+    return " ".join(heading.text.split())
+
+
+def _margin_line(paragraph: Paragraph) -> bool:
+    """Whether ``paragraph`` is one short title at the margin: in a text dump (a browser's,
+    DocBook's text output), a section's title when the next paragraph is indented
+    (``Synopsis`` then ``   /etc/fonts/fonts.conf``)."""
     if len(paragraph) != 1:
         return False
     line = paragraph[0][1].rstrip()
-    return (
-        _MARGIN_TITLE.fullmatch(line) is not None
-        and len(line) <= MARGIN_TITLE
-        and all(raw[:3].isspace() for _, raw in after)
-    )
+    return _MARGIN_TITLE.fullmatch(line) is not None and len(line) <= MARGIN_TITLE
 
 
-def _items(paragraph: list[tuple[int, str]], underlines: dict[str, int]) -> list[Heading | Block]:
-    """One paragraph as a heading, a text block, or a man page's section: its name in capitals
-    at the margin, then its text indented (``NAME`` / ``       ls - list directory contents``)."""
-    (number, first), rest = paragraph[0], paragraph[1:]
-    if rest and _MAN_SECTION.fullmatch(first) and all(raw[:3].isspace() for _, raw in rest):
-        return [Heading(first.strip(), 2, number), _block(rest)]
-    return [_item(paragraph, underlines)]
+def text_bodies(text: str, outline: TextOutline) -> Iterator[Iterator[Block]]:
+    """The blocks of each of ``outline.sections`` in turn (``outline`` being
+    ``text_outline(text)``), made from ``text`` as they are taken: ``text_items`` grouped as
+    ``build_sections`` groups them, never held whole. Blocks of a section left untaken are
+    passed over for the next section's."""
+    numbered = enumerate(paragraphs(text))
+    for start, stop in outline.bounds:
+        section = itertools.islice(numbered, stop - start)
+        yield _blocks(section, outline)
+        collections.deque(section, maxlen=0)
 
 
-def _item(paragraph: list[tuple[int, str]], underlines: dict[str, int]) -> Heading | Block:
-    """One paragraph as a heading, or as a text block."""
+def _blocks(numbered: Iterator[tuple[int, Paragraph]], outline: TextOutline) -> Iterator[Block]:
+    for at, paragraph in numbered:
+        for item in _paragraph_items(at, paragraph, outline):
+            if isinstance(item, Block):
+                yield item
+
+
+def _paragraph_items(at: int, paragraph: Paragraph, outline: TextOutline) -> list[Heading | Block]:
+    """What paragraph ``at`` gives: its heading, its block, or a man page's section heading
+    and the block of its other lines."""
+    head = outline.heads.get(at)
+    if head is not None:
+        return [head]
+    head = outline.man.get(at)
+    if head is not None:
+        return [head, _block(paragraph[1:])]
+    return [_block(paragraph)]
+
+
+def _block(paragraph: Paragraph) -> Block:
+    return Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in paragraph))
+
+
+def _heading(paragraph: Paragraph, underlines: dict[str, int]) -> Heading | None:
+    """The heading ``paragraph`` is alone (numbered or underlined), or None; ``underlines``
+    maps each underline character met so far to its level."""
     if len(paragraph) == 1:
         found = numbered_heading(paragraph[0][1])
         if found is not None:
@@ -191,4 +268,4 @@ def _item(paragraph: list[tuple[int, str]], underlines: dict[str, int]) -> Headi
         if m is not None and long_enough and len(title) <= MAX_TITLE and title[-1] not in ".,;:":
             level = underlines.setdefault(m.group(1), min(6, len(underlines) + 2))
             return Heading(title, level, number)
-    return _block(paragraph)
+    return None

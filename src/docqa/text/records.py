@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 
 from docqa._parse import section_records, section_windows
-from docqa.text.documents import Block, Document, Section
+from docqa.text.documents import Block, Document, Section, filled
 from docqa.text.pieces import SectionPieces
 from docqa.text.sections import (
     check_unique_ids,
@@ -108,25 +108,26 @@ def record_parts(
     headings: bool,
     part_chars: int | None,
     section: SectionRecords = section_records,
+    bodies: Iterator[Iterator[Block]] | None = None,
 ) -> Iterator[RecordPart]:
     """``chunk_records`` in parts, in order: a part ends once its text comes to
     ``part_chars`` characters (None: one part), after a section or, in a longer section,
     after a piece of it (``SectionPieces``: the section is windowed a piece at a time). The
     sections and blocks of a part are let go as it is made, so a caller that holds no other
     reference to ``document`` (``del`` it after this call) holds a large file's parsed
-    sections and its records at most a part apart, and one section's units a piece at a time."""
+    sections and its records at most a part apart, and one section's units a piece at a time.
+
+    ``bodies``, when given, gives each section's blocks in turn, ``document``'s sections
+    holding none (a plain text read as it is chunked: ``reading.document_stream``): then no
+    more than a piece of them is held at once."""
     check_window("max_words", max_words, "overlap", overlap)
-    try:
-        metadata = {**document.metadata, "title": document.title}
-        tail = ('","metadata":' + _json(metadata) + "}").encode()
-        pages = {s.page for s in document.sections if s.page}
-        page_tail = {
-            p: ('","metadata":' + _json({**metadata, "page": p}) + "}").encode() for p in pages
-        }
-    except (TypeError, ValueError):
+    ids = section_ids(document)
+    tails = _tails(document)
+    if bodies is not None and (tails is None or any(map(_WINDOW_ID.search, ids))):
+        document, bodies = filled(document, bodies), None  # as the reference needs it
+    if tails is None:
         yield _whole(document, max_words, overlap, headings)
         return
-    ids = section_ids(document)
     if any(map(_WINDOW_ID.search, ids)):
         part_chars = None  # ids may collide: the whole page is checked before it is given
     head = ',"source":' + encode_basestring(document.source) + ',"position":'
@@ -142,10 +143,10 @@ def record_parts(
         id_json = encode_basestring(section_id).encode()
         middle = (',"section":' + encode_basestring(section_id) + ',"heading_path":'
                   + _strings(path) + head).encode()  # fmt: skip
-        end = page_tail[sec.page] if sec.page else tail
+        end = tails[1][sec.page] if sec.page else tails[0]
         line = " > ".join(path) if headings and path else ""
         prefix = line + "\n\n" if headings and path else ""  # a path ("",) still gives one
-        pieces, first = SectionPieces(sec.blocks, part_chars), 1
+        pieces, first = SectionPieces(sec.blocks if bodies is None else next(bodies), part_chars), 1
         del sec  # the pieces let its blocks go as they are windowed
         while not pieces.done:
             blocks, rest = pieces.next()
@@ -167,6 +168,21 @@ def record_parts(
         yield _whole(keep, max_words, overlap, headings)  # raises its error
         return
     yield part
+
+
+def _tails(document: Document) -> tuple[bytes, dict[int, bytes]] | None:
+    """The end of each record of ``document`` (its metadata), and of a PDF page's by page;
+    None when the metadata is not JSON (the reference then raises its error)."""
+    try:
+        metadata = {**document.metadata, "title": document.title}
+        tail = ('","metadata":' + _json(metadata) + "}").encode()
+        pages = {s.page for s in document.sections if s.page}
+        by_page = {
+            p: ('","metadata":' + _json({**metadata, "page": p}) + "}").encode() for p in pages
+        }
+    except (TypeError, ValueError):
+        return None
+    return tail, by_page
 
 
 def _whole(document: Document, max_words: int, overlap: int, headings: bool) -> RecordPart:
