@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,61 @@ def test_two_processes_share_the_file(tmp_path: Path) -> None:
     keys = [text_key(str(i), query=False) for i in (*range(60), *range(1000, 1060))]
     found = cache.get("m", keys, 8)
     assert len(found) == 120 and found[keys[-1]][0] == 1059.0
+
+
+def _first_write(path: str, start: Any, row: int) -> None:
+    start.wait(30)
+    cache = EmbeddingCache(path)
+    cache.put("m", [text_key(str(row), query=False)], np.full((1, 4), row, np.float32))
+
+
+def test_processes_creating_the_file_at_once_all_succeed(tmp_path: Path) -> None:
+    """A build's workers may open a cache that does not exist yet at the same moment; before
+    the WAL switch waited, about one process in thirteen failed with "database is locked"."""
+    ctx = multiprocessing.get_context("fork")
+    for trial in range(30):
+        path, start = str(tmp_path / f"c{trial}.sqlite3"), ctx.Event()
+        procs = [ctx.Process(target=_first_write, args=(path, start, i)) for i in range(3)]
+        for p in procs:
+            p.start()
+        time.sleep(0.05)  # every process waiting: they open the new file together
+        start.set()
+        for p in procs:
+            p.join(60)
+        assert [p.exitcode for p in procs] == [0, 0, 0], f"trial {trial}"
+        assert EmbeddingCache(path).stats().entries == 3
+
+
+class _Locked:
+    """A connection whose WAL switch fails ``times`` times with ``message``."""
+
+    def __init__(self, times: int, message: str = "database is locked") -> None:
+        self.times, self.message, self.calls = times, message, []
+
+    def execute(self, sql: str) -> Any:
+        self.calls.append(sql)
+        if sql == "PRAGMA journal_mode=WAL" and self.times:
+            self.times -= 1
+            raise sqlite3.OperationalError(self.message)
+        return self
+
+    def fetchone(self) -> tuple[str]:
+        return ("delete",)
+
+    def executescript(self, sql: str) -> None:
+        self.calls.append("schema")
+
+
+def test_the_wal_switch_is_retried_while_locked_and_other_errors_are_raised() -> None:
+    from docqa.embed import cache as cache_module
+
+    con = _Locked(3)
+    cache_module._prepare(con)  # type: ignore[arg-type]
+    assert con.calls.count("PRAGMA journal_mode=WAL") == 4 and con.calls[-1] == "schema"
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        cache_module._prepare(_Locked(1, "disk I/O error"))  # type: ignore[arg-type]
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        cache_module._prepare(_Locked(cache_module.WAL_ATTEMPTS))  # type: ignore[arg-type]
 
 
 def test_unusable_file_and_bad_bound_are_clear_errors(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from docqa.errors import InputError
 
 DEFAULT_MAX_BYTES = 1 << 30
 EVICT_TO = 0.9
+WAL_ATTEMPTS = 10  # about 5 s of waiting in all (see _prepare)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
     model TEXT NOT NULL, key BLOB NOT NULL, vec BLOB NOT NULL, used INTEGER NOT NULL,
@@ -75,6 +76,25 @@ class CacheStats:
     models: dict[str, int]  # fingerprint -> entries
 
 
+def _prepare(con: sqlite3.Connection) -> None:
+    """WAL journal and the schema, on a connection that may be one of several processes'
+    first to a new file. Switching a new file to WAL takes an exclusive lock that SQLite's
+    busy timeout does not wait for, so two build workers creating the cache at once could get
+    "database is locked": the switch is made only when the file is not in WAL yet (the mode
+    persists), and retried a few times, briefly, while another process makes it."""
+    for attempt in range(WAL_ATTEMPTS):
+        try:
+            if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                con.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == WAL_ATTEMPTS - 1:
+                raise
+            time.sleep(0.01 * 2**attempt)
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.executescript(_SCHEMA)
+
+
 class EmbeddingCache:
     """The cache file at ``path`` (see the module docstring); vectors beyond ``max_bytes``
     are evicted, least recently used first."""
@@ -96,9 +116,7 @@ class EmbeddingCache:
                 "to a writable folder"
             ) from exc
         try:
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
-            con.executescript(_SCHEMA)
+            _prepare(con)
             yield con
         except sqlite3.DatabaseError as exc:
             raise InputError(

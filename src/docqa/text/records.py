@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 
@@ -136,38 +136,68 @@ def record_parts(
     keep = document if part_chars is None else None  # the reference needs it on a collision
     del document
     counts: list[int] = []
-    part, position = RecordPart(), 0
+    cursor = _Cursor(part_chars)
     for at, (section_id, path) in enumerate(zip(ids, paths, strict=True)):
         sec, sections[at] = sections[at], None
         assert sec is not None
-        id_json = encode_basestring(section_id).encode()
         middle = (',"section":' + encode_basestring(section_id) + ',"heading_path":'
                   + _strings(path) + head).encode()  # fmt: skip
         end = tails[1][sec.page] if sec.page else tails[0]
         line = " > ".join(path) if headings and path else ""
         prefix = line + "\n\n" if headings and path else ""  # a path ("",) still gives one
-        pieces, first = SectionPieces(sec.blocks if bodies is None else next(bodies), part_chars), 1
+        pieces = SectionPieces(sec.blocks if bodies is None else next(bodies), part_chars)
         del sec  # the pieces let its blocks go as they are windowed
-        while not pieces.done:
-            blocks, rest = pieces.next()
-            n = section(
-                blocks, max_words, overlap, id_json, middle, end, prefix, position,
-                part.records, part.texts, first, rest,
-            )  # fmt: skip
-            del blocks
-            pieces.took(n, rest)
-            first, position = first + n, position + n
-            part.titles += [line] * n
-            part.size += pieces.size
-            more = not pieces.done or at < len(ids) - 1
-            if part_chars is not None and part.size >= part_chars and more:
-                yield part
-                part = RecordPart()
-        counts.append(first - 1)
+        fixed = (max_words, overlap, encode_basestring(section_id).encode(), middle, end, prefix)
+        last = at == len(ids) - 1
+        counts.append((yield from _windowed(section, pieces, fixed, cursor, line, last)))
     if keep is not None and _collide(ids, counts):
         yield _whole(keep, max_words, overlap, headings)  # raises its error
         return
-    yield part
+    yield cursor.part
+
+
+@dataclass
+class _Cursor:
+    """Where ``record_parts`` is: the part being filled and the next chunk's position."""
+
+    part_chars: int | None
+    part: RecordPart = field(default_factory=RecordPart)
+    position: int = 0
+
+    def full(self, more: bool) -> RecordPart | None:
+        """The part, replaced by a new one, when it holds ``part_chars`` characters and
+        ``more`` records will follow; else None."""
+        if self.part_chars is None or self.part.size < self.part_chars or not more:
+            return None
+        done, self.part = self.part, RecordPart()
+        return done
+
+
+def _windowed(
+    section: SectionRecords,
+    pieces: SectionPieces,
+    fixed: tuple[int, int, bytes, bytes, bytes, str],
+    cursor: _Cursor,
+    line: str,
+    last: bool,
+) -> Generator[RecordPart, None, int]:
+    """One section's records, a piece at a time, appended to ``cursor``'s part, yielding each
+    part that fills (``fixed``: ``section``'s max_words, overlap, id, middle, end and prefix;
+    ``last``: the document's last section). Returns how many windows the section made."""
+    first = 1
+    while not pieces.done:
+        blocks, rest = pieces.next()
+        part = cursor.part
+        n = section(blocks, *fixed, cursor.position, part.records, part.texts, first, rest)
+        del blocks
+        pieces.took(n, rest)
+        first, cursor.position = first + n, cursor.position + n
+        part.titles += [line] * n
+        part.size += pieces.size
+        full = cursor.full(more=not pieces.done or not last)
+        if full is not None:
+            yield full
+    return first - 1
 
 
 def _tails(document: Document) -> tuple[bytes, dict[int, bytes]] | None:
