@@ -4,21 +4,19 @@ one-question path really skips Numba over a small index."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from docqa_cli import clean_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa.keyword import BM25Index
 from docqa.search import oneoff, topk
 from docqa.search.masks import mask_rows
-
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def _matrix(rng: np.random.Generator, n: int, d: int, ties: bool) -> np.ndarray:
@@ -125,7 +123,7 @@ def test_a_one_off_process_answers_without_loading_numba(tmp_path: Path) -> None
     docs.mkdir()
     for i, topic in enumerate(["alpha beta", "beta gamma", "gamma delta", "delta alpha"]):
         (docs / f"d{i}.md").write_text(f"# Part {i}\n\n{topic} words about {topic}.\n")
-    env = {**os.environ, "PYTHONPATH": SRC, "DOCQA_MINILM_DIR": str(tmp_path / "none")}
+    env = clean_env({"DOCQA_MINILM_DIR": str(tmp_path / "none")})  # docqa as installed
     index = tmp_path / "index"
     run = [sys.executable, "-m", "docqa"]
     subprocess.run(
