@@ -31,7 +31,7 @@ from numba import njit, prange
 from paired import paired_line, paired_ratios
 
 from docqa.search import CompactMatrix, canonical_scores, compact_batch, topk
-from docqa.search.compact import ARRAYS as INT8_ARRAYS
+from docqa.search.compact_names import ARRAYS as INT8_ARRAYS
 from docqa.search.reference import topk_from_scores
 
 faiss = pytest.importorskip("faiss")

@@ -28,6 +28,7 @@ from docqa.retrieve.guard import GuardConfig, GuardRequest, resolve_guard
 from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
 from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
 from docqa.retrieve.retrievers import DenseRetriever, KeywordRetriever
+from docqa.search.compact_names import ARRAYS as COMPACT_ARRAYS
 from docqa.tenants import TenantRows
 from docqa.text.sections import embed_text
 from docqa.types import Chunk, Hit, Retriever
@@ -81,12 +82,12 @@ class Collection(RowsCollection):
     def dense_matrix(self) -> np.ndarray | CompactMatrix:
         """The vectors, as a :class:`CompactMatrix` when the index stores int8 codes (same
         results, a quarter of the bytes scanned)."""
-        if "int8_codes" not in self.index.manifest.arrays:  # compact.ARRAYS[0]
+        if COMPACT_ARRAYS[0] not in self.index.manifest.arrays:
             return self.index.vectors  # (not importing the compact module spares Numba)
-        from docqa.search.compact import ARRAYS, CompactMatrix
+        from docqa.search.compact import CompactMatrix
 
-        arrays = {name: self.index.array(name) for name in ARRAYS}
-        files = {name: str(self.index.root / array_file(name)) for name in ARRAYS}
+        arrays = {name: self.index.array(name) for name in COMPACT_ARRAYS}
+        files = {name: str(self.index.root / array_file(name)) for name in COMPACT_ARRAYS}
         return CompactMatrix.from_arrays(self.index.vectors, arrays, files)
 
     def row_searcher(self) -> IndexSearcher:

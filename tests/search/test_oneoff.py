@@ -106,14 +106,17 @@ def test_bm25_twin_equals_the_kernel(seed: int, n: int, k: int, masked: bool) ->
 
 
 def test_twins_are_off_unless_asked_and_before_numba_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    def never() -> int:
+        raise AssertionError("the work was counted though no twin can be used")
+
     monkeypatch.setattr(oneoff, "_prefer", False)
-    assert not oneoff.use_twin(10)
+    assert not oneoff.use_twin(never)
     monkeypatch.setattr(oneoff, "_prefer", True)
     assert "numba" in sys.modules  # this test process has run the kernels
-    assert not oneoff.use_twin(10)
+    assert not oneoff.use_twin(never)
     monkeypatch.delitem(sys.modules, "numba")
-    assert oneoff.use_twin(10)
-    assert not oneoff.use_twin(oneoff.TWIN_WORK + 1)
+    assert oneoff.use_twin(lambda: 10)
+    assert not oneoff.use_twin(lambda: oneoff.TWIN_WORK + 1)
 
 
 def test_a_one_off_process_answers_without_loading_numba(tmp_path: Path) -> None:

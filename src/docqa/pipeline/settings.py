@@ -10,6 +10,7 @@ from docqa._checks import positive
 from docqa.embed.choices import EMBEDDERS, make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
+from docqa.search.compact_names import STORAGES
 from docqa.text.documents import READERS
 from docqa.text.sections import HEADING_WEIGHT
 from docqa.text.windows import check_window
@@ -39,12 +40,6 @@ class IndexSettings:
         positive(self.dim, "dim")
         positive(self.heading_weight, "heading_weight")
         check_window("max_words", self.max_words, "overlap", self.overlap)
-        if self.storage != "float32":  # the default needs no look at (Numba's) compact module
-            self._check_storage()
-
-    def _check_storage(self) -> None:
-        from docqa.search.compact import STORAGES
-
         if self.storage not in STORAGES:
             raise InputError(
                 f"unknown storage {self.storage!r}; choose one of {', '.join(STORAGES)}"

@@ -71,14 +71,11 @@ from docqa.errors import IndexCorrupt, InputError
 from docqa.search import compact_batch, kernels
 from docqa.search import compact_kernels as ck
 from docqa.search.api import BATCH_MIN, as_matrix, as_queries, topk, topk_call
+from docqa.search.compact_names import ARRAYS, STORAGES
 from docqa.types import TopK
 
 SINGLE_BLOCK_ROWS = 65536
 """Rows per thread work unit for one query (each block keeps its own k-th score)."""
-ARRAYS = ("int8_codes", "int8_scale", "int8_radius", "int8_code_norm")
-"""Names of the arrays stored in an index beside ``vectors.npy`` (``to_arrays``)."""
-STORAGES = ("float32", "int8")
-"""What ``docqa index --storage`` accepts: float32 rows only, or int8 codes beside them."""
 
 _U = 2.0**-24
 _FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -14,6 +14,7 @@ only about time. Services, batches and library callers keep the kernels unless t
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -34,10 +35,10 @@ def prefer_twins(on: bool = True) -> None:
     _prefer = on
 
 
-def use_twin(work: int) -> bool:
-    """Whether a question reading ``work`` entries takes a twin: asked for, Numba not yet
-    loaded, and small enough."""
-    return _prefer and work <= TWIN_WORK and "numba" not in sys.modules
+def use_twin(work: Callable[[], int]) -> bool:
+    """Whether a question takes a twin: asked for, Numba not yet loaded, and ``work()`` (the
+    entries it reads, counted only then: a service never pays for counting) small enough."""
+    return _prefer and "numba" not in sys.modules and work() <= TWIN_WORK
 
 
 def dense_one(matrix: np.ndarray, query: np.ndarray, k: int, rows: np.ndarray | None) -> TopK:
