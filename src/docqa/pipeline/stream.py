@@ -114,6 +114,7 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
         initargs=(slots, parent, workers),
     )
     pending: deque[Future[Result | transport.Packed | list[Result]]] = deque()
+    finished = False
     try:
         for j, task in enumerate(tasks):
             with _interrupts_deferred():  # a submit may be starting a worker process
@@ -122,8 +123,26 @@ def results(tasks: Iterator[Task], workers: int) -> Iterator[Result]:
                 yield from transport.unpacked(pending.popleft().result(), slots)
         while pending:
             yield from transport.unpacked(pending.popleft().result(), slots)
+        finished = True
     finally:
+        if not finished:  # stopped or failed: the tasks in work are not wanted any more
+            _terminate_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate_workers(pool: Any) -> None:
+    """End the pool's worker processes at once (SIGTERM ends a worker without its handler,
+    ``transport.init_worker``), so a stopped build does not wait for a model to finish the
+    groups in work (a MiniLM group of 1 MB takes tens of seconds). ``ProcessPoolExecutor``
+    has no public way before Python 3.14 (``terminate_workers``): its process table is read,
+    and left alone if a release renames it."""
+    stop = getattr(pool, "terminate_workers", None)
+    if callable(stop):
+        stop()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.terminate()
 
 
 def _context() -> BaseContext:
