@@ -1,7 +1,7 @@
 """What both kinds of collection (one index directory, a sharded one) are put together from:
 the embedder and BM25 settings an index records, the retriever of a mode, a retriever's
-restriction to tenants and the guard, and ``RowsCollection``, the part of a collection written
-over its rows' searcher (batch search, and the wiring around a mode's retriever)."""
+restriction to tenants and the guard, and ``RowsCollection``, a collection written once over
+its rows' searcher (retrievers by mode, batch search, the layers around them)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import IndexCorrupt
 from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
+from docqa.index.shards import ShardedIndex
 from docqa.keyword import BM25Index
-from docqa.retrieve.batch import RowSearcher, search_batch
+from docqa.retrieve.batch import search_batch
 from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import (
     GuardConfig,
@@ -28,10 +29,13 @@ from docqa.retrieve.guard import (
     semantic_side,
 )
 from docqa.retrieve.masked import MaskedRetriever
-from docqa.retrieve.rerank import Reranker, RerankingRetriever
-from docqa.retrieve.retrievers import HybridRetriever
+from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker, RerankingRetriever
+from docqa.retrieve.rescore import DEFAULT_RESCORE_TOP, SemanticRescorer
+from docqa.retrieve.retrievers import DenseRetriever, HybridRetriever, KeywordRetriever
+from docqa.retrieve.rows import RowSearcher
 from docqa.tenants import TenantLookup
-from docqa.types import Hit, Retriever
+from docqa.text.sections import embed_text
+from docqa.types import Chunk, Hit, Retriever
 
 
 def by_mode(mode: str, dense: Retriever, keyword: Retriever) -> Retriever:
@@ -92,11 +96,15 @@ def bm25_config(index: Index) -> Mapping[str, Any]:
 
 
 class RowsCollection(TenantLookup, ABC):
-    """A collection's surface written once over what holds its rows: ``search_batch`` and the
-    reranker, tenant and guard layers around a mode's retriever (``wrapped``). A subclass has
-    ``embedder``, ``guard`` and ``chunks`` and says where its rows are searched."""
+    """A collection written once over what holds its rows: ``retriever`` (a mode's retriever
+    over the rows' searcher, with the reranker, rescorer, tenant and guard layers around it)
+    and ``search_batch``. A subclass has ``index`` (one directory or a sharded one),
+    ``embedder``, ``bm25`` and ``guard`` and says where its rows are searched
+    (``row_searcher``) and how its stored vectors are read (``row_vectors``)."""
 
+    index: Index | ShardedIndex
     embedder: Embedder
+    bm25: BM25Index  # whose term statistics the guard and hybrid fusion judge with
     guard: GuardConfig
 
     @abstractmethod
@@ -104,16 +112,63 @@ class RowsCollection(TenantLookup, ABC):
         """What searches the collection's rows (dense and keyword, masked, in batches)."""
 
     @abstractmethod
-    def term_stats(self) -> BM25Index:
-        """The BM25 index whose term statistics the guard and hybrid fusion judge with."""
-
-    @abstractmethod
-    def source(self) -> str:
-        """The index's path, as error messages name it."""
-
-    @abstractmethod
     def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The stored vectors of ``hits``' rows: float32 ``(len(hits), dim)``."""
+
+    @property
+    def chunks(self) -> Sequence[Chunk]:
+        """The chunks in row order (decoded when accessed)."""
+        return self.index.chunks
+
+    def source(self) -> str:
+        """The index's directory, as error messages name it."""
+        return str(self.index.root)
+
+    def retriever(
+        self,
+        mode: str = "hybrid",
+        *,
+        guard: GuardRequest = True,
+        tenants: Iterable[str] | None = None,
+        reranker: Reranker | None = None,
+        rerank_top: int = DEFAULT_TOP_N,
+        rescore: Embedder | None = None,
+        rescore_top: int = DEFAULT_RESCORE_TOP,
+    ) -> Retriever:
+        """A retriever of ``mode`` over this collection.
+
+        ``guard``: True (default) puts it behind the collection's guard (``self.guard``: the
+        calibrated settings, else the defaults); a ``GuardConfig`` behind that guard; a
+        mapping behind the collection's guard with those settings changed; False returns the
+        bare retriever (hits however weak) (:func:`~docqa.retrieve.guard.resolve_guard`).
+        ``tenants``: search only their rows (a row mask inside the kernels, see
+        :meth:`tenant_mask`); None searches every row.
+        With ``reranker``, the best ``rerank_top`` hits are reordered by it (inside the guard).
+        With ``rescore`` (a model such as MiniLM) hybrid mode ranks BM25's best ``rescore_top``
+        passages by the model's cosines fused with their BM25 scores
+        (:class:`docqa.retrieve.rescore.SemanticRescorer`) instead of the index's own vectors.
+        """
+        rows, chunks, stats, source = self.row_searcher(), self.chunks, self.bm25, self.source()
+        dense = DenseRetriever(self.embedder, rows, chunks, source=source)
+        keyword = KeywordRetriever(stats, chunks, rows=rows, source=source)
+        inner = by_mode(mode, dense, keyword)
+        if rescore is not None and mode == "hybrid":
+            rescorer = SemanticRescorer(rescore, stats, self.passage_text)
+            inner = RerankingRetriever(keyword, rescorer, top_n=rescore_top)
+        if reranker is not None:
+            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
+        side = None if mode == "keyword" else keyword
+        semantic = semantic_side(self.embedder, self.row_vectors)
+        return restricted(
+            inner, self, guard, tenants, self.guard, stats, evidence=side, semantic=semantic
+        )
+
+    def passage_text(self, hit: Hit) -> str:
+        """What an embedder reads for ``hit``'s passage, as this index was built (heading path
+        first unless built with ``--no-headings``)."""
+        headings = bool(self.index.manifest.meta.get("settings", {}).get("headings", True))
+        chunk = hit.chunk if hit.chunk is not None else self.chunks[hit.row]
+        return embed_text(chunk, headings=headings)
 
     def search_batch(
         self,
@@ -133,28 +188,6 @@ class RowsCollection(TenantLookup, ABC):
             k,
             mode=mode,
             mask=mask,
-            bounds=self.term_stats(),
+            bounds=self.bm25,
             source=self.source(),
-        )
-
-    def wrapped(
-        self,
-        mode: str,
-        inner: Retriever,
-        keyword: Retriever,
-        guard: GuardRequest,
-        tenants: Iterable[str] | None,
-        reranker: Reranker | None,
-        rerank_top: int,
-    ) -> Retriever:
-        """``inner`` (the retriever of ``mode``; ``keyword``: the keyword one) reordered by
-        ``reranker``'s best ``rerank_top``, limited to ``tenants`` and behind ``guard``
-        (``restricted``), with the drift check over the stored vectors."""
-        if reranker is not None:
-            inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
-        side = None if mode == "keyword" else keyword
-        semantic = semantic_side(self.embedder, self.row_vectors)
-        stats = self.term_stats()
-        return restricted(
-            inner, self, guard, tenants, self.guard, stats, evidence=side, semantic=semantic
         )

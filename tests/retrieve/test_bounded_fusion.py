@@ -18,13 +18,14 @@ from docqa.embed.minilm import MiniLMEmbedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve import DENSE, KEYWORD, DenseRetriever, HybridRetriever, KeywordRetriever
-from docqa.retrieve.batch import IndexSearcher, search_batch
+from docqa.retrieve.batch import search_batch
 from docqa.retrieve.fusion import (
     LEXICAL_DENSE_WEIGHT,
     MODEL_DENSE_WEIGHT,
     bounded_fusion,
     dense_weight_for,
 )
+from docqa.retrieve.rows import IndexSearcher
 from docqa.types import Chunk, Component
 
 Pairs = list[tuple[int, float]]

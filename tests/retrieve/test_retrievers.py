@@ -28,7 +28,7 @@ def test_dense_hits_match_topk_and_name_their_chunks(
     dense: DenseRetriever, chunks: list[Chunk]
 ) -> None:
     question = "how long can I borrow books"
-    want = topk(dense.matrix, dense.embedder.embed([question], query=True), 3)
+    want = topk(dense.rows.matrix, dense.embedder.embed([question], query=True), 3)
     hits = dense.search(question, 3)
     assert [h.row for h in hits] == want.ids[0].tolist()
     assert [h.score for h in hits] == pytest.approx(want.scores[0].tolist())
@@ -93,7 +93,7 @@ def test_bad_arguments(
     with pytest.raises(DimensionMismatch, match="6 rows but 5 chunks"):
         KeywordRetriever(keyword.bm25, chunks[:5])
     with pytest.raises(DimensionMismatch, match="chunks"):
-        DenseRetriever(dense.embedder, dense.matrix[:2], chunks)
+        DenseRetriever(dense.embedder, dense.rows.matrix[:2], chunks)
     with pytest.raises(InputError, match="question must be a str"):
         keyword.search(["books"], 2)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="k must be"):

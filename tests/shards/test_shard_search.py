@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from docqa.embed import HashingEmbedder
 from docqa.keyword import BM25Index
 from docqa.keyword.stats import CorpusStats
-from docqa.retrieve.batch import IndexSearcher, search_batch
+from docqa.retrieve.batch import search_batch
+from docqa.retrieve.rows import IndexSearcher
 from docqa.shards.search import Shard, ShardSet, merge_topk, merge_topk_reference, padding
 from docqa.types import Chunk, TopK
 
@@ -99,10 +100,12 @@ def test_sharded_batch_hits_equal_one_index(c: dict[str, Any], mode: str) -> Non
     embedder = HashingEmbedder(16)
     vectors = embedder.embed(c["texts"])
     chunks = chunks_for(c["texts"])
-    single = IndexSearcher(vectors, BM25Index.from_texts(c["texts"]))
+    bounds = BM25Index.from_texts(
+        c["texts"]
+    )  # the global term statistics, as the sharded collection's
+    single = IndexSearcher(vectors, bounds)
     sharded = shard_set(vectors, c["texts"], c["cuts"])
     args = (chunks, c["questions"], c["k"])
-    bounds = single.bm25  # the global term statistics, as the sharded collection's
     want = search_batch(single, embedder, *args, mode=mode, mask=c["mask"], bounds=bounds)
     assert search_batch(sharded, embedder, *args, mode=mode, mask=c["mask"], bounds=bounds) == want
     assert all(len(hits) <= c["k"] for hits in want)

@@ -107,8 +107,6 @@ def _rescoring(args: argparse.Namespace, collection: AnyCollection) -> dict[str,
     """``rescore`` / ``rescore_top`` for ``Collection.retriever`` when ``--rescore`` asks."""
     if not getattr(args, "rescore", False):
         return {}
-    if not isinstance(collection, Collection):
-        raise InputError("--rescore works on an index folder, not on shards; leave it out")
     if getattr(collection.embedder, "lexical", False) is not True:
         raise InputError(
             f"--rescore is for a lexical index; {collection.index.root} was built with "

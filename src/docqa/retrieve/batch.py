@@ -1,8 +1,8 @@
 """Batch search: many questions at once through the batch kernels, same hits as one by one.
 
-A ``RowSearcher`` answers whole batches with row ids and canonical scores (``TopK``): one
-index (``IndexSearcher``), a set of shards (``docqa.shards.search.ShardSet``) or Ray actors
-owning shards (``docqa.distributed``). ``search_batch`` turns its answers into the hits that
+A ``RowSearcher`` (:mod:`docqa.retrieve.rows`: one index, a set of shards or Ray actors
+owning shards) answers whole batches with row ids and canonical scores (``TopK``).
+``search_batch`` turns its answers into the hits that
 ``Collection.retriever(mode, guard=False).search(question, k)`` returns for each question:
 dense and keyword directly, hybrid by the same fusion as ``HybridRetriever``'s default
 (``bounded_fusion`` over ``max(k, FUSION_DEPTH)`` rows of each, each question's keyword bound
@@ -13,8 +13,7 @@ embedder). Rows become hits (their chunks decoded) only once they are in the fin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -24,43 +23,9 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.keyword import BM25Index
 from docqa.retrieve.fusion import bounded_fusion, dense_weight_for
-from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD, check_scores
-from docqa.search import topk
+from docqa.retrieve.retrievers import DENSE, FUSION_DEPTH, KEYWORD, check_scores, hits_of
+from docqa.retrieve.rows import RowSearcher
 from docqa.types import Chunk, Component, Hit, TopK
-
-
-class RowSearcher(Protocol):
-    """Batch search over rows ``0..n_rows-1``; results in canonical order, padded."""
-
-    @property
-    def n_rows(self) -> int: ...
-
-    def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
-        """Top ``k`` rows by inner product for ``queries (n, d) float32``."""
-        ...
-
-    def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
-        """Top ``k`` rows by BM25 for ``questions``."""
-        ...
-
-
-@dataclass
-class IndexSearcher:
-    """A ``RowSearcher`` over one index's vectors ``(N, d)`` and its BM25 index."""
-
-    vectors: np.ndarray
-    bm25: BM25Index
-    n_threads: int | None = None
-
-    @property
-    def n_rows(self) -> int:
-        return int(self.vectors.shape[0])
-
-    def dense(self, queries: np.ndarray, k: int, mask: np.ndarray | None) -> TopK:
-        return topk(self.vectors, queries, k, mask=mask, n_threads=self.n_threads)
-
-    def keyword(self, questions: Sequence[str], k: int, mask: np.ndarray | None) -> TopK:
-        return self.bm25.search(questions, k, mask=mask, n_threads=self.n_threads)
 
 
 def check_questions(values: Any) -> list[str]:
@@ -96,11 +61,11 @@ def search_batch(
         lists[DENSE] = searcher.dense(embedder.embed(qs, query=True), fetch, mask)
     if mode in ("keyword", "hybrid"):
         lists[KEYWORD] = searcher.keyword(qs, fetch, mask)
-    for name, result in lists.items():
-        check_scores(result.scores.ravel(), result.ids.ravel(), name, source)
     if mode != "hybrid":
         (name, result), = lists.items()  # fmt: skip
-        return [_plain_hits(result, i, chunks, name) for i in range(len(qs))]
+        return [hits_of(result, chunks, name, source, i=i) for i in range(len(qs))]
+    for name, result in lists.items():
+        check_scores(result.scores.ravel(), result.ids.ravel(), name, source)
     weight = dense_weight_for(embedder)
     return [_fused_hits(lists, i, int(k), chunks, limits[i], weight) for i in range(len(qs))]
 
@@ -117,15 +82,6 @@ def _ranked(result: TopK, i: int) -> list[tuple[int, float]]:
     rows, scores = result.ids[i], result.scores[i]
     n = int(np.count_nonzero(rows >= 0))
     return list(zip(rows[:n].tolist(), scores[:n].tolist(), strict=True))
-
-
-def _plain_hits(result: TopK, i: int, chunks: Sequence[Chunk], name: str) -> list[Hit]:
-    hits = []
-    for rank, (row, score) in enumerate(_ranked(result, i), start=1):
-        chunk = chunks[row]
-        components = {name: Component(score, rank)}
-        hits.append(Hit(row, chunk.id, chunk.section, score, components, chunk=chunk))
-    return hits
 
 
 def _fused_hits(

@@ -26,7 +26,7 @@ from docqa.retrieve.fusion import (
     dense_weight_for,
     reciprocal_rank_fusion,
 )
-from docqa.search import topk
+from docqa.retrieve.rows import BM25Rows, DenseRows, KeywordRows, MatrixRows
 from docqa.types import Chunk, Component, Hit, Retriever, TopK
 
 if TYPE_CHECKING:
@@ -76,62 +76,58 @@ def check_scores(scores: np.ndarray, ids: np.ndarray, name: str, source: str | N
 
 
 def hits_of(
-    result: TopK, chunks: Sequence[Chunk], name: str, source: str | None = None
+    result: TopK, chunks: Sequence[Chunk], name: str, source: str | None = None, *, i: int = 0
 ) -> list[Hit]:
-    """The first result row of ``result`` as hits (padding dropped), tagged with ``name``;
-    a score that is not finite stops the search (:func:`check_scores`)."""
-    check_scores(result.scores[0], result.ids[0], name, source)
+    """Result row ``i`` of ``result`` as hits (padding dropped), tagged with ``name``; a score
+    that is not finite stops the search (:func:`check_scores`)."""
+    check_scores(result.scores[i], result.ids[i], name, source)
     hits = []
-    for rank, (score, row) in enumerate(zip(result.scores[0], result.ids[0], strict=True)):
+    for rank, (score, row) in enumerate(
+        zip(result.scores[i].tolist(), result.ids[i].tolist(), strict=True), start=1
+    ):
         if row < 0:
             break
-        chunk = chunks[int(row)]
-        hits.append(
-            Hit(
-                row=int(row),
-                id=chunk.id,
-                section=chunk.section,
-                score=float(score),
-                components={name: Component(float(score), rank + 1)},
-                chunk=chunk,
-            )
-        )
+        chunk = chunks[row]
+        components = {name: Component(score, rank)}
+        hits.append(Hit(row, chunk.id, chunk.section, score, components, chunk=chunk))
     return hits
 
 
 class DenseRetriever:
-    """Embed the question, then exact top-k by inner product over ``matrix`` (N, d) float32
-    (or a :class:`docqa.search.CompactMatrix`, searched through its int8 codes: same hits).
-    ``source``: the index the matrix was read from, named when its scores are not finite."""
+    """Embed the question, then exact top-k by inner product over ``rows``: a matrix (N, d)
+    float32, a :class:`docqa.search.CompactMatrix` (searched through its int8 codes: same
+    hits), or any :class:`~docqa.retrieve.rows.DenseRows` (a set of shards, Ray actors).
+    ``n_threads``: per kernel call over a matrix. ``source``: the index the rows were read
+    from, named when their scores are not finite."""
 
     components = (DENSE,)
 
     def __init__(
         self,
         embedder: Embedder,
-        matrix: np.ndarray | CompactMatrix,
+        rows: np.ndarray | CompactMatrix | DenseRows,
         chunks: Sequence[Chunk],
         *,
         n_threads: int | None = None,
         source: str | None = None,
     ) -> None:
-        _check_chunks(chunks, len(matrix), "the vector matrix")
+        self.rows = rows if isinstance(rows, DenseRows) else MatrixRows(rows, n_threads)
+        _check_chunks(chunks, self.rows.n_rows, "the vector matrix")
         self.embedder = embedder
-        self.matrix = matrix
         self.chunks = chunks
-        self.n_threads = n_threads
         self.source = source
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """The ``k`` rows nearest to the question's embedding, best first."""
         check_request(question, k)
         query = self.embedder.embed([question], query=True)
-        result = topk(self.matrix, query, k, mask=mask, n_threads=self.n_threads)
-        return hits_of(result, self.chunks, DENSE, self.source)
+        return hits_of(self.rows.dense(query, k, mask), self.chunks, DENSE, self.source)
 
 
 class KeywordRetriever:
-    """BM25 search over ``bm25``'s rows; ``chunks[row]`` names each hit; ``source`` as for
+    """BM25 search over ``bm25``'s rows, or over ``rows`` (a set of shards, Ray actors) with
+    ``bm25`` the collection's term statistics (its bound, ``max_keyword_score``);
+    ``chunks[row]`` names each hit; ``n_threads`` and ``source`` as for
     :class:`DenseRetriever`."""
 
     components = (KEYWORD,)
@@ -141,19 +137,20 @@ class KeywordRetriever:
         bm25: BM25Index,
         chunks: Sequence[Chunk],
         *,
+        rows: KeywordRows | None = None,
         n_threads: int | None = None,
         source: str | None = None,
     ) -> None:
-        _check_chunks(chunks, bm25.n_docs, "the BM25 index")
+        self.rows = BM25Rows(bm25, n_threads) if rows is None else rows
+        _check_chunks(chunks, self.rows.n_rows, "the BM25 index")
         self.bm25 = bm25
         self.chunks = chunks
-        self.n_threads = n_threads
         self.source = source
 
     def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
         """Rows containing a question term, best BM25 score first (none for no terms)."""
         check_request(question, k)
-        result = self.bm25.search([question], k, mask=mask, n_threads=self.n_threads)
+        result = self.rows.keyword([question], k, mask)
         return hits_of(result, self.chunks, KEYWORD, self.source)
 
     def max_keyword_score(self, question: str) -> float:

@@ -7,23 +7,22 @@ searched: in this process (``ShardSet``) or in Ray actors (``docqa.distributed``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from docqa.collection_parts import RowsCollection, bm25_config, by_mode, embedder_of
+from docqa.collection_parts import RowsCollection, bm25_config, embedder_of
 from docqa.embed.protocol import Embedder
 from docqa.errors import EmbedderMismatch
 from docqa.index.shards import ShardedIndex, open_sharded
 from docqa.keyword import ARRAYS, BM25Index
-from docqa.retrieve.batch import RowSearcher
-from docqa.retrieve.guard import GuardConfig, GuardRequest, resolve_guard
-from docqa.retrieve.rerank import DEFAULT_TOP_N, Reranker
-from docqa.shards.search import RowsDenseRetriever, RowsKeywordRetriever, Shard, ShardSet
+from docqa.retrieve.guard import GuardConfig, resolve_guard
+from docqa.retrieve.rows import RowSearcher
+from docqa.shards.search import Shard, ShardSet
 from docqa.tenants import TenantRows
-from docqa.types import Chunk, Hit, Retriever
+from docqa.types import Hit
 
 
 def load_shard(index: ShardedIndex, i: int) -> Shard:
@@ -46,11 +45,12 @@ def local_shards(index: ShardedIndex, n_threads: int | None = None) -> ShardSet:
 
 @dataclass
 class ShardedCollection(RowsCollection):
-    """A sharded index, its embedder, the global BM25 ``bounds`` and a ``searcher``."""
+    """A sharded index, its embedder, the collection's BM25 term statistics (``bm25``: what
+    the guard, hybrid fusion and ``docqa calibrate`` judge with) and a ``searcher``."""
 
     index: ShardedIndex
     embedder: Embedder
-    bounds: BM25Index
+    bm25: BM25Index  # the global term statistics only; searches go through ``searcher``
     searcher: RowSearcher
     guard: GuardConfig = field(default_factory=GuardConfig)  # calibrated: the top manifest's
     _tenants: TenantRows | None = field(default=None, init=False, repr=False)
@@ -73,45 +73,9 @@ class ShardedCollection(RowsCollection):
         guard = resolve_guard(index.manifest.meta.get("guard"))
         return cls(index, embedder, bounds, searcher or local_shards(index), guard)
 
-    @property
-    def bm25(self) -> BM25Index:
-        """The collection's term statistics (what the guard and ``docqa calibrate`` judge
-        with); searches go through ``searcher``."""
-        return self.bounds
-
-    @property
-    def chunks(self) -> Sequence[Chunk]:
-        """The chunks in global row order (decoded when accessed)."""
-        return self.index.chunks
-
-    def retriever(
-        self,
-        mode: str = "hybrid",
-        *,
-        guard: GuardRequest = True,
-        tenants: Iterable[str] | None = None,
-        reranker: Reranker | None = None,
-        rerank_top: int = DEFAULT_TOP_N,
-    ) -> Retriever:
-        """As ``Collection.retriever`` (the guard judges with the collection's global term
-        statistics, ``bounds``)."""
-        source = str(self.index.root)
-        dense = RowsDenseRetriever(self.embedder, self.searcher, self.chunks, source=source)
-        keyword = RowsKeywordRetriever(self.searcher, self.chunks, self.bounds, source=source)
-        inner = by_mode(mode, dense, keyword)
-        return self.wrapped(mode, inner, keyword, guard, tenants, reranker, rerank_top)
-
     def row_searcher(self) -> RowSearcher:
         """The collection's ``searcher``."""
         return self.searcher
-
-    def term_stats(self) -> BM25Index:
-        """The global BM25 statistics, ``bounds``."""
-        return self.bounds
-
-    def source(self) -> str:
-        """The sharded index's directory."""
-        return str(self.index.root)
 
     def row_vectors(self, hits: Sequence[Hit]) -> np.ndarray:
         """The stored vectors of ``hits``' global rows, each read from its shard."""

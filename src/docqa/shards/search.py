@@ -16,13 +16,10 @@ from functools import cached_property
 import numpy as np
 
 from docqa._checks import whole
-from docqa.embed.protocol import Embedder
 from docqa.keyword import BM25Index
-from docqa.retrieve.batch import RowSearcher
-from docqa.retrieve.retrievers import DENSE, KEYWORD, check_request, hits_of
 from docqa.search import topk
 from docqa.search.masks import mask_rows
-from docqa.types import Chunk, Hit, TopK
+from docqa.types import TopK
 
 
 def padding(n: int, k: int) -> TopK:
@@ -217,51 +214,3 @@ class ShardSet:
             if not self._skip(s, m)
         ]
         return merge_topk(parts, len(questions), min(whole(k, "k"), self.n_rows))
-
-
-class RowsDenseRetriever:
-    """A dense ``Retriever`` over any ``RowSearcher`` (shards, Ray actors); ``source`` names
-    the index when a score is not finite."""
-
-    components = (DENSE,)
-
-    def __init__(
-        self,
-        embedder: Embedder,
-        rows: RowSearcher,
-        chunks: Sequence[Chunk],
-        *,
-        source: str | None = None,
-    ) -> None:
-        self.embedder, self.rows, self.chunks, self.source = embedder, rows, chunks, source
-
-    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
-        """As ``DenseRetriever.search``."""
-        check_request(question, k)
-        query = self.embedder.embed([question], query=True)
-        return hits_of(self.rows.dense(query, k, mask), self.chunks, DENSE, self.source)
-
-
-class RowsKeywordRetriever:
-    """A BM25 ``Retriever`` over any ``RowSearcher``; ``bounds`` scores with global stats."""
-
-    components = (KEYWORD,)
-
-    def __init__(
-        self,
-        rows: RowSearcher,
-        chunks: Sequence[Chunk],
-        bounds: BM25Index,
-        *,
-        source: str | None = None,
-    ) -> None:
-        self.rows, self.chunks, self.bounds, self.source = rows, chunks, bounds, source
-
-    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
-        """As ``KeywordRetriever.search``."""
-        check_request(question, k)
-        return hits_of(self.rows.keyword([question], k, mask), self.chunks, KEYWORD, self.source)
-
-    def max_keyword_score(self, question: str) -> float:
-        """The collection-wide bound (see ``BM25Index.max_scores``)."""
-        return float(self.bounds.max_scores([question])[0])
