@@ -71,8 +71,10 @@ def test_verify_passes_a_store_and_names_what_is_inconsistent(
             ),
             "UPDATE collections SET n_docs = n_docs + 1": "collections records",
             "DELETE FROM postings WHERE row_id = (SELECT min(row_id) FROM postings)": (
-                "kw_length differs"
+                "chunks: 1 rows' kw_length differs"
             ),
+            "UPDATE postings SET length = length + 1 WHERE row_id = (SELECT max(row_id) FROM "
+            "postings)": "chunks: 2 rows' kw_length differs from their postings' tf or length",
             "UPDATE chunks SET embedding = '[1,2]' WHERE row_id = (SELECT min(row_id) FROM chunks)": (
                 "1 vectors are not 256-dim"
             ),

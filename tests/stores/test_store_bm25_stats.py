@@ -10,13 +10,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from store_helpers import make_chunks
+from store_helpers import make_chunks, psycopg
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.errors import StoreError
 from docqa.stores.load import index_to_store, upsert
+from docqa.stores.migrations import LATEST
 from docqa.stores.pgvector import PgVectorStore
+from docqa.stores.verify import check
 
 SETTINGS = IndexSettings(tenant_from_folder=True)
 WORDS = ["loan", "fine", "card", "garden", "rose", "room", "book", "late", "nine", "hold"]
@@ -129,4 +131,55 @@ def test_rows_without_postings_get_them_from_the_next_load(db_url: str, tmp_path
         conn.execute("UPDATE collections SET n_docs = 0, total_length = 0")
         report = index_to_store([folder], store, SETTINGS, hnsw=False)
         assert report.upserted == report.chunks and report.unchanged == 0
+        _check_equal(store, folder, tmp_path)
+
+
+# what schema version 4 changed, undone: a store as version 3 wrote it
+_AS_VERSION_3 = (
+    (
+        "ALTER TABLE postings DROP CONSTRAINT postings_pkey, "
+        "ADD CONSTRAINT postings_pkey PRIMARY KEY (collection_id, term, row_id)"
+    ),
+    "ALTER TABLE postings DROP COLUMN length",
+    "DROP INDEX chunks_tenant",
+    "CREATE INDEX chunks_tenant ON chunks (collection_id, tenant)",
+    "DELETE FROM docqa_schema WHERE version = 4",
+)
+
+
+def _searches(store: PgVectorStore) -> dict[tuple[str, str | None], list[tuple[str, float]]]:
+    """Every question's keyword hits (ids and scores), over every row and over one tenant."""
+    return {
+        (question, tenant): [
+            (h.id, h.score)
+            for h in store.retriever("keyword", tenant=tenant, guard=False).search(question, 50)
+        ]
+        for question in QUESTIONS
+        for tenant in (None, "red")
+    }
+
+
+def test_a_version_3_store_with_rows_is_migrated_and_searches_as_before(
+    db_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "docs"
+    names = [f"{t}/doc{i}.md" for t in ("red", "blue") for i in range(4)]
+    _write(folder, _files(random.Random(3), names))
+    with PgVectorStore(db_url) as store:
+        index_to_store([folder], store, SETTINGS, hnsw=False)
+        before = _searches(store)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        for statement in _AS_VERSION_3:
+            conn.execute(statement)
+    with PgVectorStore(db_url) as store:  # connecting applies version 4
+        conn = store.conn
+        assert conn.execute("SELECT max(version) FROM docqa_schema").fetchone() == (LATEST,)
+        wrong = conn.execute(
+            "SELECT count(*) FROM postings p JOIN chunks c ON c.row_id = p.row_id "
+            "WHERE p.length IS DISTINCT FROM c.kw_length"
+        ).fetchone()
+        assert wrong == (0,)
+        assert check(store).problems == ()
+        assert _searches(store) == before
+        assert any(before.values())
         _check_equal(store, folder, tmp_path)

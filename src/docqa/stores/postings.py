@@ -3,8 +3,9 @@
 A row's keyword text is ``docqa.text.keyword_text`` of its chunk (the collection's
 ``headings`` and ``heading_weight``), tokenized by ``hash_tokens`` with the collection's
 ``BM25Config`` token settings: exactly the terms and lengths of a file index's BM25 row. Each
-distinct term is a ``postings`` row ``(collection_id, term, row_id, tf)``, the term its 64-bit
-hash stored as ``bigint`` (the same bits); the row's token count is ``chunks.kw_length``.
+distinct term is a ``postings`` row ``(collection_id, term, row_id, tf, length)``, the term
+its 64-bit hash stored as ``bigint`` (the same bits), ``length`` the row's token count (its
+``chunks.kw_length``, repeated so that a search reads postings alone).
 
 The statistics BM25 needs are per collection, over every tenant (a tenant only filters which
 rows are searched, as in a file index): ``collections.n_docs`` and ``total_length`` and
@@ -53,9 +54,9 @@ MISSING_SQL = "NOT EXISTS (SELECT 1 FROM docqa_seen s WHERE s.chunk_id = c.chunk
 MISSING_ROWS = sql.SQL(MISSING_SQL)
 
 ADD = (
-    "WITH added AS (INSERT INTO postings (collection_id, term, row_id, tf) "
-    "SELECT %(cid)s, s.term, c.row_id, s.tf FROM docqa_stage_postings s JOIN chunks c "
-    "ON c.collection_id = %(cid)s AND c.chunk_id = s.chunk_id RETURNING term), "
+    "WITH added AS (INSERT INTO postings (collection_id, term, row_id, tf, length) "
+    "SELECT %(cid)s, s.term, c.row_id, s.tf, c.kw_length FROM docqa_stage_postings s "
+    "JOIN chunks c ON c.collection_id = %(cid)s AND c.chunk_id = s.chunk_id RETURNING term), "
     "terms AS (INSERT INTO term_df (collection_id, term, df) SELECT %(cid)s, term, count(*) "
     "FROM added GROUP BY term ORDER BY term ON CONFLICT (collection_id, term) "
     "DO UPDATE SET df = term_df.df + EXCLUDED.df RETURNING 1) "

@@ -129,16 +129,17 @@ class StoreRetriever:
         rows = store_rows(mask)
         if k == 0 or rows == []:
             return []
-        where = q.filters(
-            self.record.collection_id, tenant=self.tenant is not None, rows=rows is not None
-        )
+        cid, tenant, masked = self.record.collection_id, self.tenant is not None, rows is not None
         params: dict[str, Any] = {"k": int(k), "tenant": self.tenant, "rows": rows}
         if self.mode == KEYWORD:
-            found = self._keyword(question, where, params)
-        elif self.ef_search is not None:
-            found = self._hnsw(question, where, params)
+            found = self._keyword(
+                question, q.keyword_filters(cid, tenant=tenant, rows=masked), params
+            )
         else:
-            return self._exact(question, int(k), where, params)
+            where = q.filters(cid, tenant=tenant, rows=masked)
+            if self.ef_search is None:
+                return self._exact(question, int(k), where, params)
+            found = self._hnsw(question, where, params)
         return [self._hit(row, float(row[11]), rank) for rank, row in enumerate(found, start=1)]
 
     def _run(self, query: sql.Composed, params: dict[str, Any]) -> list[Any]:

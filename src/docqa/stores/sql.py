@@ -21,6 +21,8 @@ correctly rounded IEEE operation at a time as NumPy does them; a row's weights a
 the order of ``%(terms)s`` (``sum(.. ORDER BY pos)``, float8 addition from the first weight:
 the kernels' order, df ascending); the sum is rounded to float4 and the rows ordered by it
 descending, then ``row_id``; only the first k of them are joined to their chunk columns.
+Each posting holds its row's length, and the postings' primary key holds ``tf`` and
+``length`` (schema version 4), so the scoring reads the index alone.
 ``idf`` per term, ``avgdl``, ``k1 + 1`` and ``1 - b`` come from Python (``BM25Index`` over the
 collection's statistics), so no logarithm is taken in SQL. Scores are the file index's bit
 for bit.
@@ -86,19 +88,36 @@ def hnsw_query(where: sql.Composable, dim: int) -> sql.Composed:
 
 _WEIGHT = (
     "(qt.idf * (p.tf::float8 * %(k1p1)s::float8)) / (p.tf::float8 + %(k1)s::float8 * "
-    "(%(omb)s::float8 + (%(b)s::float8 * c.kw_length::float8) / %(avgdl)s::float8))"
+    "(%(omb)s::float8 + (%(b)s::float8 * p.length::float8) / %(avgdl)s::float8))"
 )
+
+
+def keyword_filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
+    """The conditions on ``postings p`` beside its collection and term: the allowed row ids
+    when a mask is given, the tenant's rows (read from ``chunks_tenant`` alone) when one is."""
+    parts: list[sql.Composable] = [sql.SQL("TRUE")]
+    if rows:
+        parts.append(sql.SQL("p.row_id = ANY(%(rows)s)"))
+    if tenant:
+        parts.append(
+            sql.SQL(
+                "p.row_id IN (SELECT t.row_id FROM chunks t "
+                "WHERE t.collection_id = {} AND t.tenant = %(tenant)s)"
+            ).format(sql.Literal(collection_id))
+        )
+    return sql.SQL(" AND ").join(parts)
 
 
 def keyword_query(where: sql.Composable) -> sql.Composed:
     """Chunk columns + ``score`` (BM25, float4 as float8) of the rows holding any of
-    ``%(terms)s`` (int8 term hashes, in summing order, with ``%(idf)s``), best first."""
+    ``%(terms)s`` (int8 term hashes, in summing order, with ``%(idf)s``), best first;
+    ``where``: ``keyword_filters``. Only the top k rows are read from ``chunks``."""
     return sql.SQL(
         "WITH qt AS (SELECT t.term, t.idf, t.pos FROM unnest(%(terms)s::int8[], "
         "%(idf)s::float8[]) WITH ORDINALITY AS t(term, idf, pos)), "
         "s AS (SELECT p.row_id, sum({weight} ORDER BY qt.pos) AS total FROM qt "
         "JOIN postings p ON p.collection_id = %(cid)s AND p.term = qt.term "
-        "JOIN chunks c ON c.row_id = p.row_id WHERE {where} GROUP BY p.row_id), "
+        "WHERE {where} GROUP BY p.row_id), "
         "top AS (SELECT s.row_id, s.total::float4::float8 AS score FROM s "
         "ORDER BY score DESC, s.row_id LIMIT %(k)s) "
         "SELECT {cols}, top.score FROM top JOIN chunks c ON c.row_id = top.row_id "

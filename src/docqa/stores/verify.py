@@ -4,7 +4,8 @@ Each check is one SQL statement over the collection that counts what disagrees; 
 ``check`` returns the counts it read, the problems it found (each naming the table at fault)
 and what to do about them: rows without postings (written by schema version 1), the
 collection's row and token counts against its rows, each term's ``df`` in ``term_df`` against
-the postings that hold it, each row's ``kw_length`` against its postings' term frequencies,
+the postings that hold it, each row's ``kw_length`` against its postings' term frequencies
+and the length each posting holds,
 vectors of another dimension or not finite, and a stored guard point that does not read. The
 embedder is rebuilt from its record when the store opens the collection.
 """
@@ -36,7 +37,8 @@ _LENGTHS = (
     "SELECT count(*) FROM (SELECT c.row_id FROM chunks c LEFT JOIN postings p "
     "ON p.collection_id = c.collection_id AND p.row_id = c.row_id "
     "WHERE c.collection_id = %(cid)s AND c.kw_length IS NOT NULL "
-    "GROUP BY c.row_id, c.kw_length HAVING coalesce(sum(p.tf), 0) <> c.kw_length) x"
+    "GROUP BY c.row_id, c.kw_length HAVING coalesce(sum(p.tf), 0) <> c.kw_length "
+    "OR bool_or(p.length <> c.kw_length)) x"
 )
 
 
@@ -74,7 +76,9 @@ def check(store: PgVectorStore) -> StoreCheck:
     if wrong_df:
         problems.append(f"term_df: {wrong_df} of {terms} terms have a df other than their postings")
     if wrong_length:
-        problems.append(f"chunks: {wrong_length} rows' kw_length differs from their postings' tf")
+        problems.append(
+            f"chunks: {wrong_length} rows' kw_length differs from their postings' tf or length"
+        )
     if wrong_dim or not_finite:
         problems.append(
             f"chunks: {wrong_dim} vectors are not {record.dim}-dim, {not_finite} not finite"
