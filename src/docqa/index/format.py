@@ -111,14 +111,57 @@ class FileEntry:
         return cls(int(doc["size"]), str(doc["xxh3_128"]), "xxh3_128", int(doc["head"]))
 
 
+def parse_manifest(text: str, where: str, format_name: str, what: str) -> dict[str, Any]:
+    """The JSON object of manifest text read from ``where``, whose ``format`` must be
+    ``format_name`` (``what`` it is called otherwise); ``IndexCorrupt`` when it is not."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {REPLACE}") from exc
+    if not isinstance(doc, dict) or doc.get("format") != format_name:
+        raise IndexCorrupt(f"{where} is not {what}; {REPLACE}")
+    return doc
+
+
 @dataclass(frozen=True)
-class Manifest:
-    """Contents of ``manifest.json``; ``files`` maps relative paths to their entries."""
+class Recorded:
+    """What every manifest records of its rows (an index folder's, a sharded index's): the
+    embedder's config, the vectors' width, the row count and when it was built."""
 
     embedder: Mapping[str, Any]
     dim: int
     count: int
     created: str
+
+    @property
+    def embedder_name(self) -> str:
+        """The recorded embedder's name."""
+        return str(self.embedder.get("name", ""))
+
+    def recorded(self) -> dict[str, Any]:
+        """These fields as the manifest's JSON holds them."""
+        return {
+            "embedder": dict(self.embedder),
+            "dim": self.dim,
+            "count": self.count,
+            "created": self.created,
+        }
+
+    @staticmethod
+    def read(doc: Mapping[str, Any]) -> dict[str, Any]:
+        """These fields of a parsed manifest, typed (KeyError, ValueError when malformed)."""
+        return {
+            "embedder": dict(doc["embedder"]),
+            "dim": int(doc["dim"]),
+            "count": int(doc["count"]),
+            "created": str(doc["created"]),
+        }
+
+
+@dataclass(frozen=True)
+class Manifest(Recorded):
+    """Contents of ``manifest.json``; ``files`` maps relative paths to their entries."""
+
     files: Mapping[str, FileEntry]
     arrays: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -126,21 +169,13 @@ class Manifest:
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
 
-    @property
-    def embedder_name(self) -> str:
-        """The recorded embedder's name."""
-        return str(self.embedder.get("name", ""))
-
     def to_json(self) -> str:
         """The manifest as pretty, key-sorted JSON text (``pretty_json``)."""
         doc = {
+            **self.recorded(),
             "format": self.format,
             "version": self.version,
-            "embedder": dict(self.embedder),
-            "dim": self.dim,
-            "count": self.count,
             "dtype": self.dtype,
-            "created": self.created,
             "files": {p: f.to_dict() for p, f in self.files.items()},
             "arrays": list(self.arrays),
             "meta": dict(self.meta),
@@ -150,12 +185,7 @@ class Manifest:
     @classmethod
     def from_json(cls, text: str, where: str) -> Manifest:
         """Parse manifest text read from ``where``; raise IndexCorrupt / IndexVersionError."""
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {REPLACE}") from exc
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
-            raise IndexCorrupt(f"{where} is not a docqa index manifest; {REPLACE}")
+        doc = parse_manifest(text, where, FORMAT_NAME, "a docqa index manifest")
         if doc.get("version") not in SUPPORTED_VERSIONS:
             raise IndexVersionError(
                 f"{where} has format version {doc.get('version')!r}, this docqa reads "
@@ -163,10 +193,7 @@ class Manifest:
             )
         try:
             manifest = cls(
-                embedder=dict(doc["embedder"]),
-                dim=int(doc["dim"]),
-                count=int(doc["count"]),
-                created=str(doc["created"]),
+                **cls.read(doc),
                 files={p: FileEntry.from_dict(f, doc["version"]) for p, f in doc["files"].items()},
                 arrays=tuple(doc.get("arrays", ())),
                 meta=dict(doc.get("meta", {})),

@@ -69,13 +69,9 @@ class ShardEntry:
 
 
 @dataclass(frozen=True)
-class ShardsManifest:
+class ShardsManifest(fmt.Recorded):
     """Contents of a sharded index's top-level ``manifest.json``."""
 
-    embedder: Mapping[str, Any]
-    dim: int
-    count: int
-    created: str
     shards: tuple[ShardEntry, ...]
     bm25: Mapping[str, Any]  # {"config": BM25Config dict, "n_docs": N, "total_length": T}
     files: Mapping[str, fmt.FileEntry]
@@ -87,10 +83,7 @@ class ShardsManifest:
         doc = {
             "format": SHARDS_FORMAT,
             "version": MAPPED_VERSION if mapped else SHARDS_VERSION,
-            "embedder": dict(self.embedder),
-            "dim": self.dim,
-            "count": self.count,
-            "created": self.created,
+            **self.recorded(),
             "shards": [s.to_dict() for s in self.shards],
             "bm25": dict(self.bm25),
             "files": {p: {"size": f.size, "sha256": f.digest} for p, f in self.files.items()},
@@ -103,7 +96,7 @@ class ShardsManifest:
     @classmethod
     def from_json(cls, text: str, where: str) -> ShardsManifest:
         """Parse; ``IndexCorrupt`` / ``IndexVersionError`` name ``where``."""
-        doc = _parse(text, where)
+        doc = fmt.parse_manifest(text, where, SHARDS_FORMAT, "a sharded docqa index manifest")
         if doc.get("version") not in (SHARDS_VERSION, MAPPED_VERSION):
             raise IndexVersionError(
                 f"{where} has sharded format version {doc.get('version')!r}, this docqa reads "
@@ -111,10 +104,7 @@ class ShardsManifest:
             )
         try:
             return cls(
-                embedder=dict(doc["embedder"]),
-                dim=int(doc["dim"]),
-                count=int(doc["count"]),
-                created=str(doc["created"]),
+                **cls.read(doc),
                 shards=tuple(
                     ShardEntry(
                         str(s["path"]),
@@ -134,16 +124,6 @@ class ShardsManifest:
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise IndexCorrupt(f"{where} has a missing or malformed field ({exc!r}); {fmt.REPLACE}")
-
-
-def _parse(text: str, where: str) -> dict[str, Any]:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {fmt.REPLACE}") from exc
-    if not isinstance(doc, dict) or doc.get("format") != SHARDS_FORMAT:
-        raise IndexCorrupt(f"{where} is not a sharded docqa index manifest; {fmt.REPLACE}")
-    return doc
 
 
 _FORMAT_MARKS = (f'"format":"{SHARDS_FORMAT}"', f'"format": "{SHARDS_FORMAT}"')

@@ -43,7 +43,7 @@ from docqa.stores import sql as q
 from docqa.stores.connection import ROLLED_BACK, translated
 from docqa.stores.feed import ChunkFeed, Progress
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
-from docqa.stores.rows import row_hash, upsert, write
+from docqa.stores.rows import row_hash, upsert
 from docqa.text import SkippedFile, embed_text
 from docqa.types import Chunk
 
@@ -144,7 +144,7 @@ class _Load:
         if part:
             vectors = self.embedder.embed([text for _, text, _ in part])
             chunks = [chunk for chunk, _, _ in part]
-            write(self.store, self.record, chunks, vectors, [d for _, _, d in part])
+            upsert(self.store, self.record, chunks, vectors, [d for _, _, d in part])
             self.written += len(part)
 
 

@@ -1,7 +1,7 @@
 """A batch of rows: staged by COPY and upserted with their BM25 postings and statistics.
 
-``upsert`` writes a batch in a transaction of its own; ``write`` writes it within the
-transaction in progress (``docqa.stores.load`` puts a whole load in one). A batch is COPYed
+``upsert`` writes a batch in a transaction of its own, or a savepoint within the transaction
+in progress (``docqa.stores.load`` puts a whole load in one). A batch is COPYed
 into temporary staging tables (emptied first), the rows it replaces are taken out of the BM25
 statistics, then one INSERT .. ON CONFLICT writes it in the staged order and the statistics
 take its rows in (``docqa.stores.postings``).
@@ -111,20 +111,9 @@ def upsert(
     vectors: np.ndarray,
     digests: Sequence[str] | None = None,
 ) -> None:
-    """Write ``chunks`` with their ``vectors`` ``(len(chunks), dim)`` in one transaction
-    (``digests``: their row hashes, by default of ``chunk.text``)."""
-    with store.conn.transaction():
-        write(store, record, chunks, vectors, digests)
-
-
-def write(
-    store: PgVectorStore,
-    record: CollectionRecord,
-    chunks: Sequence[Chunk],
-    vectors: np.ndarray,
-    digests: Sequence[str] | None = None,
-) -> None:
-    """``upsert`` within the transaction in progress."""
+    """Write ``chunks`` with their ``vectors`` ``(len(chunks), dim)`` in one transaction (a
+    savepoint within the transaction in progress, such as a load's); ``digests``: their row
+    hashes, by default of ``chunk.text``."""
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     if vectors.shape != (len(chunks), record.dim):
         raise DimensionMismatch(
@@ -133,7 +122,7 @@ def write(
         )
     digests = digests or [row_hash(c, c.text) for c in chunks]
     where = f"writing {len(chunks)} rows ({chunks[0].id!r}..)" if chunks else "writing no rows"
-    with translated(store.url, where):
+    with translated(store.url, where), store.conn.transaction():
         config = kw.read_config(store.conn, record.collection_id)
         lengths, postings = kw.keyword_rows(chunks, record.settings, config)
         rows = [
