@@ -70,6 +70,7 @@ def test_verify_passes_a_store_and_names_what_is_inconsistent(
                 "term_df: 1 of"
             ),
             "UPDATE collections SET n_docs = n_docs + 1": "collections records",
+            "UPDATE collections SET max_norm = 0.5": "max_norm 0.5 is below the largest row norm",
             "DELETE FROM postings WHERE row_id = (SELECT min(row_id) FROM postings)": (
                 "chunks: 1 rows' kw_length differs"
             ),

@@ -74,6 +74,7 @@ def _check_equal(store: PgVectorStore, folder: Path, tmp: Path) -> None:
     build_index([folder], tmp / "index", SETTINGS, workers=1)
     index = Collection.open(tmp / "index")
     assert _stats(store) == _index_stats(index)
+    assert check(store).problems == ()  # postings' lengths, max_norm among them
     n = len(index.chunks)
     for question in QUESTIONS:
         want = index.retriever("keyword", guard=False).search(question, n)
@@ -143,6 +144,7 @@ _AS_VERSION_3 = (
     "ALTER TABLE postings DROP COLUMN length",
     "DROP INDEX chunks_tenant",
     "CREATE INDEX chunks_tenant ON chunks (collection_id, tenant)",
+    "ALTER TABLE collections DROP COLUMN max_norm",
     "DELETE FROM docqa_schema WHERE version = 4",
 )
 
@@ -179,6 +181,8 @@ def test_a_version_3_store_with_rows_is_migrated_and_searches_as_before(
             "WHERE p.length IS DISTINCT FROM c.kw_length"
         ).fetchone()
         assert wrong == (0,)
+        (bound,) = conn.execute("SELECT max_norm FROM collections").fetchone()
+        assert bound > 0  # the hashing rows' norms are 1
         assert check(store).problems == ()
         assert _searches(store) == before
         assert any(before.values())

@@ -3,6 +3,7 @@ recall, keyword = the reference BM25 of the rows' keyword texts, tenants and mas
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from docqa.search import topk
 from docqa.search.reference import canonical_scores
 from docqa.stores import sql as q
 from docqa.stores.pgvector import PgVectorStore
+from docqa.stores.rows import upsert
 from docqa.stores.search import dense_slack
 from docqa.text import keyword_text
 
@@ -142,6 +144,40 @@ def test_dense_slack_bounds_pgvectors_distance_from_docqas_scores(db_url: str, d
     assert (np.abs(pg - mine) <= dense_slack(dim, query) / 4 * norms).all()
 
 
+@pytest.mark.parametrize("dim", [1, 16, 384])
+def test_max_norm_bounds_every_rows_norm_through_writes_and_deletes(db_url: str, dim: int) -> None:
+    """``collections.max_norm`` (exact dense search's M) is at least pgvector's norm of every
+    row, tight to a part in 2^30, after each batch, and stays a bound when rows go."""
+    rng = np.random.default_rng(dim)
+    batches = [
+        (rng.standard_normal((50, dim)) * rng.uniform(0.01, 100, (50, 1))).astype(np.float32)
+        for _ in range(3)
+    ]
+    store, record, chunks, _ = fill(db_url, batches[0])
+    with store:
+        cid = record.collection_id
+        for i, more in enumerate(batches[1:], start=1):
+            extra = [replace(c, id=f"{c.id}-{i}") for c in chunks]
+            upsert(store, record, extra, more)
+        bound, largest = store.conn.execute(
+            "SELECT max_norm, (SELECT max(vector_norm(embedding)) FROM chunks WHERE "
+            "collection_id = %s) FROM collections WHERE collection_id = %s",
+            (cid, cid),
+        ).fetchone()
+        assert largest <= bound <= largest * (1 + 2.0**-30)
+        store.conn.execute(
+            "DELETE FROM chunks WHERE row_id = (SELECT row_id FROM chunks WHERE "
+            "collection_id = %s ORDER BY vector_norm(embedding) DESC LIMIT 1)",
+            (cid,),
+        )
+        after = store.conn.execute(
+            "SELECT max_norm, (SELECT max(vector_norm(embedding)) FROM chunks WHERE "
+            "collection_id = %s) FROM collections WHERE collection_id = %s",
+            (cid, cid),
+        ).fetchone()
+        assert after[0] == bound and after[1] < largest
+
+
 def test_hnsw_recall_and_plans(db_url: str) -> None:
     """The HNSW query goes through the collection's index, the exact one never does; recall@10
     against docqa's exact search is high at ef_search 100."""
@@ -163,7 +199,7 @@ def test_hnsw_recall_and_plans(db_url: str) -> None:
 
         assert f"chunks_hnsw_{record.collection_id}" in plan(q.hnsw_query(where, record.dim))
         params.update(slack=0.0, limit=None)
-        assert "hnsw" not in plan(q.dense_candidates(where))
+        assert "hnsw" not in plan(q.dense_candidates(where, record.collection_id))
         found = 0
         queries = rng.standard_normal((30, 32)).astype(np.float32)
         for query in queries:

@@ -95,12 +95,12 @@ _V2 = (
 # manifest's ``meta["guard"]`` and ``meta["guard_calibration"]``
 _V3 = ("ALTER TABLE collections ADD COLUMN guard jsonb, ADD COLUMN guard_calibration jsonb",)
 
-# Keyword search without reading ``chunks``: each posting carries its row's token count
-# (``length``, the row's ``kw_length``, written with it and deleted with it), and the primary
-# key's index holds ``tf`` and ``length`` too, so BM25 over a term's postings is an index-only
-# scan (10x faster than fetching every posting's row length from ``chunks``). A tenant's rows
-# are found in ``chunks_tenant`` alone (it holds ``row_id``). Existing postings take their
-# rows' lengths once, here.
+# Searches that read less. Keyword search without reading ``chunks``: each posting carries
+# its row's token count (``length``, the row's ``kw_length``, written and deleted with it),
+# and the primary key's index holds ``tf`` and ``length`` too, so BM25 over a term's postings
+# is an index-only scan (10x faster than fetching every posting's row length from
+# ``chunks``). A tenant's rows are found in ``chunks_tenant`` alone (it holds ``row_id``).
+# Existing postings take their rows' lengths once, here.
 _V4 = (
     "ALTER TABLE postings ADD COLUMN length integer",
     "UPDATE postings p SET length = c.kw_length FROM chunks c WHERE c.row_id = p.row_id",
@@ -114,6 +114,14 @@ _V4 = (
     ),
     "DROP INDEX chunks_tenant",
     "CREATE INDEX chunks_tenant ON chunks (collection_id, tenant) INCLUDE (row_id)",
+    # exact dense search's bound on row norms, kept by every write (never lowered by a delete,
+    # so it stays an upper bound), instead of every row's norm computed by every search
+    "ALTER TABLE collections ADD COLUMN max_norm float8 NOT NULL DEFAULT 0 CHECK (max_norm >= 0)",
+    (
+        "UPDATE collections c SET max_norm = coalesce((SELECT max(vector_norm(embedding)) "
+        "FROM chunks WHERE collection_id = c.collection_id "
+        "AND vector_norm(embedding) < 'Infinity'), 0)"
+    ),
 )
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (1, _V1),

@@ -130,6 +130,19 @@ def upsert(
             for c, d, v, n in zip(chunks, digests, vectors, lengths, strict=True)
         ]
         _write_batch(store, record.collection_id, rows, postings)
+        if len(chunks):
+            store.conn.execute(
+                "UPDATE collections SET max_norm = greatest(max_norm, %s) WHERE collection_id = %s",
+                (norm_bound(vectors), record.collection_id),
+            )
+
+
+def norm_bound(vectors: np.ndarray) -> float:
+    """An upper bound of every row's norm (``collections.max_norm``): the largest norm summed
+    in float64 as pgvector's ``vector_norm`` sums it, raised by 2^-32 of itself to cover any
+    difference in the order of that sum."""
+    squares = np.square(vectors, dtype=np.float64).sum(axis=1)
+    return float(np.sqrt(squares.max()) * (1.0 + 2.0**-32))
 
 
 def _write_batch(

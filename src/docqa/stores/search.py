@@ -156,7 +156,7 @@ class StoreRetriever:
         # first k rows, so only those are fetched (a window of ties would be every row)
         limit = None if query.any() else k
         params.update(q=query, slack=dense_slack(self.record.dim, query), limit=limit)
-        found = self._run(q.dense_candidates(where), params)
+        found = self._run(q.dense_candidates(where, self.record.collection_id), params)
         if not found:
             return []
         matrix = np.stack([row[11].to_numpy() for row in found]).astype(np.float32, copy=False)

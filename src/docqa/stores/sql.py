@@ -8,7 +8,8 @@ by name.
 Exact dense search (``dense_candidates``) lets SQL find candidates, not the answer: pgvector
 sums a dot product in its own float order, so its scores may differ from docqa's canonical
 ones (``docqa.search.reference.canonical_scores``) in the last bits. It returns every row whose
-pgvector score is within ``%(slack)s * max ||row||`` of the k-th best one, with its vector;
+pgvector score is within ``%(slack)s * M`` of the k-th best one (``M >= max ||row||``, the
+collection's ``max_norm``), with its vector;
 ``docqa.stores.search`` rescores them with docqa's kernel (see ``dense_slack`` there for why
 that window holds every row of the exact top k). Approximate search (``hnsw_query``) uses
 ``embedding::vector(dim)``, the expression the collection's HNSW index is built on, inside a
@@ -60,20 +61,24 @@ def filters(collection_id: int, *, tenant: bool, rows: bool) -> sql.Composable:
     return sql.SQL(" AND ").join(parts)
 
 
-def dense_candidates(where: sql.Composable) -> sql.Composed:
+def dense_candidates(where: sql.Composable, collection_id: int) -> sql.Composed:
     """Chunk columns + ``embedding`` of every row whose pgvector inner product is at least
-    the k-th best one minus ``slack * max ||row||`` (row norms of the filtered rows), by
-    ``row_id``, the first ``%(limit)s`` of them (NULL: all)."""
+    the k-th best one minus ``slack * M``, by ``row_id``, the first ``%(limit)s`` of them
+    (NULL: all). ``M``: the collection's ``max_norm``, an upper bound of every row's norm kept
+    by each write (schema version 4), so no row's norm is computed here. The candidates are
+    read from ``chunks`` by their ids (an array, so the planner looks them up one by one
+    rather than joining a guess of thousands)."""
     return sql.SQL(
-        "WITH s AS (SELECT c.row_id, -(c.embedding <#> %(q)s) AS score, "
-        "vector_norm(c.embedding) AS norm FROM chunks c WHERE {where}), "
+        "WITH s AS (SELECT c.row_id, -(c.embedding <#> %(q)s) AS score FROM chunks c "
+        "WHERE {where}), "
         "cut AS (SELECT min(t.score) AS low FROM "
         "(SELECT score FROM s ORDER BY score DESC LIMIT %(k)s) t), "
-        "top AS (SELECT max(norm) AS norm FROM s) "
-        "SELECT {cols}, c.embedding FROM s JOIN chunks c ON c.row_id = s.row_id, cut, top "
-        "WHERE s.score >= cut.low - %(slack)s::float8 * top.norm ORDER BY c.row_id "
-        "LIMIT %(limit)s"
-    ).format(cols=_COLS, where=where)
+        "cand AS (SELECT s.row_id FROM s, cut WHERE s.score >= cut.low - "
+        "%(slack)s::float8 * (SELECT max_norm FROM collections WHERE collection_id = {cid}) "
+        "ORDER BY s.row_id LIMIT %(limit)s) "
+        "SELECT {cols}, c.embedding FROM chunks c "
+        "WHERE c.row_id = ANY(ARRAY(SELECT row_id FROM cand)) ORDER BY c.row_id"
+    ).format(cols=_COLS, where=where, cid=sql.Literal(collection_id))
 
 
 def hnsw_query(where: sql.Composable, dim: int) -> sql.Composed:

@@ -5,7 +5,7 @@ Each check is one SQL statement over the collection that counts what disagrees; 
 and what to do about them: rows without postings (written by schema version 1), the
 collection's row and token counts against its rows, each term's ``df`` in ``term_df`` against
 the postings that hold it, each row's ``kw_length`` against its postings' term frequencies
-and the length each posting holds,
+and the length each posting holds, the collection's ``max_norm`` against its rows' norms,
 vectors of another dimension or not finite, and a stored guard point that does not read. The
 embedder is rebuilt from its record when the store opens the collection.
 """
@@ -32,6 +32,11 @@ _DF = (
     "(SELECT term, df FROM term_df WHERE collection_id = %(cid)s) t FULL JOIN "
     "(SELECT term, count(*) AS n FROM postings WHERE collection_id = %(cid)s GROUP BY term) p "
     "ON p.term = t.term"
+)
+_NORM = (
+    "SELECT max_norm, (SELECT coalesce(max(vector_norm(embedding)), 0) FROM chunks "
+    "WHERE collection_id = %(cid)s AND vector_norm(embedding) < 'Infinity') "
+    "FROM collections WHERE collection_id = %(cid)s"
 )
 _LENGTHS = (
     "SELECT count(*) FROM (SELECT c.row_id FROM chunks c LEFT JOIN postings p "
@@ -67,6 +72,7 @@ def check(store: PgVectorStore) -> StoreCheck:
         n_docs, total = _one(store.conn, _STATS, params)
         terms, wrong_df = _one(store.conn, _DF, params)
         (wrong_length,) = _one(store.conn, _LENGTHS, params)
+        bound, largest = store.conn.execute(_NORM, params).fetchone() or (0.0, 0.0)
     problems = []
     if (rows - bare, tokens) != (n_docs, total):
         problems.append(
@@ -82,6 +88,11 @@ def check(store: PgVectorStore) -> StoreCheck:
     if wrong_dim or not_finite:
         problems.append(
             f"chunks: {wrong_dim} vectors are not {record.dim}-dim, {not_finite} not finite"
+        )
+    if not bound >= largest:
+        problems.append(
+            f"collections: max_norm {bound} is below the largest row norm {largest} (exact "
+            "dense search could miss rows)"
         )
     try:
         store.guard_point(record)
