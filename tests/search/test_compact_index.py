@@ -26,10 +26,17 @@ def test_int8_index_gives_the_float32_hits(tmp_path: Path, embedder: str) -> Non
     a, b = Collection.open(plain), Collection.open(compact)
     assert isinstance(b.dense_matrix(), CompactMatrix)
     assert isinstance(a.dense_matrix(), np.ndarray)
+    mask = np.arange(len(a.chunks)) % 3 != 0
     for mode in ("dense", "hybrid"):
         for question in QUESTIONS:
             want = a.retriever(mode, guard=False).search(question, 5)
             assert b.retriever(mode, guard=False).search(question, 5) == want
+        # batches read the int8 codes too, with and without a mask
+        for m in (None, mask):
+            want_batch = a.search_batch(QUESTIONS, 5, mode=mode, mask=m)
+            assert b.search_batch(QUESTIONS, 5, mode=mode, mask=m) == want_batch
+            assert all(want_batch)
+    assert isinstance(b.row_searcher().dense_rows.matrix, CompactMatrix)
     index = open_index(compact)
     assert index.array("int8_codes").dtype == np.int8
     index.verify()  # the arrays are in the manifest with their checksums
