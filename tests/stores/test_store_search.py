@@ -313,3 +313,19 @@ def test_masks_restrict_to_row_ids_and_bool_masks_are_refused(db_url: str) -> No
             store.retriever("dense", tenant="", embedder=emb)
         with pytest.raises(InputError, match="unknown mode"):
             store.retriever("fuzzy", tenant=None)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_batch_with_a_vector_not_finite_is_refused_whole(db_url: str, bad: float) -> None:
+    matrix = np.ones((4, 8), np.float32)
+    store, record, chunks, _ = fill(db_url, matrix)
+    with store:
+        more = np.ones((3, 8), np.float32)
+        more[1, 5] = bad
+        extra = [replace(c, id=f"{c.id}-new") for c in chunks[:3]]
+        with pytest.raises(InputError, match=f"chunk '{extra[1].id}' holds NaN or inf"):
+            upsert(store, record, extra, more)
+        (count,) = store.conn.execute(
+            "SELECT count(*) FROM chunks WHERE collection_id = %s", (record.collection_id,)
+        ).fetchone()
+        assert count == 4  # nothing of the batch was written

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from psycopg import pq
 
-from docqa.errors import DimensionMismatch
+from docqa.errors import DimensionMismatch, InputError
 from docqa.stores import postings as kw
 from docqa.stores.connection import translated
 from docqa.stores.pgvector import CollectionRecord, PgVectorStore
@@ -113,14 +113,20 @@ def upsert(
     vectors: np.ndarray,
     digests: Sequence[str] | None = None,
 ) -> None:
-    """Write ``chunks`` with their ``vectors`` ``(len(chunks), dim)`` in one transaction, or
-    within the transaction in progress (a load's); ``digests``: their row hashes, by default
-    of ``chunk.text``."""
+    """Write ``chunks`` with their ``vectors`` ``(len(chunks), dim)``, all finite, in one
+    transaction, or within the transaction in progress (a load's); ``digests``: their row
+    hashes, by default of ``chunk.text``."""
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     if vectors.shape != (len(chunks), record.dim):
         raise DimensionMismatch(
             f"{len(chunks)} chunks need vectors of shape ({len(chunks)}, {record.dim}) for "
             f"collection {record.name!r}, got {vectors.shape}"
+        )
+    bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
+    if bad.size:
+        raise InputError(
+            f"the vector of chunk {chunks[int(bad[0])].id!r} holds NaN or inf; re-embed it "
+            "(nothing was written)"
         )
     digests = digests or [row_hash(c, c.text) for c in chunks]
     where = f"writing {len(chunks)} rows ({chunks[0].id!r}..)" if chunks else "writing no rows"
