@@ -42,11 +42,11 @@ def _corpus(folder: Path, files: int, seed: int, sections: int = 6) -> list[str]
 def _tables(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table a load writes, in a fixed order."""
     queries = {
-        "collections": "SELECT name, collection_id, n_docs, total_length, settings::text "
-        "FROM collections ORDER BY name",
+        "collections": "SELECT name, collection_id, n_docs, total_length, max_norm, "
+        "settings::text FROM collections ORDER BY name",
         "chunks": "SELECT collection_id, row_id, chunk_id, row_hash, tenant, kw_length, "
         "embedding::text FROM chunks ORDER BY row_id",
-        "postings": "SELECT collection_id, term, row_id, tf FROM postings ORDER BY 1, 2, 3",
+        "postings": "SELECT collection_id, term, row_id, tf, length FROM postings ORDER BY 1, 2, 3",
         "term_df": "SELECT collection_id, term, df FROM term_df ORDER BY 1, 2",
     }
     with psycopg.connect(url) as conn:
@@ -115,7 +115,7 @@ def test_ctrl_c_midway_leaves_every_table_as_it_was_and_a_rerun_completes(
     ids = {name: cid for name, cid, *_ in tables["collections"]}
     rows = {cid: sorted(r[2:] for r in tables["chunks"] if r[0] == cid) for cid in ids.values()}
     assert rows[ids["default"]] == rows[ids["clean"]]
-    stats = {name: (n, total) for name, _, n, total, _ in tables["collections"]}
+    stats = {name: (n, total) for name, _, n, total, *_ in tables["collections"]}
     assert stats["default"] == stats["clean"]
 
 
@@ -168,3 +168,26 @@ def test_the_clients_peak_memory_does_not_grow_with_the_corpus(db_url: str, tmp_
     finally:
         tracemalloc.stop()
     assert peaks["four"] < 1.25 * peaks["one"], peaks
+
+
+class _CallerGaveUp(Exception):
+    pass
+
+
+def test_a_load_inside_a_callers_transaction_commits_and_rolls_back_with_it(
+    db_url: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "docs"
+    _corpus(folder, 4, seed=7)
+    PgVectorStore(db_url).close()  # the schema
+    before = _tables(db_url)
+    with PgVectorStore(db_url) as store, pytest.raises(_CallerGaveUp), store.conn.transaction():
+        report = index_to_store([folder], store, SETTINGS, hnsw=False)
+        assert report.upserted > 0
+        raise _CallerGaveUp
+    assert _tables(db_url) == before  # the caller's rollback took the load with it
+    with PgVectorStore(db_url) as store:
+        with store.conn.transaction():
+            report = index_to_store([folder], store, SETTINGS, hnsw=False)
+        (rows,) = store.conn.execute("SELECT count(*) FROM chunks").fetchone()
+    assert rows == report.upserted > 0

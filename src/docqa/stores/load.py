@@ -223,8 +223,10 @@ def _finish(store: PgVectorStore, load: _Load, hnsw: bool) -> None:
         if load.written or load.deleted:
             with translated(store.url, "vacuuming the written tables"):
                 # statistics for the planner, and the visibility map that lets keyword
-                # search read the postings' index alone (an index-only scan)
-                store.conn.execute("VACUUM (ANALYZE) chunks, postings, term_df")
+                # search read the postings' index alone (an index-only scan); inside a
+                # caller's transaction, where VACUUM cannot run, the statistics only
+                verb = "VACUUM (ANALYZE)" if store.idle else "ANALYZE"
+                store.conn.execute(f"{verb} chunks, postings, term_df")
         if hnsw:
             create_hnsw(store, load.record)
     except DocqaError as exc:

@@ -89,6 +89,13 @@ class PgVectorStore:
     def __repr__(self) -> str:
         return f"PgVectorStore({self.where!r}, collection={self.collection!r})"
 
+    @property
+    def idle(self) -> bool:
+        """Whether no transaction is in progress on the connection (a load's, a caller's)."""
+        from psycopg import pq
+
+        return bool(self.conn.info.transaction_status == pq.TransactionStatus.IDLE)
+
     def __enter__(self) -> Self:
         return self
 

@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
-from psycopg import pq
 
 from docqa.errors import DimensionMismatch, InputError
 from docqa.stores import postings as kw
@@ -150,7 +149,7 @@ def _transaction(store: PgVectorStore) -> AbstractContextManager[object]:
     batch would make each batch a subtransaction, and a load of more than 64 of them makes
     PostgreSQL look up every row's visibility in its subtransaction log, 1.9x the load's
     time at 100 MB)."""
-    if store.conn.info.transaction_status == pq.TransactionStatus.IDLE:
+    if store.idle:
         return store.conn.transaction()
     return nullcontext()
 
