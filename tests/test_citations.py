@@ -20,7 +20,7 @@ from docqa.keyword import BM25Index
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.models.extractive import MAX_UNITS
 from docqa.retrieve import KeywordRetriever
-from docqa.support import cited_ids, is_docqa_id
+from docqa.support import cited_ids, is_docqa_id, without_citations
 from docqa.text import embed_text, load_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +50,12 @@ def test_brackets_that_are_text_are_not_citations(text: str) -> None:
 def test_docqa_shaped_ids(item: str) -> None:
     assert is_docqa_id(item)
     assert cited_ids(f"Quoted [option...] text [{item}].") == (item,)
+
+
+def test_without_citations_keeps_the_answers_own_words() -> None:
+    text = "Cancels a timeout [timers#cleartimeout-timeout]. See [a#b](https://x.org/a) and [option...] [c#d, e#f-p2]."
+    assert without_citations(text) == "Cancels a timeout . See  and [option...] ."
+    assert without_citations("No citations [a-z#] here.") == "No citations [a-z#] here."
 
 
 @pytest.mark.parametrize("item", ["#slug", "path#", "path#-x", "a#b_c", "a b#c d", "path#sl ug"])

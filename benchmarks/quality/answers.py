@@ -3,8 +3,10 @@
 For every answerable question with ``must_contain`` it retrieves the top ``k`` passages with the
 default guard (as ``docqa ask`` does), answers with the extractive model (judging meaning with
 MiniLM when installed, unless ``--meaning none``) and counts the answer as right when it
-holds every ``must_contain`` string (case-insensitive); a refusal counts as wrong. It prints facts / answerable with recall@5 and MRR@10 of the same retriever, per
-collection, and the mean over the collections given. Retrieved passages are cached under
+holds every ``must_contain`` string (case-insensitive) in its own words (not inside a cited
+id, as ``docqa eval --answers`` counts it); a refusal counts as wrong. It prints facts /
+answerable with recall@5 and MRR@10 of the same retriever, per collection, and the mean over
+the collections given. Retrieved passages are cached under
 ``--scratch`` (``prompts-*.json``), so a change to the answerer re-runs in seconds. Run:
 
     .venv/bin/python benchmarks/quality/answers.py [--corpora library,pydocs,...]
@@ -32,6 +34,7 @@ from docqa.eval import load_questions
 from docqa.eval.metrics import recall_at, reciprocal_rank
 from docqa.models.extractive import ExtractiveModel, reply
 from docqa.prompt import Passage, build_prompt, read_prompt
+from docqa.support import without_citations
 from docqa.types import Retriever
 
 K = 3
@@ -94,7 +97,8 @@ def figures(
     right = 0
     for c in labelled:
         passages = [Passage(*p) for p in c["passages"]]
-        text = reply(c["question"], passages, meaning).lower() if passages else ""
+        text = reply(c["question"], passages, meaning) if passages else ""
+        text = without_citations(text).lower()
         right += all(s.lower() in text for s in c["must_contain"])
     return r5, mrr, right / max(1, len(labelled)), len(labelled)
 

@@ -48,6 +48,17 @@ def _citations(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
     return out
 
 
+def without_citations(text: str) -> str:
+    """``text`` with every citation taken out: what the answer says in its own words (a key
+    fact found only inside a cited id, ``[timers#cleartimeout]``, is not said)."""
+    kept, start = [], 0
+    for begin, end, _ in _citations(text):
+        kept.append(text[start:begin])
+        start = end
+    kept.append(text[start:])
+    return "".join(kept)
+
+
 def cited_ids(text: str) -> tuple[str, ...]:
     """Every id cited in ``text``, first-seen order, no repeats."""
     found: dict[str, None] = {}

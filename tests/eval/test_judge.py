@@ -97,6 +97,14 @@ def test_check_answers_with_a_scripted_judge() -> None:
     assert all("loans#periods" in p.user for p in judge.prompts)
 
 
+def test_a_fact_found_only_in_a_cited_id_is_not_counted() -> None:
+    q = [Question(f"q{i}", "How long can books be borrowed?", ("loans#periods",),
+                  must_contain=("loans",)) for i in range(2)]  # fmt: skip
+    model = FakeModel(["For 21 days [loans#periods].", "Loans last 21 days [loans#periods]."])
+    data = check_answers(q, {"m": Fixed(("loans#periods",))}, model, rounds=10)
+    assert data["m"]["must_contain_ok"] == 1 and data["m"]["must_contain_checked"] == 2
+
+
 def test_without_a_judge_no_support_figures() -> None:
     q = [Question("q", "How long?", ("loans#periods",))]
     data = check_answers(q, {"m": Fixed(("loans#periods",))}, FakeModel(["21 days."]), rounds=10)

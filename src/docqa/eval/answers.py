@@ -2,8 +2,9 @@
 
 Per mode, every question is answered; the figures are shares over the questions they apply
 to, each with a 95% bootstrap interval: ``facts`` (answers holding all their ``must_contain``
-strings, case-insensitive, over the questions that have some; a refusal holds none), ``bad_citations`` (answers citing an id that
-was not retrieved), and with a judge model (:mod:`docqa.eval.judge`) ``supported`` (the judge
+strings, case-insensitive, in their own words: a string found only inside a citation's id does
+not count; over the questions that have some; a refusal holds none), ``bad_citations``
+(answers citing an id that was not retrieved), and with a judge model (:mod:`docqa.eval.judge`) ``supported`` (the judge
 said yes over the cited passages; answers citing nothing count as not supported) and
 ``overlap`` (mean share of the answer's content words found in its cited passages), both over
 the answers not refused.
@@ -19,6 +20,7 @@ from docqa.answering import Context, answer
 from docqa.eval.judge import ask_judge, cited_hits, overlap
 from docqa.eval.metrics import bootstrap_interval
 from docqa.eval.questions import Question
+from docqa.support import without_citations
 from docqa.types import Answer, ModelClient, Retriever
 
 
@@ -66,7 +68,8 @@ def _tally(counts: AnswerCounts, q: Question, a: Answer, judge: ModelClient | No
     counts.add("bad_citations", float(bool(a.not_retrieved)))
     if q.must_contain:
         counts.must_contain_checked += 1
-        ok = all(s.lower() in a.text.lower() for s in q.must_contain)
+        said = without_citations(a.text).lower()
+        ok = all(s.lower() in said for s in q.must_contain)
         counts.must_contain_ok += int(ok)
         counts.add("facts", float(ok))
         if not ok:
