@@ -153,7 +153,7 @@ def test_extractive_model_answers_offline_with_a_retrieved_citation(
     retriever: KeywordRetriever,
 ) -> None:
     result = answer("Can I renew at the desk?", retriever, ExtractiveModel())
-    assert result.text == "Renew online or at the desk. [loans#renewing]"
+    assert result.text == "You can renew a loan twice. Renew online or at the desk. [loans#renewing]"
     assert result.cited_ids == ("loans#renewing",)
     assert result.not_retrieved == ()
 

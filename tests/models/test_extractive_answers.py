@@ -149,6 +149,10 @@ def test_meaning_never_quotes_a_sentence_without_a_question_word() -> None:
         p("b#two", "The cafe sells a dollar coffee. It opens at nine and sells DVDs too."),
     ]
     chosen = choose("What about loans of DVDs?", passages, Closeness("dollar"))
+    # the cafe's dollar sentence is closest in meaning but holds no question word; the DVD
+    # sentence after it adds no question word the reply lacks, from a passage not yet quoted
+    assert [u.text for u in chosen] == ["Loans of DVDs are short."]
+    chosen = choose("What about loans of DVDs at nine?", passages, Closeness("dollar"))
     assert [u.text for u in chosen] == [
         "Loans of DVDs are short.",
         "It opens at nine and sells DVDs too.",

@@ -29,16 +29,19 @@ question word the reply is :data:`docqa.prompt.REFUSAL`.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
 from docqa.prompt import REFUSAL, Passage, read_prompt
-from docqa.text.tokenize import content_words
+from docqa.text.tokenize import content_words, tokenize
 from docqa.types import Prompt
 
 MAX_UNITS = 3
@@ -168,43 +171,126 @@ def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
     return {w: math.log1p(n / (1 + sum(w in u for u in words))) for w in sorted(question)}
 
 
-def choose(
+FEATURES = (
+    "coverage", "meaning", "first_passage", "second_passage", "opens_passage", "place",
+    "length", "density", "pairs", "title", "before", "after", "block", "row",
+)  # fmt: skip
+"""What a unit is scored on (:func:`candidates`), in the order of :data:`WEIGHTS`' rows:
+
+- ``coverage``: the share of the question's weight among the unit's words;
+- ``meaning``: its cosine to the question under the meaning model (0 without one);
+- ``first_passage``, ``second_passage``: 1 when its passage is the prompt's first, second;
+- ``opens_passage``: 1 for a passage's first unit; ``place``: ``log(1 + place in passage)``;
+- ``length``: ``log(1 + words)``; ``density``: question words held / (1 + content words);
+- ``pairs``: the share of the question's adjacent content-word pairs it holds in a row;
+- ``title``: the share of the question's weight in its passage's title;
+- ``before``, ``after``: the coverage of the unit before, after it in the same passage;
+- ``block``: 1 when it carries a block it introduces; ``row``: 1 for a table row."""
+
+WEIGHTS = {
+    False: (2.78, 0.0, 0.71, 0.24, -0.19, -0.14, 0.22, -0.37, 0.98, 1.60, 0.45, 0.15, 0.23, 0.08),
+    True: (2.29, 2.68, 0.63, 0.07, -0.14, -0.07, 0.15, -1.50, 0.72, 1.59, 0.24, -0.05, 0.33, 0.18),
+}
+"""A unit's score is the dot product of its :data:`FEATURES` with these weights, by words
+alone (``False``) or with a meaning model (``True``): a conditional logit fitted on the
+labelled evaluation collections, the likelihood that a unit holds the answer's key fact
+(``benchmarks/quality/sentences.py`` fits them and reports each collection with weights
+fitted without it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """The units of a prompt (``found``, in prompt order), the question words each holds
+    (``words``), the indices of those that may be quoted (``order``: holding a question word,
+    in an eligible passage) and their :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s)."""
+
+    found: list[Unit]
+    words: list[set[str]]
+    order: list[int]
+    features: np.ndarray
+
+
+def candidates(
     question: str, passages: Sequence[Passage], meaning: Embedder | None = None
-) -> list[Unit]:
-    """The units to quote, in prompt order (see the module docstring); ``[]``: none holds a
-    question word. With ``meaning`` (a semantic embedder such as MiniLM) each unit also scores
-    its cosine to the question, on the same footing as its share of the question's weight."""
+) -> Candidates | None:
+    """The quotable units of ``passages`` and their features; None when none holds a
+    question word."""
     wanted = content_words(question)
     found = [u for i, p in enumerate(passages) for u in units(p, i)]
     words = [content_words(u.text) & wanted for u in found]
     weight = _weights(wanted, words)
     total = math.fsum(weight.values())
     if total <= 0:
-        return []
+        return None
     eligible = _eligible_passages(passages, wanted, weight, total)
     order = [i for i in range(len(found)) if found[i].passage in eligible and words[i]]
     if not order:
-        return []
+        return None
+    share = [math.fsum(weight[w] for w in held) / total for held in words]
+    titles = [
+        math.fsum(weight[w] for w in content_words(p.title) & wanted) / total for p in passages
+    ]
+    asked = _pairs(question)
     close = _cosines(meaning, question, [found[i].text for i in order])
-    bonus = dict(zip(order, close, strict=True))
+    rows = []
+    for i, cos in zip(order, close, strict=True):
+        u = found[i]
+        before = share[i - 1] if i > 0 and found[i - 1].passage == u.passage else 0.0
+        after = share[i + 1] if i + 1 < len(found) and found[i + 1].passage == u.passage else 0.0
+        pairs = len(asked & _pairs(u.text)) / len(asked) if asked else 0.0
+        rows.append((
+            share[i], cos, u.passage == 0, u.passage == 1, u.place == 0, math.log1p(u.place),
+            math.log1p(len(u.text.split())), len(words[i]) / (1 + len(content_words(u.text))),
+            pairs, titles[u.passage], before, after, "\n" in u.text, u.row,
+        ))  # fmt: skip
+    return Candidates(
+        found, words, order, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES))
+    )
 
-    def score(i: int, covered: set[str]) -> float:
-        return math.fsum(weight[w] for w in words[i] - covered) / total + bonus[i]
 
-    first = max(order, key=lambda i: (score(i, set()), -i))
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Adjacent content words of ``text`` (stop words dropped, plurals folded)."""
+    tokens = tokenize(text, stop_words=True, fold_plurals=True)
+    return set(itertools.pairwise(tokens))
+
+
+def choose(
+    question: str, passages: Sequence[Passage], meaning: Embedder | None = None
+) -> list[Unit]:
+    """The units to quote, in prompt order (see the module docstring); ``[]``: none holds a
+    question word. With ``meaning`` (a semantic embedder such as MiniLM) each unit's cosine to
+    the question is one of its features."""
+    found = candidates(question, passages, meaning)
+    if found is None:
+        return []
+    return pick(found, found.features @ np.array(WEIGHTS[meaning is not None]))
+
+
+def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
+    """Up to :data:`MAX_UNITS` units by ``scores`` (one per quotable unit), in prompt order: the
+    best (ties: the earlier), the unit after it in its passage (unless the best is a table
+    row), then the next best, skipping a unit of a passage not yet quoted that holds no
+    question word the reply lacks."""
+    units_, words = found.found, found.words
+    ranked = sorted(zip(found.order, scores.tolist(), strict=True), key=lambda p: (-p[1], p[0]))
+    first = ranked[0][0]
     chosen, covered = [first], set(words[first])
     after = first + 1
-    if after < len(found) and found[after].passage == found[first].passage and not found[first].row:
+    if (
+        after < len(units_)
+        and units_[after].passage == units_[first].passage
+        and not units_[first].row
+    ):
         chosen.append(after)
         covered |= words[after]
-    while len(chosen) < MAX_UNITS:
-        rest = [i for i in order if i not in chosen]
-        best = max(rest, key=lambda i: (score(i, covered), -i), default=None)
-        if best is None or (meaning is None and score(best, covered) <= 0):
+    for i, _ in ranked[1:]:
+        if len(chosen) == MAX_UNITS:
             break
-        chosen.append(best)
-        covered |= words[best]
-    return [found[i] for i in sorted(chosen)]
+        quoted = {units_[j].passage for j in chosen}
+        if i not in chosen and (units_[i].passage in quoted or words[i] - covered):
+            chosen.append(i)
+            covered |= words[i]
+    return [units_[i] for i in sorted(chosen)]
 
 
 def _cosines(meaning: Embedder | None, question: str, texts: list[str]) -> list[float]:
@@ -230,7 +316,12 @@ def _eligible_passages(
 def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None = None) -> str:
     """The extractive reply: the chosen units, each run from one passage followed by
     ``[its id]``; :data:`~docqa.prompt.REFUSAL` when nothing was chosen."""
-    chosen = choose(question, passages, meaning)
+    return quote(choose(question, passages, meaning), passages)
+
+
+def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
+    """``chosen`` (units of ``passages``, in prompt order) as a reply, each run from one passage
+    followed by ``[its id]``; :data:`~docqa.prompt.REFUSAL` for none."""
     if not chosen:
         return REFUSAL
     parts: list[str] = []

@@ -1,0 +1,135 @@
+"""Fit the extractive answer's sentence weights, and say how they do on collections left out.
+
+For every answerable question with ``must_contain`` (the passages ``docqa ask`` would read,
+cached by ``answers.py``), each quotable unit of the prompt is described by
+``extractive.FEATURES`` and labelled by whether it holds a ``must_contain`` string. A
+conditional logit (a softmax over the units of one question, L2 penalty 1) is fitted by
+Newton's method: the weights under which the units holding the fact are the likeliest picks.
+
+Two sets of weights: by words alone (hashing index, no meaning model) and with MiniLM judging
+meaning (a MiniLM index and a hashing index, pooled). Leave-one-corpus-out: each collection's
+facts are measured with weights fitted on the other collections only, beside the weights in
+``extractive.WEIGHTS`` (what ``docqa ask`` uses now) and beside the oracle (some quotable unit
+holds the fact). Last, the weights fitted on every collection, to paste into
+``extractive.WEIGHTS``. Run (after ``answers.py`` has cached the prompts):
+
+    .venv/bin/python benchmarks/quality/sentences.py [--corpora library,pydocs,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from answers import prompts
+from corpora import names
+
+from docqa.embed.protocol import Embedder
+from docqa.models.extractive import (
+    FEATURES,
+    WEIGHTS,
+    Candidates,
+    ExtractiveModel,
+    candidates,
+    pick,
+    quote,
+)
+from docqa.prompt import Passage
+from docqa.support import without_citations
+
+L2 = 1.0
+Case = tuple[Candidates, list[Passage], list[str]]
+
+
+def cases(name: str, embedder: str, scratch: Path, meaning: Embedder | None) -> list[Case | None]:
+    """Per labelled question: its candidates, passages and lower-cased ``must_contain``
+    (None: refused, or no unit holds a question word)."""
+    out: list[Case | None] = []
+    for c in prompts(name, embedder, "hybrid", scratch):
+        if not c["must_contain"]:
+            continue
+        passages = [Passage(*p) for p in c["passages"]]
+        found = candidates(c["question"], passages, meaning) if passages else None
+        must = [s.lower() for s in c["must_contain"]]
+        out.append(None if found is None else (found, passages, must))
+    return out
+
+
+def labels(case: Case) -> np.ndarray:
+    found, _, must = case
+    return np.array([any(m in found.found[i].text.lower() for m in must) for i in found.order])
+
+
+def fit(groups: list[Case | None]) -> np.ndarray:
+    """The conditional logit's weights over the questions with a unit holding the fact."""
+    data = [(c[0].features, labels(c)) for c in groups if c is not None]
+    data = [(x, y / y.sum()) for x, y in data if y.any() and len(y) > 1]
+    w = np.zeros(len(FEATURES))
+    for _ in range(100):
+        grad, hess = -L2 * w, -L2 * np.eye(len(w))
+        for x, target in data:
+            s = x @ w
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            grad += x.T @ (target - p)
+            mean = x.T @ p
+            hess -= (x.T * p) @ x - np.outer(mean, mean)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def facts(groups: list[Case | None], w: np.ndarray) -> float:
+    """Share of the questions whose reply under weights ``w`` says every must_contain."""
+    right = 0
+    for c in groups:
+        if c is not None:
+            found, passages, must = c
+            said = without_citations(quote(pick(found, found.features @ w), passages)).lower()
+            right += all(m in said for m in must)
+    return right / max(1, len(groups))
+
+
+def oracle(groups: list[Case | None]) -> float:
+    return sum(c is not None and labels(c).any() for c in groups) / max(1, len(groups))
+
+
+def report(title: str, sets: dict[str, list[list[Case | None]]], shipped: np.ndarray) -> None:
+    """Per collection: facts with the shipped weights, with weights fitted without it, oracle."""
+    print(f"\n{title}\n{'corpus':12s}    n  shipped  left-out  oracle")
+    rows = []
+    for name, groups in sets.items():
+        others = [c for other, gs in sets.items() if other != name for g in gs for c in g]
+        w = fit(others)
+        mine = [c for g in groups for c in g]
+        row = (facts(mine, shipped), facts(mine, w), oracle(mine))
+        rows.append(row)
+        print(f"{name:12s} {len(mine):4d}  {row[0]:.3f}    {row[1]:.3f}     {row[2]:.3f}")
+    mean = np.mean(rows, axis=0)
+    print(f"{'mean':12s}       {mean[0]:.3f}    {mean[1]:.3f}     {mean[2]:.3f}")
+    every = fit([c for gs in sets.values() for g in gs for c in g])
+    print("fitted on every collection:", ", ".join(f"{x:.2f}" for x in every))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpora", default=",".join(names()))
+    parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-quality"))
+    args = parser.parse_args()
+    corpora = args.corpora.split(",")
+    model = ExtractiveModel.auto().meaning
+    words: dict[str, Any] = {n: [cases(n, "hashing", args.scratch, None)] for n in corpora}
+    report("by words alone (hashing index)", words, np.array(WEIGHTS[False]))
+    if model is None:
+        print("\nMiniLM is not installed: no weights with meaning")
+        return
+    both = {n: [cases(n, e, args.scratch, model) for e in ("minilm", "hashing")] for n in corpora}
+    report("with MiniLM judging meaning (MiniLM and hashing index)", both, np.array(WEIGHTS[True]))
+
+
+if __name__ == "__main__":
+    main()
