@@ -8,7 +8,9 @@ query: products and sums in int32 (no overflow: the caller keeps ``127 * max|p| 
 x86 lowers to ``vpmaddwd``): plain Numba loops widen ``int32 * int32`` to int64 and ran 2.7x
 slower here. It lives in this module, beside its callers, because Numba keys each kernel's
 on-disk cache on the file that defines the kernel: an intrinsic in another file could change
-without invalidating them.
+without invalidating them. The IR helpers it shares with ``lane_dot`` (its operands' data
+pointers, shuffle masks) come from :mod:`docqa.search.lanes`, which these kernels' cache
+tracks too.
 
 Each kernel walks rows, computes each row's upper bound ``hi`` of its canonical float32 score
 (the formula of :func:`docqa.search.compact.score_bounds`), and rescores a row canonically
@@ -44,14 +46,6 @@ STEP = 32
 """Codes per vector step of :func:`int_dot`."""
 
 
-def _data(context: Any, builder: ir.IRBuilder, ty: types.Array, value: Any) -> ir.Value:
-    return context.make_array(ty)(context, builder, value).data
-
-
-def _vec(width: int, values: range) -> ir.Constant:
-    return ir.Constant(ir.VectorType(ir.IntType(32), width), list(values))
-
-
 def _int_body(builder: ir.IRBuilder, row_p: ir.Value, q_p: ir.Value, d: ir.Value) -> ir.Value:
     """Sum of the full 32-code steps as one int32 (pairwise products, then a tree)."""
     i32 = ir.IntType(32)
@@ -71,15 +65,15 @@ def _int_body(builder: ir.IRBuilder, row_p: ir.Value, q_p: ir.Value, d: ir.Value
             builder.sext(builder.load(x_ptr, align=1), wide),
             builder.sext(builder.load(q_ptr, align=2), wide),
         )
-        even = builder.shuffle_vector(prod, prod, _vec(STEP // 2, range(0, STEP, 2)))
-        odd = builder.shuffle_vector(prod, prod, _vec(STEP // 2, range(1, STEP, 2)))
+        even = builder.shuffle_vector(prod, prod, lanes.indices(range(0, STEP, 2)))
+        odd = builder.shuffle_vector(prod, prod, lanes.indices(range(1, STEP, 2)))
         builder.store(builder.add(builder.load(slot), builder.add(even, odd)), slot)
     acc = builder.load(slot)
     w = STEP // 2
     while w > 1:
         w //= 2
-        lo = builder.shuffle_vector(acc, acc, _vec(w, range(w)))
-        hi = builder.shuffle_vector(acc, acc, _vec(w, range(w, 2 * w)))
+        lo = builder.shuffle_vector(acc, acc, lanes.indices(range(w)))
+        hi = builder.shuffle_vector(acc, acc, lanes.indices(range(w, 2 * w)))
         acc = builder.add(lo, hi)
     return builder.extract_element(acc, ir.Constant(i32, 0))
 
@@ -95,8 +89,7 @@ def _int_dot(typingctx: Any, row: types.Array, q: types.Array, d: types.Integer)
     sig = types.int32(row, q, types.intp)
 
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> ir.Value:
-        row_p = _data(context, builder, signature.args[0], args[0])
-        q_p = _data(context, builder, signature.args[1], args[1])
+        row_p, q_p = lanes.operands(context, builder, signature, args)
         d = args[2]
         i32 = ir.IntType(32)
         total = cgutils.alloca_once_value(builder, _int_body(builder, row_p, q_p, d))  # type: ignore[no-untyped-call]

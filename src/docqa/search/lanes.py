@@ -27,7 +27,9 @@ ranking needs: ``|score - x.q| <= gamma_(ceil(d/16) + 5) sum |x_i q_i|`` (Higham
 1.3e-6 relative to ``sum |x_i q_i|`` at d = 256 in the worst case, 1e-7 typically.
 
 The kernels in :mod:`docqa.search.kernels` are ``cache=True``; their cache is keyed on this
-file too (:mod:`docqa.search.numba_cache`), so editing it recompiles them.
+file too (:mod:`docqa.search.numba_cache`), so editing it recompiles them. So is that of
+:mod:`docqa.search.compact_kernels`, whose int8 intrinsic builds its IR with this module's
+``operands`` and ``indices``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,16 @@ def _data(context: Any, builder: ir.IRBuilder, ty: types.Array, value: Any) -> i
     return context.make_array(ty)(context, builder, value).data
 
 
+def operands(
+    context: Any, builder: ir.IRBuilder, signature: Any, args: Any
+) -> tuple[ir.Value, ir.Value]:
+    """The data pointers of an intrinsic's first two arguments, its ``row`` and ``q`` arrays
+    (this module's ``lane_dot`` and ``docqa.search.compact_kernels.int_dot``)."""
+    row_p = _data(context, builder, signature.args[0], args[0])
+    q_p = _data(context, builder, signature.args[1], args[1])
+    return row_p, q_p
+
+
 def _zero_slot(builder: ir.IRBuilder) -> Any:
     """A stack slot (in the entry block) holding a zero ``<16 x float>``."""
     zero = ir.Constant(ir.VectorType(ir.FloatType(), LANES), None)
@@ -64,7 +76,8 @@ def _tail(builder: ir.IRBuilder, row: ir.Value, q: ir.Value, start: ir.Value, re
     return builder.load(slot)
 
 
-def _indices(idx: range) -> ir.Constant:
+def indices(idx: range) -> ir.Constant:
+    """``idx`` as a constant ``<len(idx) x i32>``, a ``shuffle_vector`` mask."""
     return ir.Constant(ir.VectorType(ir.IntType(32), len(idx)), list(idx))
 
 
@@ -73,8 +86,8 @@ def _tree(builder: ir.IRBuilder, acc: ir.Value) -> ir.Value:
     w = LANES
     while w > 1:
         w //= 2
-        lo = builder.shuffle_vector(acc, acc, _indices(range(w)))
-        hi = builder.shuffle_vector(acc, acc, _indices(range(w, 2 * w)))
+        lo = builder.shuffle_vector(acc, acc, indices(range(w)))
+        hi = builder.shuffle_vector(acc, acc, indices(range(w, 2 * w)))
         acc = builder.fadd(lo, hi)
     return builder.extract_element(acc, ir.Constant(ir.IntType(32), 0))
 
@@ -94,8 +107,7 @@ def _lane_dot(typingctx: Any, row: types.Array, q: types.Array, d: types.Integer
     sig = types.float32(row, q, types.intp)
 
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> ir.Value:
-        row_p = _data(context, builder, signature.args[0], args[0])
-        q_p = _data(context, builder, signature.args[1], args[1])
+        row_p, q_p = operands(context, builder, signature, args)
         f32x = ir.VectorType(ir.FloatType(), LANES)
         width = ir.Constant(args[2].type, LANES)
         slot = _zero_slot(builder)

@@ -249,6 +249,17 @@ class Service:
             return work()
         return await asyncio.get_running_loop().run_in_executor(self.searchers(), work)
 
+    async def respond(
+        self, path: str, question: str, body: SearchRequest, grant: Grant
+    ) -> BodyResponse:
+        """What ``POST /search`` (the hits) or ``POST /ask`` (the answer) sends for a checked
+        ``question``, worked out in a slot (429 when none is free): the one body the routes
+        and the fast lane both send."""
+        with self.slots.held():
+            if path == "/search":
+                return BodyResponse(search_body(await self.retrieve(question, body, grant)))
+            return BodyResponse(answer_body(await self.ask(question, body, grant)))
+
     async def answer(self, question: str, hits: list[Hit], k: int) -> Answer:
         if not hits:
             return answer(question, Retrieved(hits), self.model, k)
@@ -354,17 +365,13 @@ def _answer_routes(app: FastAPI, service: Service) -> None:
     async def search(body: SearchRequest, request: Request, grant: Grant = caller) -> BodyResponse:
         """The passages that best match the question, among the key's tenants."""
         question = service.question(body, request.scope.setdefault("state", {}))
-        with service.slots.held():
-            hits = await service.retrieve(question, body, grant)
-        return BodyResponse(search_body(hits))
+        return await service.respond("/search", question, body, grant)
 
     @app.post("/ask", response_model=AskResponse, responses=ERRORS)
     async def ask(body: AskRequest, request: Request, grant: Grant = caller) -> BodyResponse:
         """An answer with its sources and checked citations, or a refusal (no model call)."""
         question = service.question(body, request.scope.setdefault("state", {}))
-        with service.slots.held():
-            final = await service.ask(question, body, grant)
-        return BodyResponse(answer_body(final))
+        return await service.respond("/ask", question, body, grant)
 
     @app.post("/ask/stream", response_class=StreamingResponse, responses=ERRORS)
     async def ask_stream(

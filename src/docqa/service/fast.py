@@ -10,8 +10,8 @@ and the body limit and serves the two JSON endpoints when the request is an ordi
   (``model_validate_json`` on the route's own model), a valid key, a question within the
   limits, the index ready and a slot free;
 
-then it calls the same :class:`~docqa.service.app.Service` methods as the routes and sends
-what they send (a ``BodyResponse`` of the same body). Every other request goes on to the
+then it sends what the routes send: the ``BodyResponse`` of
+:meth:`~docqa.service.app.Service.respond`, the one method both call. Every other request goes on to the
 FastAPI route with its body replayed, so each refusal (401, 422, 429, 503) is the framework's
 own response: the routes are the slow twin, and the tests hold the two to the same responses.
 """
@@ -26,13 +26,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docqa.service import errors
-from docqa.service.schemas import (
-    AskRequest,
-    BodyResponse,
-    SearchRequest,
-    answer_body,
-    search_body,
-)
+from docqa.service.schemas import AskRequest, SearchRequest
 
 if TYPE_CHECKING:
     from docqa.service.app import Service
@@ -113,14 +107,10 @@ class FastLane:
 
     async def serve(self, path: str, grant: Grant, body: SearchRequest, question: str) -> Response:
         """What the route answers for an admitted request: the body, or a docqa error's."""
-        service = self.service
-        with service.slots.held():
-            try:
-                if path == "/search":
-                    return BodyResponse(search_body(await service.retrieve(question, body, grant)))
-                return BodyResponse(answer_body(await service.ask(question, body, grant)))
-            except Exception as exc:
-                known = errors.known_error(exc)
-                if known is None:
-                    raise
-                return known
+        try:
+            return await self.service.respond(path, question, body, grant)
+        except Exception as exc:
+            known = errors.known_error(exc)
+            if known is None:
+                raise
+            return known
