@@ -3,17 +3,19 @@ framework's per-request machinery.
 
 FastAPI's routing, dependency solving, body handling (``json.loads``, then validation of the
 dict) and exception middlewares cost the server more CPU per request than a keyword search
-takes (docs/notes/2026-12-service.md has the profile). This pure ASGI middleware sits inside the access log
-and the body limit and serves the two JSON endpoints when the request is an ordinary good one:
+takes (docs/notes/2026-12-service.md has the profile). This pure ASGI middleware sits inside the
+access log and the body limit and serves the two JSON endpoints when the request is an ordinary
+good one:
 
 - ``Content-Type: application/json``, a body that pydantic's compiled validator accepts
   (``model_validate_json`` on the route's own model), a valid key, a question within the
   limits, the index ready and a slot free;
 
 then it sends what the routes send: the ``BodyResponse`` of
-:meth:`~docqa.service.app.Service.respond`, the one method both call. Every other request goes on to the
-FastAPI route with its body replayed, so each refusal (401, 422, 429, 503) is the framework's
-own response: the routes are the slow twin, and the tests hold the two to the same responses.
+:meth:`~docqa.service.app.Service.respond`, the one method both call. Every other request goes
+on to the FastAPI route with its body replayed, so each refusal (401, 422, 429, 503) is the
+framework's own response: the routes are the slow twin, and the tests hold the two to the same
+responses.
 """
 
 from __future__ import annotations
