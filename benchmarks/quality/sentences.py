@@ -7,10 +7,10 @@ conditional logit (a softmax over the units of one question, L2 penalty 1) is fi
 Newton's method: the weights under which the units holding the fact are the likeliest picks.
 
 Two sets of weights: by words alone (hashing index, no meaning model) and with MiniLM judging
-meaning (a MiniLM index and a hashing index, pooled). Leave-one-corpus-out: each collection's
-facts are measured with weights fitted on the other collections only, beside the weights in
-``extractive.WEIGHTS`` (what ``docqa ask`` uses now) and beside the oracle (some quotable unit
-holds the fact). Last, the weights fitted on every collection, to paste into
+meaning (the prompts of a MiniLM index and of a hashing index, pooled; each reported apart).
+Leave-one-corpus-out: each collection's facts are measured with weights fitted on the other
+collections only, beside the weights in ``extractive.WEIGHTS`` (what ``docqa ask`` uses now)
+and beside the oracle (some quotable unit holds the fact). Last, the weights fitted on every collection, to paste into
 ``extractive.WEIGHTS``. Run (after ``answers.py`` has cached the prompts):
 
     .venv/bin/python benchmarks/quality/sentences.py [--corpora library,pydocs,...]
@@ -99,18 +99,23 @@ def oracle(groups: list[Case | None]) -> float:
 
 
 def report(title: str, sets: dict[str, list[list[Case | None]]], shipped: np.ndarray) -> None:
-    """Per collection: facts with the shipped weights, with weights fitted without it, oracle."""
-    print(f"\n{title}\n{'corpus':12s}    n  shipped  left-out  oracle")
-    rows = []
+    """Per collection and prompt set: facts with the shipped weights, with weights fitted
+    without the collection, and the oracle; then the means."""
+    kinds = len(next(iter(sets.values())))
+    print(f"\n{title}\n{'corpus':12s} set    n  shipped  left-out  oracle")
+    rows: list[list[tuple[float, float, float]]] = [[] for _ in range(kinds)]
     for name, groups in sets.items():
         others = [c for other, gs in sets.items() if other != name for g in gs for c in g]
         w = fit(others)
-        mine = [c for g in groups for c in g]
-        row = (facts(mine, shipped), facts(mine, w), oracle(mine))
-        rows.append(row)
-        print(f"{name:12s} {len(mine):4d}  {row[0]:.3f}    {row[1]:.3f}     {row[2]:.3f}")
-    mean = np.mean(rows, axis=0)
-    print(f"{'mean':12s}       {mean[0]:.3f}    {mean[1]:.3f}     {mean[2]:.3f}")
+        for j, mine in enumerate(groups):
+            row = (facts(mine, shipped), facts(mine, w), oracle(mine))
+            rows[j].append(row)
+            print(
+                f"{name:12s} {j:3d} {len(mine):4d}  {row[0]:.3f}    {row[1]:.3f}     {row[2]:.3f}"
+            )
+    for j in range(kinds):
+        mean = np.mean(rows[j], axis=0)
+        print(f"{'mean':12s} {j:3d}       {mean[0]:.3f}    {mean[1]:.3f}     {mean[2]:.3f}")
     every = fit([c for gs in sets.values() for g in gs for c in g])
     print("fitted on every collection:", ", ".join(f"{x:.2f}" for x in every))
 
@@ -123,12 +128,13 @@ def main() -> None:
     corpora = args.corpora.split(",")
     model = ExtractiveModel.auto().meaning
     words: dict[str, Any] = {n: [cases(n, "hashing", args.scratch, None)] for n in corpora}
-    report("by words alone (hashing index)", words, np.array(WEIGHTS[False]))
+    report("by words alone (set 0: hashing index)", words, np.array(WEIGHTS[False]))
     if model is None:
         print("\nMiniLM is not installed: no weights with meaning")
         return
     both = {n: [cases(n, e, args.scratch, model) for e in ("minilm", "hashing")] for n in corpora}
-    report("with MiniLM judging meaning (MiniLM and hashing index)", both, np.array(WEIGHTS[True]))
+    title = "with MiniLM judging meaning (set 0: MiniLM index, 1: hashing index)"
+    report(title, both, np.array(WEIGHTS[True]))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,20 @@ question."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docqa.models.extractive import MAX_UNITS, choose, reply, units
+from docqa.models.extractive import (
+    FEATURES,
+    MAX_UNITS,
+    WEIGHTS,
+    candidates,
+    choose,
+    pick,
+    reply,
+    units,
+)
 from docqa.prompt import REFUSAL, Passage
 
 
@@ -86,7 +96,9 @@ def test_a_passage_holding_too_little_of_the_question_is_not_quoted() -> None:
         p("a#renewals", "You can renew a loan online, at a kiosk or by phone."),
         p("b#phones", "Phones must be silent in the reading room."),
     ]
-    answer = reply("Can I renew a loan by phone or online at a kiosk?", passages)
+    # "phone" is a sixth of the question's words but weighs less than 0.15 of it (a word two
+    # units hold weighs less than one that one unit or none holds)
+    answer = reply("Can I renew a loan by phone, online, at a kiosk or the desk?", passages)
     assert "[b#phones]" not in answer
     assert "[a#renewals]" in answer
 
@@ -138,9 +150,19 @@ def test_meaning_decides_between_sentences_holding_the_same_words() -> None:
         p("b#two", "Overdue loans of DVDs cost a dollar a day."),
     ]
     question = "What about loans of DVDs?"
-    assert reply(question, passages) == "Loans of DVDs are short. [a#one]"
-    by_meaning = reply(question, passages, Closeness("dollar"))
-    assert "Overdue loans of DVDs cost a dollar a day. [b#two]" in by_meaning
+    assert best(question, passages, None) == "Loans of DVDs are short."
+    assert (
+        best(question, passages, Closeness("dollar"))
+        == "Overdue loans of DVDs cost a dollar a day."
+    )
+
+
+def best(question: str, passages: list[Passage], meaning: Closeness | None) -> str:
+    """The text of the unit :func:`choose` ranks first."""
+    found = candidates(question, passages, meaning)
+    assert found is not None
+    scores = found.features @ np.array(WEIGHTS[meaning is not None])
+    return found.found[found.order[int(np.argmax(scores))]].text
 
 
 def test_meaning_never_quotes_a_sentence_without_a_question_word() -> None:
@@ -149,10 +171,7 @@ def test_meaning_never_quotes_a_sentence_without_a_question_word() -> None:
         p("b#two", "The cafe sells a dollar coffee. It opens at nine and sells DVDs too."),
     ]
     chosen = choose("What about loans of DVDs?", passages, Closeness("dollar"))
-    # the cafe's dollar sentence is closest in meaning but holds no question word; the DVD
-    # sentence after it adds no question word the reply lacks, from a passage not yet quoted
-    assert [u.text for u in chosen] == ["Loans of DVDs are short."]
-    chosen = choose("What about loans of DVDs at nine?", passages, Closeness("dollar"))
+    # the cafe's dollar sentence is the closest in meaning but holds no question word
     assert [u.text for u in chosen] == [
         "Loans of DVDs are short.",
         "It opens at nine and sells DVDs too.",
@@ -164,3 +183,43 @@ def test_judging_meaning_takes_the_model_out_of_the_services_loop() -> None:
 
     assert ExtractiveModel().in_process is True
     assert ExtractiveModel(meaning=Closeness("x")).in_process is False
+
+
+def test_the_features_of_each_quotable_unit() -> None:
+    passages = [
+        Passage(
+            "a#renew", "Loans", "Renew a loan online. It costs nothing.\n\nCall us:\n\n  555-0100"
+        ),
+        Passage("b#fees", "Fees", "| Item | Fee |\n| --- | --- |\n| Loan renewal | free |"),
+    ]
+    found = candidates("How do I renew a loan?", passages)
+    assert found is not None
+    col = {name: found.features[:, j] for j, name in enumerate(FEATURES)}
+    texts = [found.found[i].text for i in found.order]
+    # "It costs nothing." and the "Call us:" block hold no question word: not quotable
+    assert texts == ["Renew a loan online.", "Item: Loan renewal; Fee: free."]
+    # four units ("| --- |" is no row): "renew" is in one, "loan" in two; "renewal" is not "renew"
+    loan = np.log1p(4 / 3) / (np.log1p(4 / 2) + np.log1p(4 / 3))
+    assert col["coverage"].tolist() == [1.0, pytest.approx(loan)]
+    assert col["meaning"].tolist() == [0.0, 0.0]
+    assert col["first_passage"].tolist() == [1.0, 0.0]
+    assert col["second_passage"].tolist() == [0.0, 1.0]
+    assert col["opens_passage"].tolist() == [1.0, 1.0]  # the table's header is no unit
+    assert col["pairs"].tolist() == [1.0, 0.0]  # "renew loan" in a row
+    assert col["title"].tolist() == [pytest.approx(loan), 0.0]
+    assert col["place"].tolist() == [0.0, 0.0] and col["density"].tolist() == [0.5, 1 / 6]
+    assert col["after"].tolist() == [0.0, 0.0] and col["before"].tolist() == [0.0, 0.0]
+    assert col["row"].tolist() == [0.0, 1.0] and col["block"].tolist() == [0.0, 0.0]
+    assert col["length"][0] == pytest.approx(np.log1p(4))
+
+
+def test_pick_takes_the_best_the_one_after_it_then_the_next_best() -> None:
+    text = "Alpha one. Alpha two. Alpha three. Alpha four. Alpha five."
+    found = candidates("alpha?", [p("a#b", text)])
+    assert found is not None and found.order == [0, 1, 2, 3, 4]
+    chosen = pick(found, np.array([0.1, 0.2, 0.9, 0.0, 0.5]))
+    assert [u.text for u in chosen] == ["Alpha three.", "Alpha four.", "Alpha five."]
+    chosen = pick(found, np.array([0.1, 0.2, 0.3, 0.4, 0.9]))  # the last has no unit after it
+    assert [u.text for u in chosen] == ["Alpha three.", "Alpha four.", "Alpha five."]
+    tie = pick(found, np.zeros(5))
+    assert [u.text for u in tie] == ["Alpha one.", "Alpha two.", "Alpha three."]

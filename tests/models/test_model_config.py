@@ -133,10 +133,16 @@ def test_extractive_model_picks_the_best_sentence_across_passages() -> None:
     ]
     prompt = build_prompt("When does the library open on weekdays?", hits)
     text = complete(ExtractiveModel(), prompt).text
-    # the best sentence, with the rest of its passage's units filling the reply (up to three)
-    assert text == "Library cards are free. The library opens at nine on weekdays. [b#two]"
+    # the best sentence, then the next best ones up to three, in the order of the prompt
+    assert text == (
+        "The library opens at nine. [a#one] "
+        "Library cards are free. The library opens at nine on weekdays. [b#two]"
+    )
     tie = build_prompt("library open?", hits)
-    assert complete(ExtractiveModel(), tie).text == "The library opens at nine. [a#one]"
+    assert complete(ExtractiveModel(), tie).text == (
+        "The library opens at nine. [a#one] "
+        "Library cards are free. The library opens at nine on weekdays. [b#two]"
+    )
     assert complete(ExtractiveModel(), build_prompt("zebras?", hits)).text == REFUSAL
 
 

@@ -9,18 +9,20 @@ retrieved window can begin or end inside a sentence; such a fragment is never qu
 (:func:`units`).
 
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
-units of the prompt, so a word every unit holds says little. A unit scores the share of the
-question's weight it adds, plus, with a ``meaning`` model (MiniLM when installed, see
-:meth:`ExtractiveModel.auto`), its cosine to the question. Only units holding a question word,
-from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight (the
-guard's coverage rule, per passage), are quoted. The reply is chosen greedily (:func:`choose`):
+units of the prompt, so a word every unit holds says little. Only units holding a question
+word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
+(the guard's coverage rule, per passage), are quoted. Each is described by a few
+:data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
+holds in a row, its passage's rank and title, its place and length, its neighbours' share,
+and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
+cosine to the question) and scored by fixed :data:`WEIGHTS`, fitted on labelled collections
+to make the unit holding the key fact the likeliest pick. The reply (:func:`pick`) is
 
-1. the best unit (ties: the better-ranked passage, then the earlier unit);
+1. the best unit (ties: the earlier one);
 2. the unit after it in the same passage (unless the best is a table row), which often
    carries what the first introduces ("If all you want is a unique ID, call uuid1() or
    uuid4()." / "uuid4() creates a random UUID.");
-3. then, up to :data:`MAX_UNITS`, the best-scoring unit given the words already covered (by
-   words alone: while one adds a question word; ties: the earlier unit).
+3. then the next best, up to :data:`MAX_UNITS`.
 
 The chosen units are printed in the order of the prompt (passage rank, then place in the
 passage), each run from one passage followed by its ``[passage id]``. When no unit holds a
@@ -59,6 +61,7 @@ _ABBREVIATIONS = frozenset(
 )
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
+_DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 
 
@@ -80,10 +83,13 @@ def _cells(line: str) -> list[str]:
 
 def table_rows(lines: list[str]) -> Iterator[str]:
     """Each data row of a ``| a | b |`` table as one sentence naming its columns:
-    ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header)."""
+    ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
+    delimiter row such as ``| --- | :-: |`` is no data)."""
     header = _cells(lines[0])
     for line in lines[1:]:
         cells = _cells(line)
+        if all(_DELIMITER.fullmatch(c) for c in cells):
+            continue
         if len(cells) == len(header):
             yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True))
         else:
@@ -200,12 +206,11 @@ fitted without it)."""
 
 @dataclass(frozen=True, slots=True)
 class Candidates:
-    """The units of a prompt (``found``, in prompt order), the question words each holds
-    (``words``), the indices of those that may be quoted (``order``: holding a question word,
-    in an eligible passage) and their :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s)."""
+    """The units of a prompt (``found``, in prompt order), the indices of those that may be
+    quoted (``order``: holding a question word, in an eligible passage) and their
+    :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s)."""
 
     found: list[Unit]
-    words: list[set[str]]
     order: list[int]
     features: np.ndarray
 
@@ -243,9 +248,7 @@ def candidates(
             math.log1p(len(u.text.split())), len(words[i]) / (1 + len(content_words(u.text))),
             pairs, titles[u.passage], before, after, "\n" in u.text, u.row,
         ))  # fmt: skip
-    return Candidates(
-        found, words, order, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES))
-    )
+    return Candidates(found, order, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)))
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:
@@ -269,12 +272,11 @@ def choose(
 def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
     """Up to :data:`MAX_UNITS` units by ``scores`` (one per quotable unit), in prompt order: the
     best (ties: the earlier), the unit after it in its passage (unless the best is a table
-    row), then the next best, skipping a unit of a passage not yet quoted that holds no
-    question word the reply lacks."""
-    units_, words = found.found, found.words
+    row), then the next best."""
+    units_ = found.found
     ranked = sorted(zip(found.order, scores.tolist(), strict=True), key=lambda p: (-p[1], p[0]))
     first = ranked[0][0]
-    chosen, covered = [first], set(words[first])
+    chosen = [first]
     after = first + 1
     if (
         after < len(units_)
@@ -282,14 +284,7 @@ def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
         and not units_[first].row
     ):
         chosen.append(after)
-        covered |= words[after]
-    for i, _ in ranked[1:]:
-        if len(chosen) == MAX_UNITS:
-            break
-        quoted = {units_[j].passage for j in chosen}
-        if i not in chosen and (units_[i].passage in quoted or words[i] - covered):
-            chosen.append(i)
-            covered |= words[i]
+    chosen += [i for i, _ in ranked if i not in chosen][: MAX_UNITS - len(chosen)]
     return [units_[i] for i in sorted(chosen)]
 
 
@@ -330,13 +325,6 @@ def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
         if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
             parts[-1] += f" [{passages[unit.passage].id}]"
     return " ".join(parts)
-
-
-def best_sentence(prompt: Prompt) -> tuple[str, str] | None:
-    """``(text, passage id)`` of the first unit :func:`choose` quotes, or None."""
-    passages, question = read_prompt(prompt)
-    chosen = choose(question, passages)
-    return (chosen[0].text, passages[chosen[0].passage].id) if chosen else None
 
 
 class ExtractiveModel:
