@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +43,7 @@ from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
 from docqa.prompt import REFUSAL, Passage, read_prompt
-from docqa.text.tokenize import content_words, tokenize
+from docqa.text.tokenize import tokenize_batch
 from docqa.types import Prompt
 
 MAX_UNITS = 3
@@ -220,41 +220,42 @@ def candidates(
 ) -> Candidates | None:
     """The quotable units of ``passages`` and their features; None when none holds a
     question word."""
-    wanted = content_words(question)
     found = [u for i, p in enumerate(passages) for u in units(p, i)]
-    words = [content_words(u.text) & wanted for u in found]
+    texts = [question, *(u.text for u in found), *(p.title for p in passages)]
+    texts += [p.text for p in passages]
+    # one native call for every text of the prompt (a call per text costs more than its scan)
+    tokens = tokenize_batch(texts, stop_words=True, fold_plurals=True)
+    n = len(found)
+    wanted, own = set(tokens[0]), tokens[1 : n + 1]
+    titles, bodies = tokens[n + 1 : n + 1 + len(passages)], tokens[n + 1 + len(passages) :]
+    words = [set(t) & wanted for t in own]
     weight = _weights(wanted, words)
     total = math.fsum(weight.values())
     if total <= 0:
         return None
-    eligible = _eligible_passages(passages, wanted, weight, total)
-    order = [i for i in range(len(found)) if found[i].passage in eligible and words[i]]
+
+    def share(held: Iterable[str]) -> float:
+        return math.fsum(weight[w] for w in set(held) & wanted) / total
+
+    eligible = {i for i, body in enumerate(bodies) if share(body) >= MIN_PASSAGE_COVERAGE}
+    order = [i for i in range(n) if found[i].passage in eligible and words[i]]
     if not order:
         return None
-    share = [math.fsum(weight[w] for w in held) / total for held in words]
-    titles = [
-        math.fsum(weight[w] for w in content_words(p.title) & wanted) / total for p in passages
-    ]
-    asked = _pairs(question)
+    shares = [share(held) for held in words]
+    asked = set(itertools.pairwise(tokens[0]))
     close = _cosines(meaning, question, [found[i].text for i in order])
     rows = []
     for i, cos in zip(order, close, strict=True):
         u = found[i]
-        before = share[i - 1] if i > 0 and found[i - 1].passage == u.passage else 0.0
-        after = share[i + 1] if i + 1 < len(found) and found[i + 1].passage == u.passage else 0.0
-        pairs = len(asked & _pairs(u.text)) / len(asked) if asked else 0.0
+        before = shares[i - 1] if i > 0 and found[i - 1].passage == u.passage else 0.0
+        after = shares[i + 1] if i + 1 < n and found[i + 1].passage == u.passage else 0.0
+        pairs = len(asked & set(itertools.pairwise(own[i]))) / len(asked) if asked else 0.0
         rows.append((
-            share[i], cos, u.passage == 0, u.passage == 1, u.place == 0, math.log1p(u.place),
-            math.log1p(len(u.text.split())), len(words[i]) / (1 + len(content_words(u.text))),
-            pairs, titles[u.passage], before, after, "\n" in u.text, u.row,
+            shares[i], cos, u.passage == 0, u.passage == 1, u.place == 0, math.log1p(u.place),
+            math.log1p(len(u.text.split())), len(words[i]) / (1 + len(set(own[i]))),
+            pairs, share(titles[u.passage]), before, after, "\n" in u.text, u.row,
         ))  # fmt: skip
     return Candidates(found, order, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)))
-
-
-def _pairs(text: str) -> set[tuple[str, str]]:
-    """Adjacent content words of ``text`` (stop words dropped, plurals folded)."""
-    tokens = tokenize(text, stop_words=True, fold_plurals=True)
-    return set(itertools.pairwise(tokens))
 
 
 def choose(
@@ -294,18 +295,6 @@ def _cosines(meaning: Embedder | None, question: str, texts: list[str]) -> list[
         return [0.0] * len(texts)
     query = meaning.embed([question], query=True)[0]
     return [float(c) for c in meaning.embed(texts) @ query]
-
-
-def _eligible_passages(
-    passages: Sequence[Passage], wanted: set[str], weight: dict[str, float], total: float
-) -> set[int]:
-    """Indices of the passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the weight."""
-    out = set()
-    for i, p in enumerate(passages):
-        share = math.fsum(weight[w] for w in content_words(p.text) & wanted) / total
-        if share >= MIN_PASSAGE_COVERAGE:
-            out.add(i)
-    return out
 
 
 def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None = None) -> str:
