@@ -10,8 +10,9 @@ Two sets of weights: by words alone (hashing index, no meaning model) and with M
 meaning (the prompts of a MiniLM index and of a hashing index, pooled; each reported apart).
 Leave-one-corpus-out: each collection's facts are measured with weights fitted on the other
 collections only, beside the weights in ``extractive.WEIGHTS`` (what ``docqa ask`` uses now)
-and beside the oracle (some quotable unit holds the fact). Last, the weights fitted on every collection, to paste into
-``extractive.WEIGHTS``. Run (after ``answers.py`` has cached the prompts):
+and beside the oracle (some quotable unit holds the fact). The prompts of a hashing index with
+``--rescore`` are measured, not fitted on. Last, the weights fitted on every collection, to
+paste into ``extractive.WEIGHTS``. Run (after ``answers.py`` has cached the prompts):
 
     .venv/bin/python benchmarks/quality/sentences.py [--corpora library,pydocs,...]
 """

@@ -1,7 +1,7 @@
 """The offline default model: answers with the passages' own whole sentences.
 
-No network; weights only when it judges meaning. It reads the passages and question back out
-of the prompt (the same ``stream(prompt)`` protocol as every other client) and cuts each
+No network; no model weights unless it judges meaning. It reads the passages and question back
+out of the prompt (the same ``stream(prompt)`` protocol as every other client) and cuts each
 passage into *units*: whole sentences, a table row as one sentence naming its columns (``Item
 type: DVDs; Loan period: 7 days.``), and a sentence that ends in ``:`` ("To install it, run:")
 together with the block that follows it (the command or code it introduces, kept intact). A
