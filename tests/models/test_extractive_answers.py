@@ -4,6 +4,9 @@ question."""
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -20,6 +23,7 @@ from docqa.models.extractive import (
     units,
 )
 from docqa.prompt import REFUSAL, Passage
+from docqa.text.tokenize import content_words, tokenize
 
 
 def p(pid: str, text: str) -> Passage:
@@ -84,7 +88,7 @@ def test_units_from_several_passages_are_cited_in_prompt_order() -> None:
     assert "$1.00" in answer and "7 days" in answer
 
 
-def test_at_most_three_units_and_each_adds_a_question_word() -> None:
+def test_at_most_three_units_in_the_order_of_the_prompt() -> None:
     text = " ".join(f"Word{i} alpha beta gamma delta epsilon{i}." for i in range(8))
     chosen = choose("alpha beta gamma delta epsilon1 epsilon2 epsilon5 epsilon6", [p("a#b", text)])
     assert len(chosen) == MAX_UNITS
@@ -223,3 +227,62 @@ def test_pick_takes_the_best_the_one_after_it_then_the_next_best() -> None:
     assert [u.text for u in chosen] == ["Alpha three.", "Alpha four.", "Alpha five."]
     tie = pick(found, np.zeros(5))
     assert [u.text for u in tie] == ["Alpha one.", "Alpha two.", "Alpha three."]
+
+
+def reference_features(question: str, passages: list[Passage]) -> tuple[list[int], list[list]]:
+    """The slow twin of :func:`candidates`: the same features, each text tokenized on its own."""
+    wanted = content_words(question)
+    found = [u for i, x in enumerate(passages) for u in units(x, i)]
+    words = [content_words(u.text) & wanted for u in found]
+    n = len(words)
+    weight = {w: math.log1p(n / (1 + sum(w in u for u in words))) for w in sorted(wanted)}
+    total = math.fsum(weight.values())
+
+    def share(held: set[str]) -> float:
+        return math.fsum(weight[w] for w in held & wanted) / total
+
+    if total <= 0:
+        return [], []
+    eligible = {i for i, x in enumerate(passages) if share(content_words(x.text)) >= 0.15}
+    order = [i for i in range(n) if found[i].passage in eligible and words[i]]
+    asked = pairs_of(question)
+    rows = []
+    for i in order:
+        u = found[i]
+        near = [share(words[j]) if 0 <= j < n and found[j].passage == u.passage else 0.0
+                for j in (i - 1, i + 1)]  # fmt: skip
+        rows.append([
+            share(words[i]), 0.0, u.passage == 0, u.passage == 1, u.place == 0,
+            math.log1p(u.place), math.log1p(len(u.text.split())),
+            len(words[i]) / (1 + len(content_words(u.text))),
+            len(asked & pairs_of(u.text)) / len(asked) if asked else 0.0,
+            share(content_words(passages[u.passage].title)), *near, "\n" in u.text, u.row,
+        ])  # fmt: skip
+    return order, rows
+
+
+def pairs_of(text: str) -> set[tuple[str, str]]:
+    tokens = tokenize(text, stop_words=True, fold_plurals=True)
+    return set(itertools.pairwise(tokens))
+
+
+WORDS = st.sampled_from(["loan", "loans", "renew", "the", "fine", "DVD", "desk", "a", "of"])
+TEXTS = st.lists(st.one_of(WORDS, st.sampled_from([".", ". ", "\n\n", ":", "| x | y |\n"])))
+
+
+@given(
+    st.lists(st.tuples(TEXTS, TEXTS), min_size=1, max_size=3),
+    st.lists(WORDS, min_size=1, max_size=6),
+)
+def test_the_features_equal_their_slow_twin(
+    texts: list[tuple[list[str], list[str]]], asked: list[str]
+) -> None:
+    passages = [Passage(f"d#s{i}", " ".join(t), " ".join(b)) for i, (t, b) in enumerate(texts)]
+    question = " ".join(asked) + "?"
+    found = candidates(question, passages)
+    order, rows = reference_features(question, passages)
+    if found is None:
+        assert order == []
+    else:
+        assert found.order == order
+        assert found.features.tolist() == [[float(x) for x in row] for row in rows]
