@@ -229,6 +229,26 @@ def test_pick_takes_the_best_the_one_after_it_then_the_next_best() -> None:
     assert [u.text for u in tie] == ["Alpha one.", "Alpha two.", "Alpha three."]
 
 
+def test_pick_never_says_a_sentence_twice() -> None:
+    """Two passages (or a question heading and its answer) can hold the same sentence: the
+    reply says it once and fills with the next best instead."""
+    twice = "Alpha runs under Valgrind."
+    passages = [p("a#b", f"{twice} Alpha one."), p("a#c", f"{twice} Alpha two. Alpha three.")]
+    found = candidates("alpha valgrind?", passages)
+    assert found is not None
+    assert [found.found[i].text for i in found.order] == [
+        twice, "Alpha one.", twice, "Alpha two.", "Alpha three."
+    ]  # fmt: skip
+    chosen = pick(found, np.array([0.9, 0.0, 0.8, 0.5, 0.1]))  # best, its follower, then a copy
+    assert [u.text for u in chosen] == [twice, "Alpha one.", "Alpha two."]
+    tie = pick(found, np.zeros(5))
+    assert [u.text for u in tie] == [twice, "Alpha one.", "Alpha two."]  # ties: the earlier
+    copy_after = candidates("alpha?", [p("a#b", "Alpha one. Alpha one. Alpha two.")])
+    assert copy_after is not None
+    said = [u.text for u in pick(copy_after, np.array([0.9, 0.1, 0.0]))]
+    assert said == ["Alpha one.", "Alpha two."]  # the follower is the same sentence: skipped
+
+
 def reference_features(question: str, passages: list[Passage]) -> tuple[list[int], list[list]]:
     """The slow twin of :func:`candidates`: the same features, each text tokenized on its own."""
     wanted = content_words(question)

@@ -273,19 +273,28 @@ def choose(
 def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
     """Up to :data:`MAX_UNITS` units by ``scores`` (one per quotable unit), in prompt order: the
     best (ties: the earlier), the unit after it in its passage (unless the best is a table
-    row), then the next best."""
+    row), then the next best; never a sentence already chosen (two passages, or a heading and
+    its text, can hold the same one)."""
     units_ = found.found
     ranked = sorted(zip(found.order, scores.tolist(), strict=True), key=lambda p: (-p[1], p[0]))
     first = ranked[0][0]
     chosen = [first]
+    said = {units_[first].text}
     after = first + 1
     if (
         after < len(units_)
         and units_[after].passage == units_[first].passage
         and not units_[first].row
+        and units_[after].text not in said
     ):
         chosen.append(after)
-    chosen += [i for i, _ in ranked if i not in chosen][: MAX_UNITS - len(chosen)]
+        said.add(units_[after].text)
+    for i, _ in ranked:
+        if len(chosen) == MAX_UNITS:
+            break
+        if units_[i].text not in said:
+            chosen.append(i)
+            said.add(units_[i].text)
     return [units_[i] for i in sorted(chosen)]
 
 
