@@ -11,7 +11,7 @@ the collections given. Retrieved passages are cached under
 
     .venv/bin/python benchmarks/quality/answers.py [--corpora library,pydocs,...]
         [--embedders hashing,minilm] [--modes keyword,hybrid,hybrid+rescore,dense]
-        [--scratch /tmp/docqa-quality]
+        [--scratch /tmp/docqa-quality] [-k 3] [--context window|section]
 
 ``hybrid+rescore`` is hybrid mode with MiniLM rescoring BM25's best 50 passages
 (``docqa ask --rescore``), meant for a lexical index.
@@ -28,6 +28,7 @@ from typing import Any
 from corpora import build, names
 
 from docqa.collection import Collection
+from docqa.context import SectionContext
 from docqa.embed.choices import make_embedder
 from docqa.embed.protocol import Embedder
 from docqa.eval import load_questions
@@ -38,6 +39,7 @@ from docqa.support import without_citations
 from docqa.types import Retriever
 
 K = 3
+CONTEXT = "window"
 
 
 def retrievers(collection: Collection, mode: str) -> tuple[Retriever, Retriever]:
@@ -60,19 +62,23 @@ def _minilm() -> Embedder:
 
 def prompts(name: str, embedder: str, mode: str, scratch: Path) -> list[dict[str, Any]]:
     """Per answerable question: its text, must_contain, relevant sections, the sections of
-    the top 10 unguarded hits, and the passages of the guarded top ``K`` (empty: refused)."""
-    tail = "" if K == 3 else f"-k{K}"
+    the top 10 unguarded hits, and the passages of the guarded top ``K`` (empty: refused),
+    widened to their sections when ``CONTEXT`` is ``"section"`` (``docqa ask --context
+    section``, its default budget)."""
+    tail = ("" if K == 3 else f"-k{K}") + ("" if CONTEXT == "window" else f"-{CONTEXT}")
     cached = scratch / f"prompts-{name}-{embedder}-{mode}{tail}.json"
     if cached.exists():
         return list(json.loads(cached.read_text()))
     index, questions = build(name, embedder, scratch)
     collection = Collection.open(index)
     guarded, ranked = retrievers(collection, mode)
+    widen = SectionContext(collection.index.chunks) if CONTEXT == "section" else None
     out = []
     for q in load_questions(questions):
         if not q.answerable:
             continue
         hits = guarded.search(q.question, K)
+        hits = widen(hits) if widen is not None else hits
         shown = read_prompt(build_prompt(q.question, hits))[0] if hits else []
         out.append(
             {
@@ -111,6 +117,12 @@ def main() -> None:
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-quality"))
     parser.add_argument("-k", type=int, default=3, help="passages in the prompt (docqa ask: 3)")
     parser.add_argument(
+        "--context",
+        choices=("window", "section"),
+        default="window",
+        help="what the answer reads: the retrieved windows, or their whole sections",
+    )
+    parser.add_argument(
         "--meaning",
         choices=("auto", "none"),
         default="auto",
@@ -118,8 +130,8 @@ def main() -> None:
         "`docqa ask` does; none: by words alone (a bare install)",
     )
     args = parser.parse_args()
-    global K
-    K = args.k
+    global K, CONTEXT
+    K, CONTEXT = args.k, args.context
     meaning = ExtractiveModel.auto().meaning if args.meaning == "auto" else None
     print(f"{'corpus':12s} {'embedder':8s} {'mode':8s} {'n':>4s}  R@5    MRR@10 facts")
     for embedder in args.embedders.split(","):

@@ -15,6 +15,9 @@ and beside the oracle (some quotable unit holds the fact). The prompts of a hash
 paste into ``extractive.WEIGHTS``. Run (after ``answers.py`` has cached the prompts):
 
     .venv/bin/python benchmarks/quality/sentences.py [--corpora library,pydocs,...]
+        [--context window|section]
+
+``--context section``: the prompts read whole sections (``answers.py --context section``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import answers
 import numpy as np
 from answers import prompts
 from corpora import names
@@ -129,7 +133,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpora", default=",".join(names()))
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docqa-quality"))
+    parser.add_argument("--context", choices=("window", "section"), default="window")
     args = parser.parse_args()
+    answers.CONTEXT = args.context
     corpora = args.corpora.split(",")
     model = ExtractiveModel.auto().meaning
     words: dict[str, Any] = {
