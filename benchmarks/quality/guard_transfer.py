@@ -133,11 +133,14 @@ def rates(
 
 
 def open_corpus(
-    name: str, scratch: Path, embedder: str = "hashing"
+    name: str, scratch: Path, embedder: str = "hashing", max_words: int | None = None
 ) -> tuple[Collection, list[Question]]:
+    """The corpus's index (built with ``max_words`` when given, else the default) and its
+    questions."""
     docs, questions_file = corpus_paths(name, scratch)
     index = scratch / f"{name}-{embedder}-index"
-    build_index([docs], index, IndexSettings(embedder=embedder))  # a no-op when up to date
+    sizes = {} if max_words is None else {"max_words": max_words}
+    build_index([docs], index, IndexSettings(embedder=embedder, **sizes))  # no-op when up to date
     collection = Collection.open(index)
     assert isinstance(collection, Collection)  # one directory, not sharded
     return collection, load_questions(questions_file)
@@ -158,7 +161,7 @@ Cells = dict[tuple[str, str, Setting], Cell]
 
 
 def table(
-    corpora: Sequence[str], scratch: Path, embedder: str = "hashing"
+    corpora: Sequence[str], scratch: Path, embedder: str = "hashing", max_words: int | None = None
 ) -> tuple[Cells, dict[tuple[str, str], Cell], Cells, dict[tuple[str, str], Cell]]:
     """Every (corpus, mode, setting) cell, the candidate rule's (corpus, mode) cells, the
     cells without the drift check (the same as the first when it never runs), and the
@@ -169,7 +172,7 @@ def table(
     lexical: Cells = {}
     with_share: dict[tuple[str, str], Cell] = {}
     for name in corpora:
-        collection, qs = open_corpus(name, scratch, embedder)
+        collection, qs = open_corpus(name, scratch, embedder, max_words)
         for mode in MODES:
             gathered, semantic = gather(collection, mode, qs)
             for setting in itertools.product(EVIDENCE, UNKNOWN, GRID):
@@ -256,12 +259,17 @@ def main() -> None:
     parser.add_argument("--corpora", default=CORPORA)
     parser.add_argument("--embedder", default="hashing", choices=("hashing", "minilm"))
     parser.add_argument("--scratch", type=Path, default=None)
+    parser.add_argument(
+        "--max-words", type=int, default=None, help="the indexes' window size (default: docqa's)"
+    )
     args = parser.parse_args()
     corpora = args.corpora.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.scratch or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        cells, candidate, lexical, with_share = table(corpora, folder, args.embedder)
+        cells, candidate, lexical, with_share = table(
+            corpora, folder, args.embedder, args.max_words
+        )
     d = GuardConfig()
     default: Setting = (d.keyword_evidence, d.unknown_from, d.min_coverage)
     model = guard_model() if args.embedder == "hashing" else None
