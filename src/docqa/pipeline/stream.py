@@ -175,21 +175,30 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+DEFERRED = (signal.SIGINT, signal.SIGTERM)
+"""The stops a worker's start holds back (Ctrl-C; SIGTERM, which ``docqa watch`` and the
+CLI turn into :class:`docqa.errors.Interrupted`)."""
+
+
 @contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl-C until the block is done (then raise it): a worker half started when the
-    parent stops would print a traceback of its own. Only the main thread gets signals."""
+    """Hold Ctrl-C and SIGTERM until the block is done, then deliver them again to the
+    handlers they had: a worker half started when the parent stops would print a traceback
+    of its own, and a handler that raises while the parent forks raises inside an at-fork
+    hook (``logging``'s), where the exception is dropped and the lock the hook was releasing
+    stays held: the stop was lost and the process hung. Only the main thread gets signals."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in DEFERRED}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    for signum in dict.fromkeys(caught):
+        signal.raise_signal(signum)  # its own handler now: raise, end the process, or ignore
 
 
 @dataclass
