@@ -197,8 +197,8 @@ def _interrupts_deferred() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    for signum in dict.fromkeys(caught):
-        signal.raise_signal(signum)  # its own handler now: raise, end the process, or ignore
+    for stop in dict.fromkeys(caught):
+        signal.raise_signal(stop)  # its own handler now: raise, end the process, or ignore
 
 
 @dataclass
