@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -11,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from docqa.build import build_index
+from docqa.build import IndexSettings, build_index
+from docqa.cli.index import index_settings
+from docqa.cli.parser import build_parser
 from docqa.errors import InputError
 from docqa.index import open_index
 from docqa.pipeline.sources import discover
 from docqa.text.ids import suffixed
+from docqa.text.windows import MAX_WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
@@ -78,7 +83,7 @@ def test_workers_option_and_quiet_summary(tmp_path: Path) -> None:
     proc = docqa("index", str(LIBRARY), "--index", "ix", "--workers", "2", "--quiet", cwd=tmp_path)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    assert out.startswith("indexed 12 documents, 52 chunks") and err == ""
+    assert out.startswith("indexed 12 documents, 51 chunks") and err == ""
     proc = docqa("index", str(LIBRARY), "--workers", "0", cwd=tmp_path)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2 and "--workers: must be at least 1" in err
@@ -150,3 +155,29 @@ def test_a_worker_leaves_ctrl_c_to_its_parent_and_dies_of_sigterm() -> None:
     finally:
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+def test_an_update_keeps_the_indexs_window_size_and_a_new_index_takes_the_default(
+    tmp_path: Path,
+) -> None:
+    """Without ``--max-words`` a new index cuts ``MAX_WORDS``-word windows, and an update of
+    an index built with another size keeps its size (a changed default does not re-cut and
+    re-embed every file); ``--max-words`` given is what it says."""
+    parse = build_parser().parse_args
+
+    def settings(*args: str) -> IndexSettings:
+        return index_settings(parse(["index", str(LIBRARY), "--index", str(tmp_path / "ix"),
+                                     "--embedder", "hashing", *args]))  # fmt: skip
+
+    assert settings().max_words == MAX_WORDS == IndexSettings().max_words
+    build_index([LIBRARY], tmp_path / "ix", IndexSettings(max_words=40), workers=1)
+    assert settings().max_words == 40 and settings("--max-words", "80").max_words == 80
+    proc = docqa("index", str(LIBRARY), "--index", "ix", "--quiet", cwd=tmp_path)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "(0 embedded, " in out  # every chunk reused: nothing re-cut
+    assert open_index(tmp_path / "ix").manifest.meta["settings"]["max_words"] == 40
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+        parse(["index", "--help"])
+    assert f"else {MAX_WORDS}" in " ".join(shown.getvalue().split())  # the help's number

@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).with_name("guard_verdicts.json")
 PYDOCS = [p / "shared" / "evalsets" / "pydocs" for p in (ROOT.parent, ROOT.parents[1])]
 K = 5
+# the window size the verdicts were recorded with (the default then): what is pinned is the
+# guard's judgement of the same passages, not the chunker's default
+RECORDED_WINDOW = 120
 MODES = ("dense", "keyword", "hybrid")
 CONFIGS = {
     "defaults": GuardConfig(drift_model="embedder"),  # drift: "not checked" (no threshold)
@@ -54,7 +57,7 @@ def corpora() -> dict[str, tuple[Path, Path]]:
 def verdicts(docs: Path, questions: Path, index: Path) -> dict[str, dict[str, str]]:
     """Per ``setting/mode``: the questions passed (``1``/``0`` in file order) and the sha256
     of the reasons of every verdict."""
-    build_index([docs], index, IndexSettings())
+    build_index([docs], index, IndexSettings(max_words=RECORDED_WINDOW))
     collection = Collection.open(index)
     asked = [q.question for q in load_questions(questions)]
     out = {}

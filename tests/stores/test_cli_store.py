@@ -51,6 +51,19 @@ def test_index_then_reindex_reports_what_changed(store_db: Any, tmp_path: Path) 
     assert not (tmp_path / ".docqa").exists()  # nothing written to a folder index
 
 
+def test_a_reload_keeps_the_collections_window_size(store_db: Any, tmp_path: Path) -> None:
+    """Loaded with ``--max-words 40``, a collection loaded again without it keeps 40 (its
+    unchanged files stay as they are); ``--max-words`` given is what it says."""
+    url, docs = store_db
+    args = ("index", str(docs), "--store", "--collection", "windows")
+    first = docqa(*args, "--max-words", "40", url=url, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = docqa(*args, url=url, cwd=tmp_path)
+    assert again.returncode == 0 and "(0 written, " in again.stdout, again.stdout
+    other = docqa(*args, "--max-words", "80", url=url, cwd=tmp_path)
+    assert other.returncode == 0 and "(0 written, " not in other.stdout, other.stdout
+
+
 def test_a_store_build_counts_the_files_of_other_types(store_db: Any, tmp_path: Path) -> None:
     url, _ = store_db
     docs = tmp_path / "docs"

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docqa.build import BuildReport, IndexSettings, build_index, default_index_dir
 from docqa.cli import batch, store
@@ -21,6 +21,7 @@ from docqa.cli.summary import build_summary, skipped_lines
 from docqa.embed import choices, minilm
 from docqa.embed.minilm import INSTALL
 from docqa.index.format import MANIFEST
+from docqa.text.windows import MAX_WORDS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -47,15 +48,21 @@ def progress_bar(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None
 
 def index_settings(args: argparse.Namespace) -> IndexSettings:
     """The build settings of ``docqa index`` and ``docqa watch`` (``--embedder auto`` resolved
-    against the index at ``--index``, see :func:`docqa.embed.choices.resolve`)."""
+    against the index at ``--index``, see :func:`docqa.embed.choices.resolve`; no
+    ``--max-words``: the index's own when updating it, so that an update after a change of
+    the default cuts its files as before and re-reads only those changed)."""
     weight = {} if args.heading_weight is None else {"heading_weight": args.heading_weight}
     index_dir = args.index if args.index is not None else default_index_dir()
     embedder = _embedder(args, index_dir)
+    max_words = args.max_words
+    if max_words is None:
+        previous = None if _hashing_only(args) else previous_settings(index_dir).get("max_words")
+        max_words = previous if isinstance(previous, int) and previous > 0 else MAX_WORDS
     return IndexSettings(
         **weight,
         embedder=embedder,
         dim=args.dim,
-        max_words=args.max_words,
+        max_words=max_words,
         overlap=args.overlap,
         headings=not args.no_headings,
         storage=args.storage,
@@ -90,11 +97,28 @@ def previous_embedder(index_dir: Path) -> str | None:
     """The embedder kind recorded in the manifest at ``index_dir``; None when there is none
     or it does not read (the build then says what is wrong)."""
     try:
-        manifest = json.loads((index_dir / MANIFEST).read_text(encoding="utf-8"))
-        kind = manifest["embedder"]["config"]["kind"]
-    except (OSError, ValueError, KeyError, TypeError):
+        kind = _manifest(index_dir)["embedder"]["config"]["kind"]
+    except (KeyError, TypeError):
         return None
     return kind if isinstance(kind, str) else None
+
+
+def previous_settings(index_dir: Path) -> dict[str, object]:
+    """The build settings recorded in the manifest at ``index_dir`` (``{}`` when there are
+    none or they do not read)."""
+    try:
+        settings = _manifest(index_dir)["meta"]["settings"]
+    except (KeyError, TypeError):
+        return {}
+    return settings if isinstance(settings, dict) else {}
+
+
+def _manifest(index_dir: Path) -> Any:
+    """The manifest at ``index_dir`` as JSON; None when there is none or it does not parse."""
+    try:
+        return json.loads((index_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def cmd_index(args: argparse.Namespace) -> int:

@@ -171,7 +171,13 @@ def _build_options(p: argparse.ArgumentParser) -> None:
         "installed, else hashing",
     )
     p.add_argument("--dim", type=_positive, default=256, help="hashing embedder dimension")
-    p.add_argument("--max-words", type=_positive, default=120)
+    p.add_argument(
+        "--max-words",
+        type=_positive,
+        default=None,  # docqa.text.windows.MAX_WORDS, not imported before the parse
+        help="words a passage holds at most (a longer section is cut into windows); default: "
+        "the index's own when updating it, else 300",
+    )
     p.add_argument("--overlap", type=_non_negative, default=0)
     p.add_argument(
         "--no-headings",

@@ -7,6 +7,7 @@ only ever printed through ``describe`` (the password replaced by ``***``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
@@ -81,7 +82,9 @@ def summary(report: StoreReport) -> str:
 
 
 def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_console: Console) -> int:
-    """``docqa index PATHS --store URL`` with the command line's ``settings``."""
+    """``docqa index PATHS --store URL`` with the command line's ``settings`` (without
+    ``--max-words``, the window size the collection was loaded with, as a folder index's
+    update keeps its own)."""
     from docqa.cli import render
     from docqa.stores.load import index_to_store
     from docqa.stores.pgvector import PgVectorStore
@@ -90,6 +93,10 @@ def cmd_index(args: argparse.Namespace, settings: IndexSettings, progress_consol
         PgVectorStore(args.store or None, collection=_collection(args)) as store,
         render.progress(progress_console) as progress,
     ):
+        record = store.record() if args.max_words is None else None
+        recorded = None if record is None else record.settings.get("max_words")
+        if isinstance(recorded, int) and recorded > 0:
+            settings = dataclasses.replace(settings, max_words=recorded)
         report = index_to_store(args.paths, store, settings, progress=progress)
     from docqa.cli.summary import skipped_lines
 

@@ -194,8 +194,8 @@ FEATURES = (
 - ``block``: 1 when it carries a block it introduces; ``row``: 1 for a table row."""
 
 WEIGHTS = {
-    False: (2.78, 0.0, 0.71, 0.24, -0.19, -0.14, 0.22, -0.37, 0.98, 1.60, 0.45, 0.15, 0.23, 0.08),
-    True: (2.29, 2.68, 0.63, 0.07, -0.14, -0.07, 0.15, -1.50, 0.72, 1.59, 0.24, -0.05, 0.33, 0.18),
+    False: (2.96, 0.0, 0.72, 0.14, -0.11, -0.08, 0.37, -0.11, 1.13, 1.71, 0.41, 0.47, 0.29, -0.20),
+    True: (2.56, 3.54, 0.56, 0.12, -0.10, -0.06, 0.24, -1.99, 0.76, 1.95, 0.28, 0.24, 0.40, -0.06),
 }
 """A unit's score is the dot product of its :data:`FEATURES` with these weights, by words
 alone (``False``) or with a meaning model (``True``): a conditional logit fitted on the

@@ -13,7 +13,7 @@ from docqa.errors import InputError
 from docqa.search.compact_names import STORAGES
 from docqa.text.documents import READERS
 from docqa.text.sections import HEADING_WEIGHT
-from docqa.text.windows import check_window
+from docqa.text.windows import MAX_WORDS, check_window
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -24,7 +24,7 @@ class IndexSettings:
 
     embedder: str = "hashing"
     dim: int = 256
-    max_words: int = 120
+    max_words: int = MAX_WORDS
     overlap: int = 0
     headings: bool = True
     heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row

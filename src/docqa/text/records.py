@@ -30,7 +30,7 @@ from docqa.text.sections import (
     heading_paths,
     section_ids,
 )
-from docqa.text.windows import check_window
+from docqa.text.windows import MAX_WORDS, check_window
 
 SectionRecords = Callable[
     [
@@ -56,7 +56,7 @@ def _strings(items: tuple[str, ...]) -> str:
 def chunk_records(
     document: Document,
     *,
-    max_words: int = 120,
+    max_words: int = MAX_WORDS,
     overlap: int = 0,
     headings: bool = True,
     titles: list[str] | None = None,

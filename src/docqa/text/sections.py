@@ -32,7 +32,7 @@ from docqa.errors import InputError
 from docqa.text.documents import Document, LoadReport, Section
 from docqa.text.ids import id_base
 from docqa.text.loaders import load_paths
-from docqa.text.windows import check_window
+from docqa.text.windows import MAX_WORDS, check_window
 from docqa.types import Chunk
 
 INTRO_SLUG = "intro"
@@ -177,7 +177,9 @@ def windows_reference(
     ]
 
 
-def chunk_document(document: Document, *, max_words: int = 120, overlap: int = 0) -> list[Chunk]:
+def chunk_document(
+    document: Document, *, max_words: int = MAX_WORDS, overlap: int = 0
+) -> list[Chunk]:
     """Cut ``document`` into ``Chunk``s by section (rules in the module docstring).
 
     ``position`` counts chunks from 0 within the document; ``start_line`` / ``end_line`` are
@@ -256,7 +258,7 @@ def heading_copies(title: str, heading_weight: int) -> str:
 
 
 def load_chunks(
-    paths: Iterable[str | Path], *, max_words: int = 120, overlap: int = 0
+    paths: Iterable[str | Path], *, max_words: int = MAX_WORDS, overlap: int = 0
 ) -> tuple[list[Chunk], LoadReport]:
     """Load ``paths`` (see ``load_paths``) and chunk every document, in load order.
 
