@@ -46,6 +46,17 @@ def test_nothing_caught_nothing_raised(sigterm_raises) -> None:
     assert signal.getsignal(signal.SIGTERM) is raise_interrupted
 
 
+def test_an_ignored_stop_stays_ignored() -> None:
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        with _interrupts_deferred():
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGTERM)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 FORK_STOPPED = textwrap.dedent(
     """
     import logging, os, signal

@@ -191,7 +191,10 @@ def _interrupts_deferred() -> Iterator[None]:
         yield
         return
     caught: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in DEFERRED}
+    # a stop ignored stays ignored, and one handled outside Python (None) is left alone: it
+    # could not be put back
+    held = [s for s in DEFERRED if signal.getsignal(s) not in (None, signal.SIG_IGN)]
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
     try:
         yield
     finally:
