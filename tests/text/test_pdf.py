@@ -15,6 +15,7 @@ from docqa.collection import Collection
 from docqa.index import open_index
 from docqa.prompt import build_prompt
 from docqa.text import SkippedFileWarning, load_chunks, load_paths
+from docqa.text.loaders import find_files
 
 PAGES = [
     "Loan periods\n\nBooks may be borrowed for three weeks.",
@@ -47,6 +48,26 @@ def test_pages_become_sections_with_page_ids_and_metadata(tmp_path: Path) -> Non
     assert chunks[0].heading_path == ("Guide", "p. 1")
     assert "three weeks" in chunks[0].text and "ten pence" in chunks[1].text
     assert chunks[0].start_line <= chunks[0].end_line < chunks[1].start_line
+
+
+def test_a_pdf_beside_its_page_in_another_format_is_passed_over_for_it(tmp_path: Path) -> None:
+    """Debian's bash docs ship ``bash.pdf`` beside ``bash.html``: one manual, not two. A PDF
+    of the same name and another text is read (its ids keep ``.pdf``, no clash)."""
+    docs = tmp_path / "docs"
+    make_pdf(docs / "guide.pdf", PAGES)
+    (docs / "guide.html").write_text(
+        "<h1>Loan periods</h1><p>Books may be borrowed for three weeks.</p>"
+        "<h1>Fines</h1><p>A late book costs ten pence a day.</p>"
+    )
+    make_pdf(docs / "other.pdf", ["Parking\n\nThe car park closes at nine."])
+    (docs / "other.md").write_text("# Loans\n\nBooks may be borrowed for three weeks.\n")
+    copies: list[tuple[str, str]] = []
+    found, _ = find_files([docs], None, None, copies)
+    assert [source for _, source in found] == ["guide.html", "other.md", "other.pdf"]
+    assert copies == [("guide.pdf", "guide.html")]
+    chunks, report = load_chunks([docs])
+    assert report.loaded == ("guide.html", "other.md", "other.pdf")
+    assert [c.id for c in chunks if "three weeks" in c.text] == ["guide#loan-periods", "other#loans"]
 
 
 def test_prompt_title_and_cli_table_show_the_page(tmp_path: Path) -> None:

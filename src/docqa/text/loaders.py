@@ -125,15 +125,25 @@ def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
 # ``vm.html``, Debian's docs ``guide.html`` beside ``guide.txt.gz``. They would get the same
 # ids (``vm#...``), so when their texts are the same page (``docqa.text.same_page``) one is
 # read: the format a writer keeps (Markdown, reStructuredText, AsciiDoc) before what is made
-# from it (HTML, then plain text), the first by name among equals (``guide.md`` before
-# ``guide.md.gz``); the others are counted, each with the file read for it. Files of one name
-# and different texts are all read, their ids keeping their suffixes (``docqa.text.ids``).
+# from it (HTML, then plain text, then PDF), the first by name among equals (``guide.md``
+# before ``guide.md.gz``); the others are counted, each with the file read for it. Files of one
+# name and different texts are all read, their ids keeping their suffixes (``docqa.text.ids``).
+# A PDF's ids keep its suffix (``bash.pdf#p3``), so it clashes with no one, but a PDF beside
+# its page (Debian's ``bash.pdf`` and ``bash.html``) is the same manual twice: every passage
+# found twice, in a prompt's three places. It is compared with the files of its name too.
 _FORMAT_RANK = {"markdown": 0, "rst": 1, "asciidoc": 1, "html": 2, "text": 3, "pdf": 4}
 OTHER_FORMATS = "the same page in another format"  # how the summary counts those passed over
 # Debian's python3 docs hold ``index.html``, a symlink to ``python-policy.html``: one file
 # met twice in a walk is read once, under the name that is not a link.
 LINKS = "links to pages read"
 COPIES = (BUILT_SOURCES, OTHER_FORMATS, LINKS)  # counted apart from the files of other types
+
+
+def _page_name(relative: str) -> str:
+    """What files holding one page in several formats share: their ``id_base``, a PDF's
+    without its ``.pdf`` (``bash.pdf`` and ``bash.html``: ``bash``)."""
+    base = id_base(relative)
+    return base[:-4] if base[-4:].lower() == ".pdf" else base
 
 
 def _copies(wanted: list[tuple[str, os.DirEntry[str]]]) -> dict[int, int]:
@@ -144,7 +154,7 @@ def _copies(wanted: list[tuple[str, os.DirEntry[str]]]) -> dict[int, int]:
     ranks: dict[str, list[tuple[int, int]]] = {}
     for i, (relative, _) in enumerate(wanted):
         rank = (_FORMAT_RANK[format_of(relative) or "text"], i)
-        ranks.setdefault(id_base(relative), []).append(rank)
+        ranks.setdefault(_page_name(relative), []).append(rank)
     out: dict[int, int] = {}
     for group in ranks.values():
         read: list[int] = []
