@@ -67,7 +67,10 @@ def test_a_pdf_beside_its_page_in_another_format_is_passed_over_for_it(tmp_path:
     assert copies == [("guide.pdf", "guide.html")]
     chunks, report = load_chunks([docs])
     assert report.loaded == ("guide.html", "other.md", "other.pdf")
-    assert [c.id for c in chunks if "three weeks" in c.text] == ["guide#loan-periods", "other#loans"]
+    assert [c.id for c in chunks if "three weeks" in c.text] == [
+        "guide#loan-periods",
+        "other#loans",
+    ]
 
 
 def test_prompt_title_and_cli_table_show_the_page(tmp_path: Path) -> None:
