@@ -3,8 +3,10 @@ the reason. The PDFs are made at run time with fpdf2."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pypdfium2 as pdfium
 import pytest
 from fpdf import FPDF
 from rich.console import Console
@@ -14,7 +16,7 @@ from docqa.cli import render
 from docqa.collection import Collection
 from docqa.index import open_index
 from docqa.prompt import build_prompt
-from docqa.text import SkippedFileWarning, load_chunks, load_paths
+from docqa.text import SkippedFileWarning, load_chunks, load_paths, pdf
 from docqa.text.loaders import find_files
 
 PAGES = [
@@ -84,6 +86,114 @@ def test_prompt_title_and_cli_table_show_the_page(tmp_path: Path) -> None:
     console.print(render.hits_table(hits))
     assert "p. 3: Fines" in console.export_text()
     assert render.hit_json(1, hits[0])["page"] == 3
+
+
+def ps2pdf_like(pages: list[list[str]]) -> bytes:
+    """A PDF whose lines are written as Ghostscript's ps2pdf writes groff's (Debian's
+    ``bash.pdf``): the last letter of a line's first word and the first of its second in one
+    string spaced by character spacing (``2.7 Tc (yc)Tj`` for "Any character"), the rest
+    in strings of their own. In Courier, each letter 6 pt wide at 10 pt. Written by hand:
+    fpdf2 places each string itself and never leaves a gap without a space character."""
+    contents = []
+    for lines in pages:
+        ops = ["BT /F1 10 Tf 72 700 Td"]
+        for line in lines:
+            first, second, rest = line.split(" ", 2)
+            ops.append(f"({first[:-1]})Tj {6 * (len(first) - 1)} 0 Td")
+            ops.append(f"2.7 Tc ({first[-1]}{second[0]})Tj 0 Tc 14.7 0 Td")
+            ops.append(f"({second[1:]} {rest})Tj -{6 * (len(first) - 1) + 14.7} -12 Td")
+        contents.append(" ".join([*ops, "ET"]).encode())
+    n = len(pages)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>"
+        % (b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(n)), n),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>",
+    ]
+    for i, content in enumerate(contents):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+            b"<< /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content))
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+BASH_LIKE = [
+    ["A backslash escapes the following character.", "If the shell is interactive, it waits."],
+    ["An array is indexed by numbers.", "Any other word is left as it is."],
+]
+
+
+def test_words_spaced_by_character_spacing_stay_two_words(tmp_path: Path) -> None:
+    """PDFium reads "A" and "backslash" of ``2.7 Tc (Ab)Tj`` as "Abackslash": the pages of a
+    file that needs it get a space wherever the pen moves right by WORD_GAP em or more."""
+    data = ps2pdf_like(BASH_LIKE)
+    document = pdfium.PdfDocument(data)
+    as_read = [document[i].get_textpage().get_text_range() for i in range(len(document))]
+    assert "Abackslash" in as_read[0] and "Anyother" in as_read[1]  # what PDFium gives
+    texts = pdf.page_texts(data)
+    spaced = [pdf.spaced(document[i].get_textpage()) for i in range(len(document))]
+    assert texts == [t.replace("\r\n", "\n") for t in spaced]
+    assert texts[0].split("\n") == BASH_LIKE[0] and texts[1].split("\n") == BASH_LIKE[1]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "bash.pdf").write_bytes(data)
+    build_index([tmp_path / "docs"], tmp_path / "ix", workers=1)
+    hits = Collection.open(tmp_path / "ix").retriever("keyword").search("backslash", 1)
+    assert [h.id for h in hits] == ["bash.pdf#p1"]
+
+
+def test_a_file_whose_pages_need_no_spaces_is_read_as_pdfium_reads_it(tmp_path: Path) -> None:
+    """The fast path: no page of fpdf2's files (nor TeX's, whose letters stand 0.05 em apart
+    at most) gets a space, and the spacing pass is not run over them."""
+    data = make_pdf(
+        tmp_path / "guide.pdf", [*PAGES, "Renewals\n\nA loan is renewed twice."]
+    ).read_bytes()
+    document = pdfium.PdfDocument(data)
+    for i in range(len(document)):
+        textpage = document[i].get_textpage()
+        assert pdf.spaced(textpage) == textpage.get_text_range()
+    raw = [document[i].get_textpage().get_text_range() for i in range(len(document))]
+    assert pdf.page_texts(data) == [t.replace("\r\n", "\n") for t in raw]
+
+
+BASH_DOCS = Path("/usr/share/doc/bash")
+
+
+@pytest.mark.skipif(
+    not (BASH_DOCS / "bash.pdf").is_file() or not (BASH_DOCS / "bash.html").is_file(),
+    reason="Debian's bash-doc is not installed here",
+)
+def test_debians_bash_pdf_has_the_words_of_its_html_page() -> None:
+    """Read as PDFium reads it, 824 of bash.pdf's 51,459 words were two words of bash.html
+    joined ("ifthe", "theyare"); now at most a few dozen are (PDFium's own odd breaks)."""
+    words = re.compile(r"\w+")
+    pdf_words = words.findall(load_chunks_text(BASH_DOCS / "bash.pdf").lower())
+    html_words = set(words.findall(load_chunks_text(BASH_DOCS / "bash.html").lower()))
+    joined = [
+        w
+        for w in pdf_words
+        if w not in html_words
+        and any(w[:i] in html_words and w[i:] in html_words for i in range(1, len(w)))
+    ]
+    assert len(pdf_words) > 40_000
+    assert len(joined) < 0.002 * len(pdf_words), joined[:20]
+
+
+def load_chunks_text(path: Path) -> str:
+    documents, _ = load_paths([path])
+    return "\n".join(document.text for document in documents)
 
 
 @pytest.mark.parametrize(
