@@ -63,6 +63,8 @@ def test_a_command_stays_with_the_sentence_that_introduces_it() -> None:
     answer = reply("How do I undo the last commit but keep the changes?", [p("git#undo", text)])
     assert "git reset --soft HEAD~1\n    git status" in answer
     assert answer.endswith("[git#undo]")
+    # the sentence after the command starts a line of its own: not read as the command's words
+    assert "    git status\nThe changes stay staged. [git#undo]" in answer
 
 
 def test_the_sentence_after_the_best_one_comes_along() -> None:

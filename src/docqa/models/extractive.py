@@ -314,15 +314,19 @@ def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None =
 
 def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
     """``chosen`` (units of ``passages``, in prompt order) as a reply, each run from one passage
-    followed by ``[its id]``; :data:`~docqa.prompt.REFUSAL` for none."""
+    followed by ``[its id]``; :data:`~docqa.prompt.REFUSAL` for none. A unit that quotes a
+    block with its line breaks (a command after "run:") ends its line, so that no sentence
+    reads as the command's last words."""
     if not chosen:
         return REFUSAL
-    parts: list[str] = []
+    out: list[str] = []
     for j, unit in enumerate(chosen):
-        parts.append(unit.text)
+        if j:
+            out.append("\n" if "\n" in chosen[j - 1].text else " ")
+        out.append(unit.text)
         if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
-            parts[-1] += f" [{passages[unit.passage].id}]"
-    return " ".join(parts)
+            out.append(f" [{passages[unit.passage].id}]")
+    return "".join(out)
 
 
 class ExtractiveModel:
