@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -78,6 +79,19 @@ def test_the_sentence_after_the_best_one_comes_along() -> None:
         "If all you want is a unique ID, call uuid1() or uuid4(). uuid4() creates a random UUID."
         " [uuid#functions]"
     )
+
+
+def test_a_label_is_never_quoted_nor_taken_along() -> None:
+    """ "See also", "6." or a defined term "-f" is a label, not a sentence: the unit after the
+    best one is left out when it is one, and a label holding a question word is not quoted."""
+    text = (
+        "The -e option makes the shell exit when a command fails.\n\n-f\n\n"
+        "Filename expansion is turned off.\n\nSee also\n\nShell options are listed apart."
+    )
+    answer = reply("What does the -e option do when a command fails?", [p("bash#set", text)])
+    assert answer.startswith("The -e option makes the shell exit when a command fails.")
+    assert "\n-f" not in answer and " -f " not in answer and "See also" not in answer
+    assert reply("Which options are there? See also", [p("a#b", "See also\n\nNote")]) == REFUSAL
 
 
 def test_units_from_several_passages_are_cited_in_prompt_order() -> None:
@@ -220,35 +234,41 @@ def test_the_features_of_each_quotable_unit() -> None:
 
 
 def test_pick_takes_the_best_the_one_after_it_then_the_next_best() -> None:
-    text = "Alpha one. Alpha two. Alpha three. Alpha four. Alpha five."
+    text = "Alpha one ran. Alpha two ran. Alpha three ran. Alpha four ran. Alpha five ran."
     found = candidates("alpha?", [p("a#b", text)])
     assert found is not None and found.order == [0, 1, 2, 3, 4]
     chosen = pick(found, np.array([0.1, 0.2, 0.9, 0.0, 0.5]))
-    assert [u.text for u in chosen] == ["Alpha three.", "Alpha four.", "Alpha five."]
+    assert [u.text for u in chosen] == ["Alpha three ran.", "Alpha four ran.", "Alpha five ran."]
     chosen = pick(found, np.array([0.1, 0.2, 0.3, 0.4, 0.9]))  # the last has no unit after it
-    assert [u.text for u in chosen] == ["Alpha three.", "Alpha four.", "Alpha five."]
+    assert [u.text for u in chosen] == ["Alpha three ran.", "Alpha four ran.", "Alpha five ran."]
     tie = pick(found, np.zeros(5))
-    assert [u.text for u in tie] == ["Alpha one.", "Alpha two.", "Alpha three."]
+    assert [u.text for u in tie] == ["Alpha one ran.", "Alpha two ran.", "Alpha three ran."]
 
 
 def test_pick_never_says_a_sentence_twice() -> None:
     """Two passages (or a question heading and its answer) can hold the same sentence: the
     reply says it once and fills with the next best instead."""
     twice = "Alpha runs under Valgrind."
-    passages = [p("a#b", f"{twice} Alpha one."), p("a#c", f"{twice} Alpha two. Alpha three.")]
+    passages = [
+        p("a#b", f"{twice} Alpha one ran."),
+        p("a#c", f"{twice} Alpha two ran. Alpha three ran."),
+    ]
     found = candidates("alpha valgrind?", passages)
     assert found is not None
     assert [found.found[i].text for i in found.order] == [
-        twice, "Alpha one.", twice, "Alpha two.", "Alpha three."
+        twice, "Alpha one ran.", twice, "Alpha two ran.", "Alpha three ran."
     ]  # fmt: skip
     chosen = pick(found, np.array([0.9, 0.0, 0.8, 0.5, 0.1]))  # best, its follower, then a copy
-    assert [u.text for u in chosen] == [twice, "Alpha one.", "Alpha two."]
+    assert [u.text for u in chosen] == [twice, "Alpha one ran.", "Alpha two ran."]
     tie = pick(found, np.zeros(5))
-    assert [u.text for u in tie] == [twice, "Alpha one.", "Alpha two."]  # ties: the earlier
-    copy_after = candidates("alpha?", [p("a#b", "Alpha one. Alpha one. Alpha two.")])
+    assert [u.text for u in tie] == [twice, "Alpha one ran.", "Alpha two ran."]  # ties: the earlier
+    copy_after = candidates("alpha?", [p("a#b", "Alpha one ran. Alpha one ran. Alpha two ran.")])
     assert copy_after is not None
     said = [u.text for u in pick(copy_after, np.array([0.9, 0.1, 0.0]))]
-    assert said == ["Alpha one.", "Alpha two."]  # the follower is the same sentence: skipped
+    assert said == [
+        "Alpha one ran.",
+        "Alpha two ran.",
+    ]  # the follower is the same sentence: skipped
 
 
 def reference_features(question: str, passages: list[Passage]) -> tuple[list[int], list[list]]:
@@ -266,7 +286,11 @@ def reference_features(question: str, passages: list[Passage]) -> tuple[list[int
     if total <= 0:
         return [], []
     eligible = {i for i, x in enumerate(passages) if share(content_words(x.text)) >= 0.15}
-    order = [i for i in range(n) if found[i].passage in eligible and words[i]]
+    order = [
+        i
+        for i in range(n)
+        if found[i].passage in eligible and words[i] and len(re.findall(r"\w+", found[i].text)) >= 3
+    ]  # a unit of one or two words is a label, never quoted
     asked = pairs_of(question)
     rows = []
     for i in order:
