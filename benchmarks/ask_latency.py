@@ -7,7 +7,8 @@ Each round runs one pydocs question (a different one each round) through
 ``python -m docqa ask Q --index IDX`` for every index given, in a fresh process, the order
 reversed every other round; with ``--before`` (the ``src`` folder of an older checkout) the
 same commands also run on that code, alternating with this one, so the before/after ratio is
-paired. The answer must come back (exit 0 or 1) each time: a failed run stops the benchmark.
+paired. The answer (or the refusal) must come back (exit 0 or 1) each time: a failed run
+stops the benchmark.
 Warm OS cache (one untimed run of each first). Reported: median and best wall seconds per
 index and code, the paired ratio, and a breakdown of one in-process question by phase
 (imports, opening the index, search with the guard, the answer), measured with the same calls
@@ -48,7 +49,8 @@ def ask_once(src: Path, index: str, question: str) -> None:
         capture_output=True,
         check=False,
     )
-    if done.returncode not in (0, 1) or b"citations" not in done.stdout + done.stderr:
+    said = done.stdout + done.stderr  # an answer, or a refusal (over an index without pydocs)
+    if done.returncode not in (0, 1) or (b"citations" not in said and b"refused" not in said):
         raise SystemExit(f"docqa ask failed ({done.returncode}): {done.stderr.decode()[-400:]}")
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -35,10 +36,12 @@ def _matrix(rng: np.random.Generator, n: int, d: int, ties: bool) -> np.ndarray:
     k=st.integers(1, 100),
     ties=st.booleans(),
     masked=st.sampled_from(["none", "bools", "ids"]),
+    block=st.integers(1, 100),
 )
 def test_dense_twin_equals_the_kernel(
-    seed: int, n: int, d: int, k: int, ties: bool, masked: str
+    seed: int, n: int, d: int, k: int, ties: bool, masked: str, block: int
 ) -> None:
+    """Over any matrix, mask and block size (the twin scores ``BLOCK_ROWS`` rows at a time)."""
     rng = np.random.default_rng(seed)
     m = _matrix(rng, n, d, ties)
     q = rng.standard_normal(d).astype(np.float32)
@@ -48,7 +51,8 @@ def test_dense_twin_equals_the_kernel(
     elif masked == "ids":
         mask = rng.choice(n, size=max(1, n // 2), replace=False)
     want = topk(m, q, k, mask=mask)
-    got = oneoff.dense_one(m, q, min(k, n), mask_rows(mask, n))
+    with mock.patch.object(oneoff, "BLOCK_ROWS", block):
+        got = oneoff.dense_one(m, q, min(k, n), mask_rows(mask, n))
     np.testing.assert_array_equal(got.ids, want.ids)
     np.testing.assert_array_equal(got.scores, want.scores)
 
@@ -110,13 +114,15 @@ def test_twins_are_off_unless_asked_and_before_numba_only(monkeypatch: pytest.Mo
         raise AssertionError("the work was counted though no twin can be used")
 
     monkeypatch.setattr(oneoff, "_prefer", False)
-    assert not oneoff.use_twin(never)
+    assert not oneoff.use_twin(never, oneoff.DENSE_TWIN_WORK)
     monkeypatch.setattr(oneoff, "_prefer", True)
     assert "numba" in sys.modules  # this test process has run the kernels
-    assert not oneoff.use_twin(never)
+    assert not oneoff.use_twin(never, oneoff.DENSE_TWIN_WORK)
     monkeypatch.delitem(sys.modules, "numba")
-    assert oneoff.use_twin(lambda: 10)
-    assert not oneoff.use_twin(lambda: oneoff.TWIN_WORK + 1)
+    for most in (oneoff.DENSE_TWIN_WORK, oneoff.BM25_TWIN_WORK):
+        assert oneoff.use_twin(lambda: 10, most)
+        assert oneoff.use_twin(lambda m=most: m, most)
+        assert not oneoff.use_twin(lambda m=most: m + 1, most)
 
 
 def test_a_one_off_process_answers_without_loading_numba(tmp_path: Path) -> None:

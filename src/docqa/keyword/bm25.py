@@ -240,7 +240,9 @@ class BM25Index:
         if n == 0 or k == 0:
             return TopK(np.full((n, k), -np.inf, np.float32), np.full((n, k), -1, np.int64))
         wanted_threads = numba_threads(n_threads)  # checked even when one question needs none
-        if n == 1 and oneoff.use_twin(lambda: self.n_docs + self._postings_of(q_terms)):
+        if n == 1 and oneoff.use_twin(
+            lambda: self.n_docs + self._postings_of(q_terms), oneoff.BM25_TWIN_WORK
+        ):
             return oneoff.bm25_one(self.indptr, self.rows, self.weights, self.n_docs, q_terms,
                                    int(k), allowed)  # fmt: skip
         from docqa.keyword import kernels

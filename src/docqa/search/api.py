@@ -110,7 +110,7 @@ def topk(
     if call.empty:
         return TopK(sel_s, sel_i)
     n_rows = mat.shape[0] if rows is None else rows.shape[0]
-    if qs.shape[0] == 1 and oneoff.use_twin(lambda: n_rows * mat.shape[1]):
+    if qs.shape[0] == 1 and oneoff.use_twin(lambda: n_rows * mat.shape[1], oneoff.DENSE_TWIN_WORK):
         return oneoff.dense_one(mat, qs[0], sel_s.shape[1], rows)
     import numba
 

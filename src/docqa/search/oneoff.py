@@ -5,8 +5,8 @@ Starting Numba costs a process about half a second: its import, its compiler's t
 a small index that is many times what the question itself costs. The command line's
 one-question commands (``docqa ask``, ``docqa search`` with one question) call
 :func:`prefer_twins`; after that, while Numba is not loaded, one question over at most
-``TWIN_WORK`` matrix entries (dense) or postings and rows (BM25) is answered by the NumPy twins
-below. They return the kernels' hits and scores bit for bit (``tests/search/test_oneoff.py``
+:data:`DENSE_TWIN_WORK` matrix entries or :data:`BM25_TWIN_WORK` postings and rows is answered
+by the NumPy twins below. They return the kernels' hits and scores bit for bit (``tests/search/test_oneoff.py``
 checks it over random matrices, postings, masks, ties and non-finite rows), so the choice is
 only about time. Services, batches and library callers keep the kernels unless they ask.
 """
@@ -21,10 +21,17 @@ import numpy as np
 from docqa.search.reference import canonical_scores, topk_from_scores
 from docqa.types import TopK
 
-TWIN_WORK = 3 << 20
-"""Most matrix entries (rows x dimensions) or BM25 rows plus postings one twin question reads
-(8k passages of 384 dimensions): there the dense twin takes about 10 ms and the BM25 twin
-under 0.1 s on the 2-core machine measured, well under what starting Numba costs."""
+DENSE_TWIN_WORK = 32 << 20
+"""Most matrix entries (rows x dimensions) one dense twin question reads: 87k passages of 384
+dimensions, about 0.11 s (3.4 ns an entry on the 2-core machine measured: 47 ms for 48k
+passages of 256, 170 ms for 131k of 384), against 0.58 to 0.62 s for starting Numba and
+loading its cached kernels in a new process."""
+BM25_TWIN_WORK = 12 << 20
+"""Most BM25 rows plus postings of the question's terms one BM25 twin question reads: about
+0.12 s (9.5 ns a row or posting there: 29 ms for 2M rows and 1M postings)."""
+BLOCK_ROWS = 8192
+"""Rows the dense twin scores at a time: its float32 products of a block (12 MB at 384
+dimensions) are all it holds beside the scores, whatever the matrix's size."""
 
 _prefer = False
 
@@ -35,18 +42,23 @@ def prefer_twins(on: bool = True) -> None:
     _prefer = on
 
 
-def use_twin(work: Callable[[], int]) -> bool:
+def use_twin(work: Callable[[], int], most: int) -> bool:
     """Whether a question takes a twin: asked for, Numba not yet loaded, and ``work()`` (the
-    entries it reads, counted only then: a service never pays for counting) small enough."""
-    return _prefer and "numba" not in sys.modules and work() <= TWIN_WORK
+    entries it reads, counted only then: a service never pays for counting) at most
+    ``most`` (:data:`DENSE_TWIN_WORK` or :data:`BM25_TWIN_WORK`)."""
+    return _prefer and "numba" not in sys.modules and work() <= most
 
 
 def dense_one(matrix: np.ndarray, query: np.ndarray, k: int, rows: np.ndarray | None) -> TopK:
     """:func:`docqa.search.api.topk` of one query ``(d,)`` over ``matrix`` (float32, C order),
     ``rows`` the allowed sorted row ids or None, ``k`` already clamped to the rows."""
-    if rows is None:
-        return topk_from_scores(canonical_scores(matrix, query), k)
-    return topk_from_scores(canonical_scores(matrix[rows], query), k, rows)
+    n = matrix.shape[0] if rows is None else rows.shape[0]
+    scores = np.empty(n, dtype=np.float32)
+    for start in range(0, n, BLOCK_ROWS):  # a row's canonical score is its own: blocks agree
+        stop = min(start + BLOCK_ROWS, n)
+        block = matrix[start:stop] if rows is None else matrix[rows[start:stop]]
+        scores[start:stop] = canonical_scores(block, query)
+    return topk_from_scores(scores, k, rows)
 
 
 def bm25_one(
