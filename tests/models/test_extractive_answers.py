@@ -68,6 +68,47 @@ def test_a_command_stays_with_the_sentence_that_introduces_it() -> None:
     assert "    git status\nThe changes stay staged. [git#undo]" in answer
 
 
+REDIRECTION = (
+    "Note that the order of redirections is significant. For example, the command\n\n"
+    "ls > dirlist 2>&1\n\n"
+    "directs both standard output and standard error to the file dirlist, while the command\n\n"
+    "ls 2>&1 > dirlist\n\n"
+    "directs only the standard output to file dirlist. Redirections are read left to right."
+)
+
+
+def test_a_sentence_written_around_a_command_is_one_unit() -> None:
+    """A man page's "the command" / ``ls > dirlist 2>&1`` / "directs both ...": quoted as the
+    one sentence it is, never from "directs only ..." on."""
+    found = [u.text for u in units(p("bash#redirection", REDIRECTION), 0)]
+    assert found == [
+        "Note that the order of redirections is significant.",
+        (
+            "For example, the command\nls > dirlist 2>&1\ndirects both standard output and"
+            " standard error to the file dirlist, while the command\nls 2>&1 > dirlist\ndirects"
+            " only the standard output to file dirlist."
+        ),
+        "Redirections are read left to right.",
+    ]
+    answer = reply("How do I redirect standard output and standard error to a file?",
+                   [p("bash#redirection", REDIRECTION)])  # fmt: skip
+    assert "the command\nls > dirlist 2>&1\ndirects both" in answer
+    assert not answer.startswith("directs")
+
+
+def test_a_block_is_joined_only_inside_a_sentence() -> None:
+    """A sentence that ended, a next block that starts a sentence or is a table, or a block
+    too long to quote: each stays a unit of its own."""
+    ended = "Run the command.\n\nls -l\n\nlists the files."
+    assert next(u.text for u in units(p("a#b", ended), 0)) == "Run the command."
+    capital = "For example, the command\n\nls -l\n\nThe files are listed."
+    assert "The files are listed." in [u.text for u in units(p("a#b", capital), 0)]
+    table = "The rows of\n\nthe list\n\n| a | b |\n| 1 | 2 |"
+    assert not any("\n| a" in u.text for u in units(p("a#b", table), 0))
+    long = "For example, the code\n\n" + "x = 1; " * 100 + "\n\nsets x a hundred times."
+    assert "sets x a hundred times." in [u.text for u in units(p("a#b", long), 0)]
+
+
 def test_the_sentence_after_the_best_one_comes_along() -> None:
     text = (
         "Several functions make identifiers. "

@@ -4,7 +4,9 @@ No network; no model weights unless it judges meaning. It reads the passages and
 out of the prompt (the same ``stream(prompt)`` protocol as every other client) and cuts each
 passage into *units*: whole sentences, a table row as one sentence naming its columns (``Item
 type: DVDs; Loan period: 7 days.``), and a sentence that ends in ``:`` ("To install it, run:")
-together with the block that follows it (the command or code it introduces, kept intact). A
+together with the block that follows it (the command or code it introduces, kept intact),
+and a sentence written around a block ("the command" / ``ls 2>&1 > dirlist`` / "directs only
+the standard output ...") as one unit. A
 retrieved window can begin or end inside a sentence; such a fragment is never quoted
 (:func:`units`).
 
@@ -148,7 +150,11 @@ def units(passage: Passage, index: int) -> list[Unit]:
     punctuation begins inside a sentence: that first piece is dropped. A last piece that does
     not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is the start of a
     sentence cut at the window's end: dropped too. A sentence ending in ``:`` takes the next
-    block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept.
+    block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece that does not end
+    like a sentence, followed by a block (up to :data:`MAX_BLOCK_CHARS`) and then by a block
+    that does not start like one, is a sentence written around that block ("For example, the
+    command" / ``ls 2>&1 > dirlist`` / "directs only the standard output ..."): one unit, to
+    the end of the first sentence after the block (and on through the next such block).
     """
     pieces: list[str] = []
     attached: list[bool] = []
@@ -175,9 +181,32 @@ def units(passage: Passage, index: int) -> list[Unit]:
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
             attached[-1] = True
             b += 1
+        # a sentence that goes on after the block below it ("the command", a command, "directs
+        # only ...") is one unit with that block, to the end of its sentence
+        open_ = bool(found) and not table and not _ENDS_SENTENCE.search(pieces[-1])
+        while (
+            open_
+            and b + 1 < len(blocks)
+            and len(blocks[b]) <= MAX_BLOCK_CHARS
+            and _continues(blocks[b + 1])
+        ):
+            rest = _split(blocks[b + 1])
+            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
+            pieces.extend(rest[1:])
+            attached.extend([False] * (len(rest) - 1))
+            b += 2
+            open_ = not _ENDS_SENTENCE.search(pieces[-1])
     if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
         pieces.pop()
     return [Unit(text, index, place, place in rows) for place, text in enumerate(pieces)]
+
+
+def _continues(block: str) -> bool:
+    """Whether ``block`` goes on with a sentence begun above the block before it: it starts
+    as no sentence does (in lower case: "directs only the standard output ..."), and is no
+    table."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    return not _STARTS_SENTENCE.match(block) and not _is_table(lines)
 
 
 def _cut_at_start(passage_id: str, block: str) -> bool:
