@@ -107,6 +107,16 @@ def test_a_block_is_joined_only_inside_a_sentence() -> None:
     assert not any("\n| a" in u.text for u in units(p("a#b", table), 0))
     long = "For example, the code\n\n" + "x = 1; " * 100 + "\n\nsets x a hundred times."
     assert "sets x a hundred times." in [u.text for u in units(p("a#b", long), 0)]
+    # a sentence ending in ":" with its command is whole: the next paragraph is not joined to
+    # it though the block after that starts in lower case
+    shell = (
+        "For example:\n\nsqlite> .mode list\n\n"
+        "The output can go to a command instead:\n\nsqlite> .once | open -f"
+    )
+    assert [u.text for u in units(p("cli#output", shell), 0)] == [
+        "For example:\nsqlite> .mode list",
+        "The output can go to a command instead:\nsqlite> .once | open -f",
+    ]
 
 
 def test_the_sentence_after_the_best_one_comes_along() -> None:
