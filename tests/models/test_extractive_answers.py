@@ -90,6 +90,12 @@ def test_a_sentence_written_around_a_command_is_one_unit() -> None:
         ),
         "Redirections are read left to right.",
     ]
+    # a window that begins inside that sentence quotes none of it
+    tail = "ls 2>&1 > dirlist\n\ndirects only the standard output. Redirections are read in order."
+    assert [u.text for u in units(p("bash#redirection-p2", tail), 0)] == [
+        "Redirections are read in order."
+    ]
+    assert next(u.text for u in units(p("bash#redirection", tail), 0)) == "ls 2>&1 > dirlist"
     answer = reply("How do I redirect standard output and standard error to a file?",
                    [p("bash#redirection", REDIRECTION)])  # fmt: skip
     assert "the command\nls > dirlist 2>&1\ndirects both" in answer

@@ -73,6 +73,7 @@ _CONTINUATION = re.compile(r"-p\d+$")
 _DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
+_FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,8 @@ def units(passage: Passage, index: int) -> list[Unit]:
     """The units of ``passage`` (the ``index``-th of the prompt), in order.
 
     A continuation window (id ending ``-pN``) whose text starts in lower case or with
-    punctuation begins inside a sentence: that first piece is dropped. A last piece that does
+    punctuation begins inside a sentence: that first piece is dropped, and so is the piece
+    that goes on with the same sentence after a block (a command in mid-sentence). A last piece that does
     not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is the start of a
     sentence cut at the window's end: dropped too. A sentence ending in ``:`` takes the next
     block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece that does not end
@@ -161,12 +163,18 @@ def units(passage: Passage, index: int) -> list[Unit]:
     rows: set[int] = set()
     blocks = _blocks(passage.text)
     b = 0
+    inside = _CONTINUATION.search(passage.id) is not None  # may begin inside a sentence
     while b < len(blocks):
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
         table = _is_table(lines)
         found = [f"{r}." for r in table_rows(lines)] if table else _split(blocks[b])
-        if b == 0 and found and _cut_at_start(passage.id, blocks[b]):
+        if inside and found and (b == 0 or not table) and not _STARTS_SENTENCE.match(blocks[b]):
+            # the window's first sentence began in the window before: not quoted, nor what goes
+            # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
+            inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
             found = found[1:]
+        else:
+            inside = False
         if table:
             rows.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
@@ -184,12 +192,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
         # a sentence that goes on after the block below it ("the command", a command, "directs
         # only ...") is one unit with that block, to the end of its sentence
         open_ = bool(found) and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
-        while (
-            open_
-            and b + 1 < len(blocks)
-            and len(blocks[b]) <= MAX_BLOCK_CHARS
-            and _continues(blocks[b + 1])
-        ):
+        while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
             rest = _split(blocks[b + 1])
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
             pieces.extend(rest[1:])
@@ -201,16 +204,20 @@ def units(passage: Passage, index: int) -> list[Unit]:
     return [Unit(text, index, place, place in rows) for place, text in enumerate(pieces)]
 
 
+def _inserted(block: str) -> bool:
+    """Whether ``block`` can stand inside a sentence: up to :data:`MAX_BLOCK_CHARS`, one
+    piece that does not end like a sentence (a command, code, a formula; not a paragraph)."""
+    return (
+        len(block) <= MAX_BLOCK_CHARS and len(_split(block)) == 1 and not _FULL_STOP.search(block)
+    )
+
+
 def _continues(block: str) -> bool:
     """Whether ``block`` goes on with a sentence begun above the block before it: it starts
     as no sentence does (in lower case: "directs only the standard output ..."), and is no
     table."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
     return not _STARTS_SENTENCE.match(block) and not _is_table(lines)
-
-
-def _cut_at_start(passage_id: str, block: str) -> bool:
-    return _CONTINUATION.search(passage_id) is not None and not _STARTS_SENTENCE.match(block)
 
 
 def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
