@@ -3,6 +3,9 @@ it must read every command line as the parser of every command does."""
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Iterator
+
 import pytest
 
 from docqa.cli.main import build_parser
@@ -46,3 +49,25 @@ def test_other_commands_get_the_whole_parser() -> None:
         assert {"index", "search", "ask", "serve", "calibrate"} <= set(names)
     only = build_parser("index")._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert set(only) == {"index"}
+
+
+def _parsers(
+    parser: argparse.ArgumentParser, name: str
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, child in action.choices.items():
+                yield from _parsers(child, f"{name} {sub}")
+
+
+def test_every_argument_of_every_command_says_what_it_is() -> None:
+    """``docqa X --help`` names no option or argument without a line saying what it does."""
+    silent = [
+        f"{name}: {action.dest}"
+        for name, parser in _parsers(build_parser(), "docqa")
+        for action in parser._actions
+        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+        and not action.help
+    ]
+    assert silent == []

@@ -67,3 +67,14 @@ def store_options(p: argparse.ArgumentParser, what: str) -> None:
         help=f"{what} (bare --store: the URL in DOCQA_STORE_URL)",
     )
     p.add_argument("--collection", default=None, help="collection in the store (default: default)")
+
+
+def mode_option(p: argparse.ArgumentParser) -> None:
+    """``--mode``, the retrieval mode of a command that searches in one."""
+    p.add_argument(
+        "--mode",
+        choices=("dense", "keyword", "hybrid"),
+        default="hybrid",
+        help="hybrid (default): BM25 and the vectors fused (BM25 alone over a hashing index); "
+        "dense; keyword",
+    )

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docqa.cli.arguments import mode_option
 from docqa.cli.words import count
 from docqa.errors import InputError
 
@@ -38,7 +39,7 @@ def add_parsers(sub: Any, positive: Any) -> None:
     p.add_argument("--index", type=Path, default=None, help="index directory")
     p.add_argument("--out", type=Path, required=True, help="RESULTS file (JSONL)")
     p.add_argument("-k", type=positive, default=10, help="hits per question")
-    p.add_argument("--mode", choices=("dense", "keyword", "hybrid"), default="hybrid")
+    mode_option(p)
     ray_option(p)
     p.add_argument("--actors", type=positive, default=2, help="Ray actors owning the shards")
 

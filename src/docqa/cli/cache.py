@@ -11,7 +11,11 @@ from docqa.cli.words import count
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """The ``cache`` subcommand and its two actions."""
     p = sub.add_parser("cache", help="show or clear the embedding cache of model embedders")
-    p.add_argument("action", choices=("stats", "clear"))
+    p.add_argument(
+        "action",
+        choices=("stats", "clear"),
+        help="stats: what the cache holds; clear: delete it",
+    )
     p.add_argument("--path", default=None, help="cache file (default: $DOCQA_CACHE_DIR/...)")
     p.add_argument("--model", default=None, help="clear only this model fingerprint")
 

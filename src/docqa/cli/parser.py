@@ -14,13 +14,18 @@ from docqa import __version__
 from docqa.cli import batch, serve
 from docqa.cli.arguments import Parser as _Parser
 from docqa.cli.arguments import at_least_two as _at_least_two
+from docqa.cli.arguments import mode_option, store_options
 from docqa.cli.arguments import non_negative as _non_negative
 from docqa.cli.arguments import positive as _positive
 from docqa.cli.arguments import question_text as _question
-from docqa.cli.arguments import store_options
 
 BACKENDS = ("extractive", "fake", "anthropic", "openai", "ollama")
 EMBEDDERS = ("auto", "hashing", "tfidf", "minilm", "ollama", "openai")  # docqa.embed.choices
+
+_QUESTIONS = (
+    "labelled questions, JSON Lines: question, relevant section ids ([] for one the documents "
+    "do not answer), optional kind and must_contain"
+)
 
 
 def _index_options(p: argparse.ArgumentParser) -> None:
@@ -56,7 +61,7 @@ def _retrieval_options(p: argparse.ArgumentParser, default_k: int) -> None:
         help="index this folder first (reused while nothing in it changed)",
     )
     p.add_argument("-k", type=_positive, default=default_k, help="how many passages")
-    p.add_argument("--mode", choices=("dense", "keyword", "hybrid"), default="hybrid")
+    mode_option(p)
     p.add_argument(
         "--min-score",
         type=float,
@@ -161,7 +166,12 @@ def _index_parser(sub: Any) -> None:
 
 def _build_options(p: argparse.ArgumentParser) -> None:
     """What ``docqa index`` and ``docqa watch`` build: the paths, the index and its settings."""
-    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        help="folders and files to read: .md, .rst, .adoc, .txt, .html and .pdf, also gzipped",
+    )
     _index_options(p)
     p.add_argument(
         "--embedder",
@@ -178,7 +188,12 @@ def _build_options(p: argparse.ArgumentParser) -> None:
         help="words a passage holds at most (a longer section is cut into windows); default: "
         "the index's own when updating it, else 300",
     )
-    p.add_argument("--overlap", type=_non_negative, default=0)
+    p.add_argument(
+        "--overlap",
+        type=_non_negative,
+        default=0,
+        help="words each window of a long section repeats from the one before (default 0)",
+    )
     p.add_argument(
         "--no-headings",
         action="store_true",
@@ -240,16 +255,16 @@ def _watch_parser(sub: Any) -> None:
 
 def _query_parsers(sub: Any) -> None:
     p = sub.add_parser("search", help="print the passages that best match a question")
-    p.add_argument("question", type=_question)
+    p.add_argument("question", type=_question, help="the question, quoted")
     _retrieval_options(p, default_k=5)
     p = sub.add_parser("ask", help="answer a question from the passages, with citations")
-    p.add_argument("question", type=_question)
+    p.add_argument("question", type=_question, help="the question, quoted")
     _retrieval_options(p, default_k=3)
     _model_options(p)
     _context_options(p)
     p.add_argument("--show-prompt", action="store_true", help="print exactly what was sent")
     p = sub.add_parser("eval", help="recall@k, MRR and guard figures on labelled questions")
-    p.add_argument("questions", type=Path)
+    p.add_argument("questions", type=Path, help=_QUESTIONS)
     _index_options(p)
     p.add_argument(
         "--mode",
@@ -258,7 +273,9 @@ def _query_parsers(sub: Any) -> None:
     )
     _rerank_options(p)
     p.add_argument("-k", default="1,3,5,10", help="comma-separated cut-offs")
-    p.add_argument("--no-guard", action="store_true")
+    p.add_argument(
+        "--no-guard", action="store_true", help="measure the retrievers without the guard"
+    )
     p.add_argument(
         "--answers",
         action="store_true",
@@ -281,7 +298,7 @@ def _query_parsers(sub: Any) -> None:
         default=None,
         help="scripted verdict for --judge fake (repeat for several answers)",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print every figure as JSON")
     from docqa.cli.verify import add_verify_parser
 
     add_verify_parser(sub)
@@ -306,9 +323,9 @@ def _calibrate_parser(sub: Any) -> None:
         "unanswerable), print the kept / refused trade-off and store the chosen settings in "
         "the index manifest, where every mode uses them. Re-run it after re-indexing.",
     )
-    p.add_argument("questions", type=Path)
+    p.add_argument("questions", type=Path, help=_QUESTIONS)
     _index_options(p)
-    p.add_argument("--mode", choices=("dense", "keyword", "hybrid"), default="hybrid")
+    mode_option(p)
     p.add_argument("-k", type=_positive, default=5, help="passages judged per question")
     p.add_argument(
         "--min-kept",
@@ -324,7 +341,7 @@ def _calibrate_parser(sub: Any) -> None:
         "others (default 5)",
     )
     p.add_argument("--dry-run", action="store_true", help="print the curve, store nothing")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the curve and choice as JSON")
     _store_options(p, query=False)
 
 
@@ -344,7 +361,13 @@ def _context_options(p: argparse.ArgumentParser) -> None:
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=BACKENDS, default="extractive")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="extractive",
+        help="what writes the answer: extractive (default, offline: the passages' own "
+        "sentences), a hosted model (anthropic, openai), ollama, or fake (scripted)",
+    )
     p.add_argument("--model", default=None, help="model name (else DOCQA_MODEL)")
     p.add_argument(
         "--max-tokens", type=_positive, default=None, help="reply limit (else DOCQA_MAX_TOKENS)"
