@@ -149,14 +149,15 @@ def units(passage: Passage, index: int) -> list[Unit]:
 
     A continuation window (id ending ``-pN``) whose text starts in lower case or with
     punctuation begins inside a sentence: that first piece is dropped, and so is the piece
-    that goes on with the same sentence after a block (a command in mid-sentence). A last piece that does
-    not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is the start of a
-    sentence cut at the window's end: dropped too. A sentence ending in ``:`` takes the next
-    block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece that does not end
-    like a sentence, followed by a block (up to :data:`MAX_BLOCK_CHARS`) and then by a block
-    that does not start like one, is a sentence written around that block ("For example, the
-    command" / ``ls 2>&1 > dirlist`` / "directs only the standard output ..."): one unit, to
-    the end of the first sentence after the block (and on through the next such block).
+    that goes on with the same sentence after a block (a command in mid-sentence). A last
+    piece that does not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is
+    the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
+    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece
+    that does not end like a sentence, followed by a block that can stand inside a sentence
+    (:func:`_inserted`) and then by a block that does not start like one, is a sentence
+    written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
+    "directs only the standard output ..."): one unit, to the end of the first sentence after
+    the block (and on through the next such block).
     """
     pieces: list[str] = []
     attached: list[bool] = []
@@ -324,8 +325,8 @@ def choose(
 def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
     """Up to :data:`MAX_UNITS` units by ``scores`` (one per quotable unit), in prompt order: the
     best (ties: the earlier), the unit after it in its passage (unless the best is a table
-    row or the unit after a label), then the next best; never a sentence already chosen (two passages, or a heading and
-    its text, can hold the same one)."""
+    row or the unit after a label), then the next best; never a sentence already chosen (two
+    passages, or a heading and its text, can hold the same one)."""
     units_ = found.found
     ranked = sorted(zip(found.order, scores.tolist(), strict=True), key=lambda p: (-p[1], p[0]))
     first = ranked[0][0]

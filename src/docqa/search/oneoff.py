@@ -5,10 +5,11 @@ Starting Numba costs a process about half a second: its import, its compiler's t
 a small index that is many times what the question itself costs. The command line's
 one-question commands (``docqa ask``, ``docqa search`` with one question) call
 :func:`prefer_twins`; after that, while Numba is not loaded, one question over at most
-:data:`DENSE_TWIN_WORK` matrix entries or :data:`BM25_TWIN_WORK` postings and rows is answered
-by the NumPy twins below. They return the kernels' hits and scores bit for bit (``tests/search/test_oneoff.py``
-checks it over random matrices, postings, masks, ties and non-finite rows), so the choice is
-only about time. Services, batches and library callers keep the kernels unless they ask.
+:data:`DENSE_TWIN_WORK` matrix entries or :data:`BM25_TWIN_WORK` postings and rows is
+answered by the NumPy twins below. They return the kernels' hits and scores bit for bit
+(``tests/search/test_oneoff.py`` checks it over random matrices, postings, masks, ties and
+non-finite rows), so the choice is only about time. Services, batches and library callers
+keep the kernels unless they ask.
 """
 
 from __future__ import annotations
