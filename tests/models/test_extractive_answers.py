@@ -21,8 +21,8 @@ from docqa.models.extractive import (
     choose,
     pick,
     reply,
-    units,
 )
+from docqa.models.units import units
 from docqa.prompt import REFUSAL, Passage
 from docqa.text.tokenize import content_words, tokenize
 

@@ -1,4 +1,4 @@
-from docqa.models.extractive import sentences
+from docqa.models.units import sentences
 
 
 def test_table_rows_become_sentences_naming_their_columns() -> None:

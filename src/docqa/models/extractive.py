@@ -6,15 +6,14 @@ passage into *units*: whole sentences, a table row as one sentence naming its co
 type: DVDs; Loan period: 7 days.``), and a sentence that ends in ``:`` ("To install it, run:")
 together with the block that follows it (the command or code it introduces, kept intact),
 and a sentence written around a block ("the command" / ``ls 2>&1 > dirlist`` / "directs only
-the standard output ...") as one unit. A
-retrieved window can begin or end inside a sentence; such a fragment is never quoted
-(:func:`units`).
+the standard output ...") as one unit. A retrieved window can begin or end inside a sentence;
+such a fragment is never quoted (:func:`docqa.models.units.units`).
 
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
 units of the prompt, so a word every unit holds says little. Only units holding a question
 word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
 (the guard's coverage rule, per passage), are quoted, and no label of fewer than
-:data:`MIN_WORDS` words ("See also", "6."). Each is described by a few
+:data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described by a few
 :data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
 holds in a row, its passage's rank and title, its place and length, its neighbours' share,
 and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
@@ -23,7 +22,7 @@ to make the unit holding the key fact the likeliest pick. The reply (:func:`pick
 
 1. the best unit (ties: the earlier one);
 2. the unit after it in the same passage (unless the best is a table row, or that unit a
-   label such as "See also", :data:`MIN_WORDS`), which often
+   label such as "See also", :data:`~docqa.models.units.MIN_WORDS`), which often
    carries what the first introduces ("If all you want is a unique ID, call uuid1() or
    uuid4()." / "uuid4() creates a random UUID.");
 3. then the next best, up to :data:`MAX_UNITS`.
@@ -37,8 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +44,7 @@ import numpy as np
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
+from docqa.models.units import Unit, is_label, units
 from docqa.prompt import REFUSAL, Passage, read_prompt
 from docqa.text.tokenize import tokenize_batch
 from docqa.types import Prompt
@@ -55,170 +54,6 @@ MAX_UNITS = 3
 MIN_PASSAGE_COVERAGE = 0.15
 """A passage quoted from must hold this share of the question's weight (the guard's
 ``min_coverage`` default, applied to each passage)."""
-MAX_BLOCK_CHARS = 600
-"""A block longer than this is not attached to the sentence introducing it."""
-MIN_WORDS = 3
-"""A unit of fewer words is a label, not a sentence ("See also", "Note", "6.", a defined
-term such as "-f"): never quoted, nor taken along after the best unit. Replies over the
-fourteen collections of ``benchmarks/quality`` quoted 21 in 1,257 units; facts unchanged
-(bare install 0.527 -> 0.530, one question gained)."""
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
-# Words ending in "." that do not end a sentence: "e.g. the", "etc. and", "vs. dict".
-_ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig", "no", "sec", "ch"]
-)
-_ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
-_CONTINUATION = re.compile(r"-p\d+$")
-_DELIMITER = re.compile(r":?-+:?")
-_STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
-_WORD = re.compile(r"\w+")
-_FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A quotable piece of a passage: its ``text`` (whitespace collapsed, except inside an
-    attached block), the passage's index in the prompt and the unit's place in it."""
-
-    text: str
-    passage: int
-    place: int
-    row: bool = False
-    """A table row (its neighbours are other rows, not its continuation)."""
-
-
-def _label(unit: Unit) -> bool:
-    """Whether ``unit`` is a label rather than a sentence (see :data:`MIN_WORDS`)."""
-    return len(_WORD.findall(unit.text)) < MIN_WORDS
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def table_rows(lines: list[str]) -> Iterator[str]:
-    """Each data row of a ``| a | b |`` table as one sentence naming its columns:
-    ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
-    delimiter row such as ``| --- | :-: |`` is no data)."""
-    header = _cells(lines[0])
-    for line in lines[1:]:
-        cells = _cells(line)
-        if all(_DELIMITER.fullmatch(c) for c in cells):
-            continue
-        if len(cells) == len(header):
-            yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True))
-        else:
-            yield " ".join(cells)
-
-
-def _is_table(lines: list[str]) -> bool:
-    return len(lines) > 1 and all(ln.lstrip().startswith("|") for ln in lines)
-
-
-def _split(block: str) -> list[str]:
-    """The sentences of one paragraph, whitespace collapsed: split after ``. ! ?`` (and a
-    closing quote or bracket) and space, except after an abbreviation such as ``e.g.``."""
-    out: list[str] = []
-    for piece in _SENTENCE_END.split(" ".join(block.split())):
-        if out and out[-1].rsplit(" ", 1)[-1].lower().rstrip(".") in _ABBREVIATIONS:
-            out[-1] = f"{out[-1]} {piece}"
-        elif piece:
-            out.append(piece)
-    return out
-
-
-def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``: paragraphs (split at blank lines) split as :func:`_split`
-    does; a table (lines starting with ``|``)
-    gives one sentence per row; whitespace inside a sentence collapsed; empty pieces skipped."""
-    for block in re.split(r"\n\s*\n", text):
-        lines = [ln for ln in block.splitlines() if ln.strip()]
-        if _is_table(lines):
-            yield from table_rows(lines)
-        elif lines:
-            yield from _split(block)
-
-
-def _blocks(text: str) -> list[str]:
-    return [b.strip("\n") for b in re.split(r"\n\s*\n", text) if b.strip()]
-
-
-def units(passage: Passage, index: int) -> list[Unit]:
-    """The units of ``passage`` (the ``index``-th of the prompt), in order.
-
-    A continuation window (id ending ``-pN``) whose text starts in lower case or with
-    punctuation begins inside a sentence: that first piece is dropped, and so is the piece
-    that goes on with the same sentence after a block (a command in mid-sentence). A last
-    piece that does not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is
-    the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
-    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece
-    that does not end like a sentence, followed by a block that can stand inside a sentence
-    (:func:`_inserted`) and then by a block that does not start like one, is a sentence
-    written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
-    "directs only the standard output ..."): one unit, to the end of the first sentence after
-    the block (and on through the next such block).
-    """
-    pieces: list[str] = []
-    attached: list[bool] = []
-    rows: set[int] = set()
-    blocks = _blocks(passage.text)
-    b = 0
-    inside = _CONTINUATION.search(passage.id) is not None  # may begin inside a sentence
-    while b < len(blocks):
-        lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
-        table = _is_table(lines)
-        found = [f"{r}." for r in table_rows(lines)] if table else _split(blocks[b])
-        if inside and found and (b == 0 or not table) and not _STARTS_SENTENCE.match(blocks[b]):
-            # the window's first sentence began in the window before: not quoted, nor what goes
-            # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
-            inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
-            found = found[1:]
-        else:
-            inside = False
-        if table:
-            rows.update(range(len(pieces), len(pieces) + len(found)))
-        pieces.extend(found)
-        attached.extend([False] * len(found))
-        b += 1
-        if (
-            found
-            and found[-1].endswith(":")
-            and b < len(blocks)
-            and len(blocks[b]) <= MAX_BLOCK_CHARS
-        ):
-            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
-            attached[-1] = True
-            b += 1
-        # a sentence that goes on after the block below it ("the command", a command, "directs
-        # only ...") is one unit with that block, to the end of its sentence
-        open_ = bool(found) and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
-        while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
-            rest = _split(blocks[b + 1])
-            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
-            pieces.extend(rest[1:])
-            attached.extend([False] * (len(rest) - 1))
-            b += 2
-            open_ = not _ENDS_SENTENCE.search(pieces[-1])
-    if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
-        pieces.pop()
-    return [Unit(text, index, place, place in rows) for place, text in enumerate(pieces)]
-
-
-def _inserted(block: str) -> bool:
-    """Whether ``block`` can stand inside a sentence: up to :data:`MAX_BLOCK_CHARS`, one
-    piece that does not end like a sentence (a command, code, a formula; not a paragraph)."""
-    return (
-        len(block) <= MAX_BLOCK_CHARS and len(_split(block)) == 1 and not _FULL_STOP.search(block)
-    )
-
-
-def _continues(block: str) -> bool:
-    """Whether ``block`` goes on with a sentence begun above the block before it: it starts
-    as no sentence does (in lower case: "directs only the standard output ..."), and is no
-    table."""
-    lines = [ln for ln in block.splitlines() if ln.strip()]
-    return not _STARTS_SENTENCE.match(block) and not _is_table(lines)
 
 
 def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
@@ -289,7 +124,7 @@ def candidates(
 
     eligible = {i for i, body in enumerate(bodies) if share(body) >= MIN_PASSAGE_COVERAGE}
     order = [
-        i for i in range(n) if found[i].passage in eligible and words[i] and not _label(found[i])
+        i for i in range(n) if found[i].passage in eligible and words[i] and not is_label(found[i])
     ]
     if not order:
         return None
@@ -338,7 +173,7 @@ def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
         and units_[after].passage == units_[first].passage
         and not units_[first].row
         and units_[after].text not in said
-        and not _label(units_[after])
+        and not is_label(units_[after])
     ):
         chosen.append(after)
         said.add(units_[after].text)

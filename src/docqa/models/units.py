@@ -1,0 +1,178 @@
+"""How the extractive answer cuts a passage into *units*, the pieces it may quote: whole
+sentences, a table row as one sentence naming its columns, a sentence ending in ``:`` with
+the block it introduces, and a sentence written around a block. A window's fragments at
+either end, and labels of one or two words, are no units (:func:`units`). Pure functions of
+the passage's text; :mod:`docqa.models.extractive` scores and picks among them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from docqa.prompt import Passage
+
+MAX_BLOCK_CHARS = 600
+"""A block longer than this is not attached to the sentence introducing it."""
+MIN_WORDS = 3
+"""A unit of fewer words is a label, not a sentence ("See also", "Note", "6.", a defined
+term such as "-f"): the extractive answer never quotes one, nor takes one along after its
+best unit (:func:`is_label`)."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+# Words ending in "." that do not end a sentence: "e.g. the", "etc. and", "vs. dict".
+_ABBREVIATIONS = frozenset(
+    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig", "no", "sec", "ch"]
+)
+_ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
+_CONTINUATION = re.compile(r"-p\d+$")
+_DELIMITER = re.compile(r":?-+:?")
+_STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
+_WORD = re.compile(r"\w+")
+_FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A quotable piece of a passage: its ``text`` (whitespace collapsed, except inside an
+    attached block), the passage's index in the prompt and the unit's place in it."""
+
+    text: str
+    passage: int
+    place: int
+    row: bool = False
+    """A table row (its neighbours are other rows, not its continuation)."""
+
+
+def is_label(unit: Unit) -> bool:
+    """Whether ``unit`` is a label rather than a sentence (see :data:`MIN_WORDS`)."""
+    return len(_WORD.findall(unit.text)) < MIN_WORDS
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def table_rows(lines: list[str]) -> Iterator[str]:
+    """Each data row of a ``| a | b |`` table as one sentence naming its columns:
+    ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
+    delimiter row such as ``| --- | :-: |`` is no data)."""
+    header = _cells(lines[0])
+    for line in lines[1:]:
+        cells = _cells(line)
+        if all(_DELIMITER.fullmatch(c) for c in cells):
+            continue
+        if len(cells) == len(header):
+            yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True))
+        else:
+            yield " ".join(cells)
+
+
+def _is_table(lines: list[str]) -> bool:
+    return len(lines) > 1 and all(ln.lstrip().startswith("|") for ln in lines)
+
+
+def _split(block: str) -> list[str]:
+    """The sentences of one paragraph, whitespace collapsed: split after ``. ! ?`` (and a
+    closing quote or bracket) and space, except after an abbreviation such as ``e.g.``."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(" ".join(block.split())):
+        if out and out[-1].rsplit(" ", 1)[-1].lower().rstrip(".") in _ABBREVIATIONS:
+            out[-1] = f"{out[-1]} {piece}"
+        elif piece:
+            out.append(piece)
+    return out
+
+
+def sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text``: paragraphs (split at blank lines) split as :func:`_split`
+    does; a table (lines starting with ``|``)
+    gives one sentence per row; whitespace inside a sentence collapsed; empty pieces skipped."""
+    for block in re.split(r"\n\s*\n", text):
+        lines = [ln for ln in block.splitlines() if ln.strip()]
+        if _is_table(lines):
+            yield from table_rows(lines)
+        elif lines:
+            yield from _split(block)
+
+
+def _blocks(text: str) -> list[str]:
+    return [b.strip("\n") for b in re.split(r"\n\s*\n", text) if b.strip()]
+
+
+def units(passage: Passage, index: int) -> list[Unit]:
+    """The units of ``passage`` (the ``index``-th of the prompt), in order.
+
+    A continuation window (id ending ``-pN``) whose text starts in lower case or with
+    punctuation begins inside a sentence: that first piece is dropped, and so is the piece
+    that goes on with the same sentence after a block (a command in mid-sentence). A last
+    piece that does not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is
+    the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
+    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece
+    that does not end like a sentence, followed by a block that can stand inside a sentence
+    (:func:`_inserted`) and then by a block that does not start like one, is a sentence
+    written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
+    "directs only the standard output ..."): one unit, to the end of the first sentence after
+    the block (and on through the next such block).
+    """
+    pieces: list[str] = []
+    attached: list[bool] = []
+    rows: set[int] = set()
+    blocks = _blocks(passage.text)
+    b = 0
+    inside = _CONTINUATION.search(passage.id) is not None  # may begin inside a sentence
+    while b < len(blocks):
+        lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
+        table = _is_table(lines)
+        found = [f"{r}." for r in table_rows(lines)] if table else _split(blocks[b])
+        if inside and found and (b == 0 or not table) and not _STARTS_SENTENCE.match(blocks[b]):
+            # the window's first sentence began in the window before: not quoted, nor what goes
+            # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
+            inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
+            found = found[1:]
+        else:
+            inside = False
+        if table:
+            rows.update(range(len(pieces), len(pieces) + len(found)))
+        pieces.extend(found)
+        attached.extend([False] * len(found))
+        b += 1
+        if (
+            found
+            and found[-1].endswith(":")
+            and b < len(blocks)
+            and len(blocks[b]) <= MAX_BLOCK_CHARS
+        ):
+            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
+            attached[-1] = True
+            b += 1
+        # a sentence that goes on after the block below it ("the command", a command, "directs
+        # only ...") is one unit with that block, to the end of its sentence
+        open_ = bool(found) and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
+        while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
+            rest = _split(blocks[b + 1])
+            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
+            pieces.extend(rest[1:])
+            attached.extend([False] * (len(rest) - 1))
+            b += 2
+            open_ = not _ENDS_SENTENCE.search(pieces[-1])
+    if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
+        pieces.pop()
+    return [Unit(text, index, place, place in rows) for place, text in enumerate(pieces)]
+
+
+def _inserted(block: str) -> bool:
+    """Whether ``block`` can stand inside a sentence: up to :data:`MAX_BLOCK_CHARS`, one
+    piece that does not end like a sentence (a command, code, a formula; not a paragraph)."""
+    return (
+        len(block) <= MAX_BLOCK_CHARS and len(_split(block)) == 1 and not _FULL_STOP.search(block)
+    )
+
+
+def _continues(block: str) -> bool:
+    """Whether ``block`` goes on with a sentence begun above the block before it: it starts
+    as no sentence does (in lower case: "directs only the standard output ..."), and is no
+    table."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    return not _STARTS_SENTENCE.match(block) and not _is_table(lines)
