@@ -1,8 +1,16 @@
-"""Shared test settings: one fixed hypothesis profile for CI, a quicker one for local runs."""
+"""Shared test settings (one fixed hypothesis profile for CI, a quicker one for local runs)
+and fixtures more than one folder uses."""
 
 import os
+import signal
+import sys
+import weakref
+from collections.abc import Callable, Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from docqa.errors import Interrupted, clear_interrupted, raise_interrupted
 
 settings.register_profile(
     "ci",
@@ -14,3 +22,31 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _no_stop_outlives_its_test() -> Iterator[None]:
+    """Forget the stops docqa's signal handler noted in a test (``errors.raise_interrupted``;
+    a test that raises SIGTERM through it catches the stop but does not end the process)."""
+    yield
+    clear_interrupted()
+
+
+@pytest.fixture
+def drop_a_stop(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """A callable that runs docqa's signal handler (``errors.raise_interrupted``, as SIGTERM
+    would) where CPython drops what it raises: a weakref callback. It checks that the raise was
+    dropped."""
+    dropped: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_value))
+
+    def drop() -> None:
+        class Thing:
+            pass
+
+        thing = Thing()
+        ref = weakref.ref(thing, lambda _: raise_interrupted(signal.SIGTERM, None))
+        del thing
+        assert ref() is None and isinstance(dropped[-1], Interrupted), dropped
+
+    return drop

@@ -135,6 +135,30 @@ class Interrupted(KeyboardInterrupt):
     even though docqa caught it and returned 0 or 130. Its check is for the exact type."""
 
 
+_ASKED: set[int] = set()  # the signals raise_interrupted met since stop_asked was last cleared
+
+
 def raise_interrupted(signum: int, frame: object) -> None:
-    """A signal handler: raise :class:`Interrupted`."""
+    """A signal handler: note the stop, then raise :class:`Interrupted`.
+
+    The note outlives the raise. CPython runs a handler at the next bytecode of the main
+    thread, which may be inside a weakref callback or a ``__del__`` (an import's module lock
+    has one); an exception raised there is printed as "Exception ignored" and dropped, and the
+    command would go on. So the places a stop must reach also call :func:`check_interrupted`:
+    an index about to land (``index.files.install``), each turn of ``docqa watch``, the wait of
+    ``docqa store local``."""
+    _ASKED.add(signum)
     raise Interrupted
+
+
+def check_interrupted() -> None:
+    """Raise :class:`Interrupted` when :func:`raise_interrupted` has met a signal whose raise
+    may have been dropped (see there); a no-op in a program that never installed it."""
+    if _ASKED:
+        raise Interrupted
+
+
+def clear_interrupted() -> None:
+    """Forget the signals met so far: for the code that installs the handler, once it has
+    handled the stop they asked for (a program may run many commands)."""
+    _ASKED.clear()

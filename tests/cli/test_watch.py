@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -230,6 +230,22 @@ def test_a_failed_update_is_reported_and_the_watch_goes_on(
     error = err.splitlines()[0]
     assert error.startswith("docqa: error: ") and error.endswith("(still watching)")
     assert "is not a docqa index" in error and str(ix) in error
+
+
+def test_a_stop_whose_raise_was_dropped_ends_the_watch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], drop_a_stop: Callable[[], None]
+) -> None:
+    # SIGTERM's handler ran where its Interrupted was dropped (a weakref callback, as in an
+    # import): the watch still stops, at the next burst, before updating for it.
+    docs = _docs(tmp_path / "docs")
+
+    def never() -> None:
+        raise AssertionError("the watch went on after the stop")
+
+    code = cmd_watch(_args(str(docs), "--index", str(tmp_path / "ix"), "--quiet"),
+                     lambda a, i: _bursts(drop_a_stop, never))  # fmt: skip
+    out, err = capsys.readouterr()
+    assert (code, len(out.splitlines()), err.strip()) == (0, 1, "docqa watch: stopped")
 
 
 def test_a_watched_folder_that_is_gone_ends_the_watch(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """A build killed with SIGKILL halfway leaves the previous index intact and the next build
 clean; one stopped (Ctrl-C, SIGTERM to docqa watch) at the moment it makes its work folder, or
-while it copies rows, leaves the previous index and nothing else."""
+while it copies rows, or whose stop was dropped where CPython drops what a handler raises,
+leaves the previous index and nothing else."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 from index_helpers import EMBEDDER, sample
 
 from docqa.build import build_index
+from docqa.errors import Interrupted, clear_interrupted
 from docqa.index import open_index, write_index
 
 BUILD = """
@@ -185,3 +188,21 @@ def test_a_stop_while_rows_are_copied_is_a_stop_not_a_crash(
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
     assert build_index([docs], ix, workers=1, rewrite=True).documents == 20
+
+
+@pytest.mark.parametrize("rewrite", [True, False], ids=["whole", "delta"])
+def test_a_stop_whose_raise_was_dropped_keeps_the_build_from_landing(
+    tmp_path: Path, drop_a_stop: Callable[[], None], rewrite: bool
+) -> None:
+    # SIGTERM's handler may run inside a weakref callback (an import's module lock has one),
+    # where its Interrupted is printed and dropped: the build goes on, and must not land.
+    docs, ix = _twenty_pages(tmp_path)
+    manifest = (ix / "manifest.json").read_bytes()
+    (docs / "page-3.md").write_text("# Page 3\n\nNew text.\n")
+    drop_a_stop()
+    with pytest.raises(Interrupted):
+        build_index([docs], ix, workers=1, rewrite=rewrite)
+    assert (ix / "manifest.json").read_bytes() == manifest
+    assert _leftovers(tmp_path) == []
+    clear_interrupted()  # the stop handled, as the command that asked for it does
+    assert build_index([docs], ix, workers=1).embedded == 1

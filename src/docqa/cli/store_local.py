@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the server, print how to use it, wait for Ctrl-C or SIGTERM, stop it."""
-    from docqa.errors import raise_interrupted
+    from docqa.errors import check_interrupted, clear_interrupted, raise_interrupted
     from docqa.stores.local import local_server
 
     with local_server(args.data_dir) as server:
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             while True:
                 signal.pause()
+                check_interrupted()  # a stop whose raise was dropped (errors.py)
         except KeyboardInterrupt:
-            pass
+            clear_interrupted()
     print(f"stopped; data {kept}: {server.data_dir}", file=sys.stderr)
     return 0

@@ -29,7 +29,13 @@ from pathlib import Path
 from docqa.build import BuildReport, Progress, build_index, default_index_dir
 from docqa.cli.exits import EXIT_OK
 from docqa.cli.index import index_settings, print_report, progress_bar
-from docqa.errors import DocqaError, InputError, raise_interrupted
+from docqa.errors import (
+    DocqaError,
+    InputError,
+    check_interrupted,
+    clear_interrupted,
+    raise_interrupted,
+)
 
 Changes = AbstractSet[tuple[object, str]]
 # The watcher starts only once the first build is done, so what changed during that build
@@ -80,6 +86,7 @@ def _stop_on_sigterm() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        clear_interrupted()  # the stop was handled
 
 
 def _changes(args: argparse.Namespace, index_dir: Path) -> Iterator[Changes]:
@@ -136,7 +143,8 @@ def cmd_watch(
                 shown = ", ".join(str(p) for p in args.paths)
                 print(f"docqa watch: watching {shown} (Ctrl-C to stop)", file=sys.stderr,
                       flush=True)  # fmt: skip
-            for burst in bursts:
+            for burst in bursts:  # an empty one at least every QUIET_MS
+                check_interrupted()  # a stop whose raise was dropped ends the watch here
                 if not burst and caught_up:
                     continue
                 gone = [p for p in args.paths if not p.exists()]

@@ -20,7 +20,7 @@ from typing import BinaryIO, Protocol
 
 import numpy as np
 
-from docqa.errors import IndexBusy
+from docqa.errors import IndexBusy, check_interrupted
 from docqa.index import format as fmt
 
 
@@ -108,7 +108,10 @@ def fsync_path(path: Path) -> None:
 
 def install(tmp: Path, target: Path, *, sync: bool = True) -> None:
     """Move the finished ``tmp`` directory to ``target``, replacing an old index (``sync``:
-    then fsync the folder that holds them, which makes the move durable)."""
+    then fsync the folder that holds them, which makes the move durable). A stop asked by a
+    signal whose raise was dropped (``errors.raise_interrupted``) ends the build here, before
+    it lands."""
+    check_interrupted()
     if target.exists():
         if not _exchange(tmp, target):
             aside = target.parent / f".{target.name}.old-{os.urandom(4).hex()}"
