@@ -27,6 +27,9 @@ The CLI maps every ``DocqaError`` to exit code 2 and one line.
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 
 class DocqaError(Exception):
     """Base class of every error docqa raises on purpose."""
@@ -156,6 +159,20 @@ def check_interrupted() -> None:
     may have been dropped (see there); a no-op in a program that never installed it."""
     if _ASKED:
         raise Interrupted
+
+
+def quiet_dropped_stops() -> None:
+    """Keep CPython from printing "Exception ignored ... Traceback" for an :class:`Interrupted`
+    it dropped (see :func:`raise_interrupted`): the stop is noted, and raised again by
+    :func:`check_interrupted`. Every other dropped exception is printed as before. For a
+    command's process (``docqa.cli.main.entry``): it changes ``sys.unraisablehook``."""
+    printing = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if not (_ASKED and isinstance(unraisable.exc_value, Interrupted)):
+            printing(unraisable)
+
+    sys.unraisablehook = hook
 
 
 def clear_interrupted() -> None:

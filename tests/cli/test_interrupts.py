@@ -70,13 +70,53 @@ def test_entry_installs_the_handler_only_over_the_default_one() -> None:
         "sys.argv = ['docqa', '--help']\n"
         "try:\n    main.entry()\nexcept SystemExit:\n    pass\n"
         "from docqa.errors import raise_interrupted\n"
+        "print(sys.unraisablehook is not sys.__unraisablehook__)\n"  # quiet_dropped_stops
         "print(signal.getsignal(signal.SIGINT) is raise_interrupted)\n"
     )
     default = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              timeout=60, check=False)  # fmt: skip
-    assert default.stdout.strip().endswith("True"), default.stderr
+    assert default.stdout.split()[-2:] == ["True", "True"], default.stderr
     ignored = subprocess.run(
         [sys.executable, "-c", "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n" + code],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert ignored.stdout.strip().endswith("False"), ignored.stderr  # a background job's ignore
+
+
+DROPPED = """
+import signal, sys, weakref
+from docqa.errors import Interrupted, check_interrupted, quiet_dropped_stops, raise_interrupted
+signal.signal(signal.SIGTERM, raise_interrupted)
+{setup}
+
+class Thing:
+    pass
+
+def dropped(callback):  # CPython prints and drops what a weakref callback raises
+    thing = Thing()
+    ref = weakref.ref(thing, callback)
+    del thing
+
+dropped(lambda _: signal.raise_signal(signal.SIGTERM))
+print("went on", file=sys.stderr)
+dropped(lambda _: int("not a number"))  # any other error is still printed
+try:
+    check_interrupted()
+except Interrupted:
+    print("stopped", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["cpython", "docqa"])
+def test_a_stop_dropped_by_cpython_is_noted_and_printed_only_without_docqas_hook(
+    quiet: bool,
+) -> None:
+    setup = "quiet_dropped_stops()" if quiet else ""
+    done = subprocess.run([sys.executable, "-c", DROPPED.format(setup=setup)],
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines.index("went on") < lines.index("stopped")  # dropped, then raised again
+    assert "ValueError: invalid literal for int()" in done.stderr
+    assert ("docqa.errors.Interrupted" in done.stderr) is not quiet
+    assert done.stderr.count("Exception ignored") == (1 if quiet else 2)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from docqa.cli.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, error_line, os_error_text
 from docqa.cli.parser import EMBEDDERS, build_parser
-from docqa.errors import DocqaError, raise_interrupted
+from docqa.errors import DocqaError, quiet_dropped_stops, raise_interrupted
 
 __all__ = ["EMBEDDERS", "build_parser", "entry", "main"]
 
@@ -52,6 +52,7 @@ def entry() -> int:
     """
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored
         signal.signal(signal.SIGINT, raise_interrupted)  # Ctrl-C as Interrupted (errors.py)
+    quiet_dropped_stops()  # a stop raised where CPython drops it is noted, not lost
     code = _main(None, freeze=True)
     gc.freeze()
     return code
