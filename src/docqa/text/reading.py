@@ -7,7 +7,8 @@ charset or XML declaration, else windows-1252, as browsers do: :mod:`docqa.text.
 A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
 matter, no text at all) is a ``SkippedFile`` with the reason. A Sphinx build's copy of a page's
 source, ``page.rst.txt``, is read as reStructuredText; a ``.txt`` file whose text is clearly
-AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text.
+AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text. A
+Markdown page written in MyST has its roles and directives read first (``docqa.text.myst``).
 The build reads a long plain text as it is chunked (``document_stream``): its sections first,
 their blocks as they are taken, so that the file is never held parsed whole.
 """
@@ -27,6 +28,7 @@ from docqa.text.asciidoc_detect import looks_like_asciidoc
 from docqa.text.documents import Block, Document, Heading, SkippedFile
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
 from docqa.text.markdown_fast import parse_markdown_fast
+from docqa.text.myst import myst_to_markdown
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.plain import text_bodies, text_items, text_outline
 from docqa.text.rst import rst_items
@@ -150,7 +152,7 @@ def parse_document(source: str, text: str) -> Document:
     if kind == "text" and looks_like_asciidoc(text):
         kind = "asciidoc"
     if kind == "markdown":
-        metadata, items = parse_markdown_fast(text)
+        metadata, items = parse_markdown_fast(myst_to_markdown(text))
         found = metadata.get("title") or next(
             (i.text for i in items if isinstance(i, Heading) and i.level == 1), ""
         )

@@ -54,14 +54,20 @@ def _shown(m: re.Match[str]) -> str:
     if kind in ("strong", "em"):  # docutils nests no markup; a reader still sees none
         return inline_text(value)
     if kind == "text":  # a role's or a reference's text
-        embedded = _EMBEDDED.fullmatch(value)
-        if embedded is not None:
-            value = embedded.group("title") or embedded.group("target")
-        role = m.group("role")
-        if role is not None:
-            value = value.lstrip("~!")
-            if role in _NUMBERED_ROLES:  # :pep:`427` shows "PEP 427"
-                value = f"{_NUMBERED_ROLES[role]} {value}"
+        return role_text(m.group("role"), value)
+    return value
+
+
+def role_text(role: str | None, value: str) -> str:
+    """What a role (``:ref:`Title <label>```; MyST's ``{ref}`Title <label>```) or, with
+    ``role`` None, a reference shows of its text ``value``."""
+    embedded = _EMBEDDED.fullmatch(value)
+    if embedded is not None:
+        value = embedded.group("title") or embedded.group("target")
+    if role is not None:
+        value = value.lstrip("~!")
+        if role in _NUMBERED_ROLES:  # :pep:`427` shows "PEP 427"
+            value = f"{_NUMBERED_ROLES[role]} {value}"
     return value
 
 
