@@ -87,6 +87,10 @@ def test_a_plain_markdown_page_is_returned_as_it_is() -> None:
     text = "# Title\n\nA dict such as {a: 1} and `code`, 50% off.\n\n% not a comment here\n"
     assert myst_to_markdown(text) is text
     assert myst_to_markdown("") == ""
+    shell = "Set `${lang_code}` and `--revert={cvenum}`; `Returns: {undefined}`.\n(x)=\n"
+    assert myst_to_markdown(shell) is shell  # braces in code spans, a target alone: not MyST
+    inside = "{ref}`a` and `x = {ref}`\n% kept? no: this page is MyST\n"
+    assert myst_to_markdown(inside) == "`a` and `x = {ref}`\n\n"
 
 
 def test_roles_in_code_are_left_as_written() -> None:
