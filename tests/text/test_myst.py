@@ -120,9 +120,23 @@ def test_colon_fences_admonition_titles_and_unknown_directives() -> None:
         ("text", "Warning: Do not run this as root.", 1),
         ("text", "Why pin? Pins make installs repeatable.", 5),
         ("code", "$ pip install sampleproject", 10),  # a project's own directive: as written
-        ("code", "source env/bin/activate", 14),
+        ("text", "Unix: source env/bin/activate", 13),  # sphinx-design's: a title and Markdown
         ("text", "Shown in the HTML build.", 18),
     ]
+
+
+def test_a_version_directive_without_a_body_is_its_label_alone() -> None:
+    text = "### `pip cache dir`\n\n```{versionadded} 20.1\n\n```\n\nUse `pip cache dir`.\n"
+    assert shown(text) == [
+        ("h3", "pip cache dir", 1),
+        ("text", "Added in version 20.1", 3),
+        ("text", "Use pip cache dir.", 7),
+    ]
+
+
+def test_a_tab_holding_a_code_block_is_its_title_then_the_code() -> None:
+    text = "````{tab} Linux\n```\n~/.cache/pip\n```\n````\n"
+    assert shown(text) == [("text", "Linux:", 1), ("code", "~/.cache/pip", 3)]
 
 
 def test_front_matter_is_not_rewritten() -> None:

@@ -11,8 +11,9 @@ as a code block. What becomes what (the vocabulary is reStructuredText's,
 - a role -> a code span of the text its page shows (``requirements.txt``, "virtual
   environment"), outside code spans and code blocks only;
 - an admonition or version directive (``{note}``, ``{versionadded} 22.1``) -> its label line
-  ("Note:", "Added in version 22.1:") and its body, read as Markdown; a directive that only
-  selects (``{only}``, ``{container}``) -> its body;
+  ("Note:", "Added in version 22.1:") and its body, read as Markdown; a container
+  (``{admonition} Title``, ``{tab-item} Linux``, ``{dropdown}``: :data:`_CONTAINERS`) -> its
+  title and its body; a directive that only selects (``{only}``, ``{container}``) -> its body;
 - a code directive (``{code-block} python``) -> a code fence; its options dropped;
 - a directive that shows nothing of its own (``{toctree}``, ``{image}``) -> nothing;
 - a target line (``(label)=``) and a comment line (``% ...``) -> nothing;
@@ -52,6 +53,16 @@ _INLINE = re.compile(
     r"|(?P<span>`+).+?(?<!`)(?P=span)(?!`)"
 )
 _NEWLINES = re.compile(r"\r\n?")
+# Directives whose body is Markdown and whose argument, if any, is a title: docutils' own
+# and those of the Sphinx extensions MyST sites use most (sphinx-design, sphinx-tabs,
+# sphinx-inline-tabs). reStructuredText reads every directive's body; MyST's unknown ones
+# are kept as code (``docqa.text.rst_inline`` has the rest of the vocabulary).
+_CONTAINERS = frozenset(
+    {"admonition", "topic", "sidebar", "rubric", "epigraph", "pull-quote", "highlights"}
+    | {"margin", "glossary", "hlist", "centered", "div"}
+    | {"tab-set", "tab-item", "dropdown", "card", "grid", "grid-item", "grid-item-card"}
+    | {"tabs", "tab", "group-tab"}
+)
 
 
 @dataclass
@@ -95,8 +106,21 @@ def _is_fence(char: str, info: str) -> bool:
     return char == "~" or info.lstrip().startswith("{")
 
 
-def _opened(indent: str, fence: str, info: str) -> tuple[str, _Fence]:
-    """The line a fence's opening line becomes, and the fence the scan is then in."""
+def _says(lines: list[str], start: int, char: str, length: int) -> bool:
+    """Whether the body of a fence of ``char`` * ``length`` whose lines begin at ``start``
+    holds a line other than an option or an empty one."""
+    for line in lines[start:]:
+        stripped = line.lstrip(" ")
+        if stripped.startswith(char * length) and not stripped.lstrip(char).strip():
+            return False
+        if line.strip() and not _OPTION.fullmatch(line):
+            return True
+    return False
+
+
+def _opened(indent: str, fence: str, info: str, says: bool) -> tuple[str, _Fence]:
+    """The line a fence's opening line becomes, and the fence the scan is then in (``says``:
+    whether the fence's body holds text)."""
     char, length = fence[0], len(fence)
     found = _DIRECTIVE.fullmatch(info.strip())
     if found is None:  # a code fence (its info a language, or none)
@@ -107,11 +131,14 @@ def _opened(indent: str, fence: str, info: str) -> tuple[str, _Fence]:
         return "", _Fence(char, length, "silent")
     if name in ADMONITIONS:  # no arguments: text after the name begins the body
         return f"{indent}{LABELS[name]}: {args}".rstrip(), _Fence(char, length, "body")
-    if name in LABELS:  # "Added in version 22.1:"
-        return f"{indent}{LABELS[name]} {args}".rstrip() + ":", _Fence(char, length, "body")
-    if name in HIDDEN_ARGUMENTS or name == "admonition":  # the latter's argument: its title
-        shown = args if name == "admonition" else ""
-        return f"{indent}{shown}".rstrip(), _Fence(char, length, "body")
+    if name in LABELS:  # "Added in version 22.1", and ":" when text follows
+        label = f"{LABELS[name]} {args}".rstrip() + ":" * says
+        return f"{indent}{label}", _Fence(char, length, "body")
+    if name in HIDDEN_ARGUMENTS or name in _CONTAINERS:  # a container's argument: its title
+        title = args if name in _CONTAINERS else ""
+        if title and says and title[-1] not in ".:;!?":  # "Linux: ~/.cache/pip", read as one
+            title += ":"
+        return f"{indent}{title}", _Fence(char, length, "body")
     # code: a code directive's options dropped, its language kept; any other directive as
     # written (a colon fence, which CommonMark does not know, becomes a tilde fence)
     code = name in CODE
@@ -175,7 +202,9 @@ def myst_to_markdown(text: str) -> str:
                 continue
         opener = _OPENER.fullmatch(line)
         if opener is not None and _is_fence(opener.group("fence")[0], opener.group("info")):
-            lines[i], fence = _opened(opener.group("indent"), opener.group("fence"), opener["info"])
+            fence_, info = opener.group("fence"), opener.group("info")
+            says = _says(lines, i + 1, fence_[0], len(fence_))
+            lines[i], fence = _opened(opener.group("indent"), fence_, info, says)
             open_.append(fence)
             continue
         if _TARGET.fullmatch(line) or line.startswith("%"):
