@@ -121,7 +121,7 @@ cdef int _value_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, const c
 
 # docqa.text.html._PERMALINK_CLASSES: the classes of an ``a`` that is a heading's permalink
 _PERMALINK_CLASSES = frozenset(
-    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark"}
+    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark", "permalink"}
 )
 
 
@@ -130,7 +130,7 @@ cdef inline bint _permalink_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noe
     return (
         _same(s, a, b, b"headerlink") or _same(s, a, b, b"anchor")
         or _same(s, a, b, b"doc-anchor") or _same(s, a, b, b"anchor-link") or _same(s, a, b, b"hash-link")
-        or _same(s, a, b, b"mark")
+        or _same(s, a, b, b"mark") or _same(s, a, b, b"permalink")
     )
 
 

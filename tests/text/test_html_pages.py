@@ -103,6 +103,17 @@ def test_node_and_rustdoc_permalinks_and_buttons_are_dropped() -> None:
     assert [s.heading for s in doc.sections][:2] == ["Struct Vec", "Implementations"]
 
 
+def test_apaches_permalinks_are_dropped() -> None:
+    # the Apache HTTP Server manual (apache2-doc), cut down: a pilcrow after each heading
+    page = (
+        '<div id="page-content"><h2 id="enable">Enabling Compression <a title="Permanent link"'
+        ' href="#enable" class="permalink">&para;</a></h2><p>Compression is on.</p></div>'
+    )
+    _, items = parse_html(page)
+    assert [i.text for i in items if isinstance(i, Heading)] == ["Enabling Compression"]
+    assert "¶" not in texts(items)
+
+
 def test_links_of_other_classes_keep_their_text() -> None:
     page = '<p>See <a class="marks" href="#x">marks</a> and <a class="Anchor">Anchor</a>.</p>'
     assert texts(parse_html(page)[1]) == "See marks and Anchor."  # whole class names, as written
