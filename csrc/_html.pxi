@@ -159,6 +159,11 @@ _NAV_CLASSES = frozenset({
     "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc",
 })
 _CHROME_CLASSES = frozenset({"header", "footer"})
+# docqa.text.html_reference._ADMONITION_CLASSES (on a div: a heading inside is a label)
+_ADMONITION_CLASSES = frozenset(
+    {"admonition", "note", "tip", "hint", "warning", "caution", "important", "danger", "attention"}
+)
+_CLASS_SETS = (_NAV_CLASSES, _CHROME_CLASSES, _ADMONITION_CLASSES)  # by _class_is's ``which``
 
 
 def _class_slow(value, names):
@@ -185,6 +190,24 @@ cdef inline bint _chrome_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexce
     return _same_ci(s, a, b, b"header") or _same_ci(s, a, b, b"footer")
 
 
+cdef inline bint _admonition_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """``s[a:b].lower() in _ADMONITION_CLASSES`` for an ASCII ``s[a:b]``."""
+    return (
+        _same_ci(s, a, b, b"admonition") or _same_ci(s, a, b, b"note")
+        or _same_ci(s, a, b, b"tip") or _same_ci(s, a, b, b"hint")
+        or _same_ci(s, a, b, b"warning") or _same_ci(s, a, b, b"caution")
+        or _same_ci(s, a, b, b"important") or _same_ci(s, a, b, b"danger")
+        or _same_ci(s, a, b, b"attention")
+    )
+
+
+cdef inline bint _class_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b, int which) noexcept nogil:
+    """``s[a:b].lower() in _CLASS_SETS[which]`` for an ASCII ``s[a:b]``."""
+    if which == CLASS_NAV:
+        return _nav_word(s, a, b)
+    return _chrome_word(s, a, b) if which == CLASS_CHROME else _admonition_word(s, a, b)
+
+
 cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
     """The tag is a div, table, ul, ol or section."""
     if n == 3:
@@ -196,17 +219,17 @@ cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
     return n == 7 and memcmp(name, b"section", 7) == 0
 
 
-cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, bint chrome) except -1:
+cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int which) except -1:
     """``any(c.lower() in names for c in unescape(value).split())`` for the class value
-    ``s[a:b]``, ``names`` being ``_CHROME_CLASSES`` or ``_NAV_CLASSES`` (the reference's
-    tests, in the same shape as :func:`_permalink`)."""
+    ``s[a:b]``, ``names`` being ``_CLASS_SETS[which]`` (``CLASS_NAV``, ``CLASS_CHROME`` or
+    ``CLASS_ADMONITION``; the reference's tests, in the same shape as :func:`_permalink`)."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
-            return _class_slow(text[a:b], _CHROME_CLASSES if chrome else _NAV_CLASSES)
+            return _class_slow(text[a:b], _CLASS_SETS[which])
     for k in range(a, b + 1):
         if k == b or _ws(s[k]):
-            if k > w and (_chrome_word(s, w, k) if chrome else _nav_word(s, w, k)):
+            if k > w and _class_word(s, w, k, which):
                 return True
             w = k + 1
     return False
@@ -353,14 +376,16 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
             h0, h1 = at.v0, at.v1
     tag = _tag_value(name, nlen)
     if k0 >= 0 and not nav and _nav_container(name, nlen):
-        nav = _class_is(text, s, k0, k1, False) or (
-            nlen == 3 and page.content_depth == 0 and _class_is(text, s, k0, k1, True)
+        nav = _class_is(text, s, k0, k1, CLASS_NAV) or (
+            nlen == 3 and page.content_depth == 0 and _class_is(text, s, k0, k1, CLASS_CHROME)
         )
     if d0 >= 0 and not nav and _nav_container(name, nlen):
         nav = _toc_id(text, s, d0, d1)
     page.starttag(
         tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _permalink(text, s, k0, k1),
         (tag & 255) == T_A and h0 >= 0 and _inpage(text, s, h0, h1),
+        nlen == 3 and memcmp(name, b"div", 3) == 0 and k0 >= 0
+        and _class_is(text, s, k0, k1, CLASS_ADMONITION),
     )
     if closing:
         page.endtag(tag, name, nlen)

@@ -46,6 +46,11 @@ DEF SINK_CELL = 3
 DEF SINK_CODE = 4
 DEF SINK_TEXT = 5
 
+# which class names _class_is looks for (_CLASS_SETS' order)
+DEF CLASS_NAV = 0
+DEF CLASS_CHROME = 1
+DEF CLASS_ADMONITION = 2
+
 
 ctypedef fused hch_t:  # a code unit of the text (PEP 393 kinds), or of a decoded run
     uint8_t
@@ -124,6 +129,7 @@ cdef class _Page:
     cdef int main_len, main_depth  # main_len -1: not inside a role="main" element
     cdef int content_depth
     cdef int sections  # open section elements (a header in one is its own)
+    cdef int admonition  # open divs from the outermost admonition's in (0: in none)
     cdef bint in_title, in_heading, in_code, in_cell, in_row
     cdef int heading_level, heading_line, row_line, row_cells
     cdef bint row_any
@@ -241,7 +247,7 @@ cdef class _Page:
             self.main_len = -1
             self.content_depth = max(0, self.content_depth - 1)
 
-    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink, bint inpage) except -1:
+    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink, bint inpage, bint admonition) except -1:
         cdef int code = tag & 255
         if self.drop_len >= 0:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
@@ -256,6 +262,8 @@ cdef class _Page:
             self.content_depth += 1
         if n == 7 and memcmp(name, b"section", 7) == 0:
             self.sections += 1
+        if n == 3 and memcmp(name, b"div", 3) == 0 and (self.admonition or admonition):
+            self.admonition += 1
         if self.in_heading and (tag & (HT_B | HT_K)):
             self.close_heading()
         if code == T_TITLE:
@@ -316,6 +324,8 @@ cdef class _Page:
             self.content_depth = max(0, self.content_depth - 1)
         if n == 7 and memcmp(name, b"section", 7) == 0:
             self.sections = max(0, self.sections - 1)
+        if n == 3 and memcmp(name, b"div", 3) == 0 and self.admonition:
+            self.admonition -= 1
         if code == T_TITLE and self.in_title:
             self.title = _hstr(&self.title_b, 0, self.title_b.n)
             self.in_title = False
@@ -340,7 +350,10 @@ cdef class _Page:
 
     cdef int close_heading(self) except -1:
         self.in_heading = False
-        if self.heading_b.n:
+        if self.heading_b.n and self.admonition:  # an admonition's label: text
+            text = _hstr(&self.heading_b, 0, self.heading_b.n)
+            self.items.append(_atomic(_block("text", _atomic((_atomic(_line(self.heading_line, text)),)))))
+        elif self.heading_b.n:
             text = _hstr(&self.heading_b, 0, self.heading_b.n)
             self.items.append(_atomic(_heading(text, self.heading_level, self.heading_line)))
             if self.heading_level == 1 and not self.first_h1:

@@ -114,6 +114,31 @@ def test_apaches_permalinks_are_dropped() -> None:
     assert "¶" not in texts(items)
 
 
+# PostgreSQL's manual (DocBook XSL), cut down: a Note inside the list of psql's meta-commands
+DOCBOOK = """<title>psql</title>
+<div class="refsect2"><h3 class="title">Meta-Commands</h3>
+<dl><dt>\\encoding</dt><dd><p>Sets the client encoding.</p>
+<div class="note"><h3 class="title">Note</h3><p>Use <code>\\encoding</code> without an argument.</p></div>
+</dd><dt>\\list</dt><dd><p>Lists the databases in the server.</p></dd></dl></div>
+<div class="tip"><h3 class="title">Tip</h3><div class="para"><p>Nested.</p></div></div>
+<p>After the tip.</p><div class="notes"><h3>Notes</h3><p>A section of that name.</p></div>"""
+
+
+def test_a_heading_inside_an_admonition_is_its_label_not_a_section() -> None:
+    _, items = parse_html(DOCBOOK)
+    assert [i.text for i in items if isinstance(i, Heading)] == ["Meta-Commands", "Notes"]
+    blocks = [i.text for i in items if isinstance(i, Block)]
+    assert blocks[blocks.index("Note") + 1 :][:3] == [
+        "Use \\encoding without an argument.",
+        "\\list",
+        "Lists the databases in the server.",
+    ]
+    assert blocks[blocks.index("Tip") :][:3] == ["Tip", "Nested.", "After the tip."]
+    doc = parse_document("app-psql.html", DOCBOOK)
+    sections = {s.heading: [b.text for b in s.blocks] for s in doc.sections}
+    assert "Lists the databases in the server." in sections["Meta-Commands"]  # not "Note"'s
+
+
 def test_links_of_other_classes_keep_their_text() -> None:
     page = '<p>See <a class="marks" href="#x">marks</a> and <a class="Anchor">Anchor</a>.</p>'
     assert texts(parse_html(page)[1]) == "See marks and Anchor."  # whole class names, as written

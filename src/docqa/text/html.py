@@ -9,7 +9,11 @@ need and lose or complicate line positions; html5lib is slow.)
 
 What becomes what:
 
-- ``h1``-``h6`` -> ``Heading``; ``<title>`` (else the first h1) -> the page title;
+- ``h1``-``h6`` -> ``Heading``; ``<title>`` (else the first h1) -> the page title; but a
+  heading inside a ``div`` that sets an admonition apart (class ``note``, ``tip``,
+  ``warning``, ``caution``, ``important``, ``admonition``...: DocBook's and Apache's "Note",
+  Docusaurus's) is the admonition's label, a ``"text"`` block in the section around it (else
+  the text after every note of PostgreSQL's manual was filed under a section "Note");
 - ``pre`` -> a ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
   ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,

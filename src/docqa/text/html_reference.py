@@ -38,6 +38,12 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
 # those elements after these most common class names): Texinfo's Next / Previous / Up bar
 _CHROME_CLASSES = frozenset({"header", "footer"})
 _CONTENT = frozenset({"main", "article"})
+# the classes of a div that sets an admonition apart (DocBook's and the Apache manual's
+# div.note with its h3 "Note", Docusaurus's div.admonition with its h5): a heading inside one is
+# the admonition's label, not a section's title; compared lower-cased, token by token
+_ADMONITION_CLASSES = frozenset(
+    {"admonition", "note", "tip", "hint", "warning", "caution", "important", "danger", "attention"}
+)
 _LISTS = frozenset({"ul", "ol"})
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _BREAKS_HEADING = frozenset({*_HEADINGS, "pre", "tr", "td", "th"})
@@ -60,6 +66,12 @@ def _prose(lines: dict[int, list[str]]) -> tuple[Line, ...]:
     """Per-line fragments as non-empty ``Line``s with whitespace collapsed."""
     joined = ((n, " ".join("".join(parts).split())) for n, parts in sorted(lines.items()))
     return tuple(Line(n, text) for n, text in joined if text)
+
+
+def _admonition(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether a div of these attributes sets an admonition apart (its last class)."""
+    value = dict(attrs).get("class") or ""
+    return not _ADMONITION_CLASSES.isdisjoint(c.lower() for c in value.split())
 
 
 class PageParser(HTMLParser):
@@ -87,6 +99,7 @@ class PageParser(HTMLParser):
         self._drop: tuple[str, int] | None = None
         self._content_depth = 0
         self._sections = 0  # open ``section`` elements (a header in one is its own)
+        self._admonition = 0  # open divs from the outermost admonition's in (0: in none)
         self._title: list[str] | None = None
         self._heading: tuple[int, int, list[str]] | None = None
         self._text: dict[int, list[str]] = {}
@@ -181,6 +194,8 @@ class PageParser(HTMLParser):
         self._track_main(tag, attrs, opening=True)
         self._content_depth += tag in _CONTENT
         self._sections += tag == "section"
+        if tag == "div" and (self._admonition or _admonition(attrs)):
+            self._admonition += 1
         if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
             self._close_heading()  # bad markup: a heading never holds a block
         if tag == "title":
@@ -231,6 +246,8 @@ class PageParser(HTMLParser):
             self._content_depth = max(0, self._content_depth - 1)
         if tag == "section":
             self._sections = max(0, self._sections - 1)
+        if tag == "div" and self._admonition:
+            self._admonition -= 1
         if tag == "title" and self._title is not None:
             self.title = " ".join("".join(self._title).split())
             self._title = None
@@ -295,7 +312,9 @@ class PageParser(HTMLParser):
         level, line, parts = self._heading
         self._heading = None
         text = " ".join("".join(parts).split())
-        if text:
+        if text and self._admonition:  # an admonition's label ("Note"): text in its section
+            self.items.append(Block("text", (Line(line, text),)))
+        elif text:
             self.items.append(Heading(text, level, line))
             if level == 1 and not self.first_h1:
                 self.first_h1 = text
