@@ -125,6 +125,34 @@ def test_a_block_is_joined_only_inside_a_sentence() -> None:
     ]
 
 
+# PostgreSQL's synopsis of ALTER VIEW (postgresql-doc-15), cut down: a code block standing alone
+SYNOPSIS = (
+    "ALTER VIEW [ IF EXISTS ] name ALTER [ COLUMN ] column_name SET DEFAULT expression\n"
+    "ALTER VIEW [ IF EXISTS ] name RENAME [ COLUMN ] column_name TO new_column_name\n"
+    "ALTER VIEW [ IF EXISTS ] name SET ( view_option_name [, ... ] )"
+)
+
+
+def test_a_block_of_code_alone_is_one_unit_with_its_lines() -> None:
+    """Several lines that are no table are code (prose is one line a paragraph): quoted whole
+    with its line breaks, never cut at the "..." or "." inside it; too long, not at all."""
+    text = f"The forms of the command.\n\n{SYNOPSIS}\n\nSee ALTER TABLE."
+    assert [u.text for u in units(p("sql-alterview#synopsis", text), 0)] == [
+        "The forms of the command.",
+        SYNOPSIS,
+        "See ALTER TABLE.",
+    ]
+    script = "cmake_minimum_required(VERSION 3.5)\nproject(demo)\nset(X 1)"
+    assert [u.text for u in units(p("a#b-p2", f"{script}\n\nIt sets X."), 0)] == [
+        "It sets X."  # a continuation's first block may be the tail of a longer one
+    ]
+    assert [u.text for u in units(p("a#b", f"Ends with code.\n\n{script}"), 0)][-1] == script
+    long = "\n".join(f"ALTER VIEW v{i} RENAME COLUMN a TO b;" for i in range(30))
+    assert [u.text for u in units(p("a#b", f"Rename it.\n\n{long}"), 0)] == ["Rename it."]
+    answer = reply("How do I rename a view column?", [p("sql-alterview#synopsis", SYNOPSIS)])
+    assert answer == f"{SYNOPSIS} [sql-alterview#synopsis]"
+
+
 def test_the_sentence_after_the_best_one_comes_along() -> None:
     text = (
         "Several functions make identifiers. "

@@ -5,9 +5,10 @@ out of the prompt (the same ``stream(prompt)`` protocol as every other client) a
 passage into *units*: whole sentences, a table row as one sentence naming its columns (``Item
 type: DVDs; Loan period: 7 days.``), and a sentence that ends in ``:`` ("To install it, run:")
 together with the block that follows it (the command or code it introduces, kept intact),
-and a sentence written around a block ("the command" / ``ls 2>&1 > dirlist`` / "directs only
-the standard output ...") as one unit. A retrieved window can begin or end inside a sentence;
-such a fragment is never quoted (:func:`docqa.models.units.units`).
+a sentence written around a block ("the command" / ``ls 2>&1 > dirlist`` / "directs only
+the standard output ...") as one unit, and a block of code standing alone, its lines kept. A
+retrieved window can begin or end inside a sentence; such a fragment is never quoted
+(:func:`docqa.models.units.units`).
 
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
 units of the prompt, so a word every unit holds says little. Only units holding a question

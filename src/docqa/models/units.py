@@ -1,6 +1,7 @@
 """How the extractive answer cuts a passage into *units*, the pieces it may quote: whole
 sentences, a table row as one sentence naming its columns, a sentence ending in ``:`` with
-the block it introduces, and a sentence written around a block. A window's fragments at
+the block it introduces, a sentence written around a block, and a block of code that stands
+alone, its lines kept. A window's fragments at
 either end, and labels of one or two words, are no units (:func:`units`). Pure functions of
 the passage's text; :mod:`docqa.models.extractive` scores and picks among them.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from docqa.prompt import Passage
 
 MAX_BLOCK_CHARS = 600
-"""A block longer than this is not attached to the sentence introducing it."""
+"""A block longer than this is not attached to the sentence introducing it, nor quoted alone."""
 MIN_WORDS = 3
 """A unit of fewer words is a label, not a sentence ("See also", "Note", "6.", a defined
 term such as "-f"): the extractive answer never quotes one, nor takes one along after its
@@ -114,7 +115,10 @@ def units(passage: Passage, index: int) -> list[Unit]:
     (:func:`_inserted`) and then by a block that does not start like one, is a sentence
     written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
     "directs only the standard output ..."): one unit, to the end of the first sentence after
-    the block (and on through the next such block).
+    the block (and on through the next such block). A block of several lines that is no table
+    is code (a passage holds prose as one line a paragraph, ``Block.text``): standing alone it
+    is one unit, line breaks kept, never cut into "sentences" at the full stops inside it
+    (a synopsis, a script), and no unit when longer than :data:`MAX_BLOCK_CHARS`.
     """
     pieces: list[str] = []
     attached: list[bool] = []
@@ -125,7 +129,13 @@ def units(passage: Passage, index: int) -> list[Unit]:
     while b < len(blocks):
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
         table = _is_table(lines)
-        found = [f"{r}." for r in table_rows(lines)] if table else _split(blocks[b])
+        code = len(lines) > 1 and not table  # prose is one line in a passage (Block.text)
+        if table:
+            found = [f"{r}." for r in table_rows(lines)]
+        elif code:  # whole, its lines kept; none when it is too long to quote
+            found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
+        else:
+            found = _split(blocks[b])
         if inside and found and (b == 0 or not table) and not _STARTS_SENTENCE.match(blocks[b]):
             # the window's first sentence began in the window before: not quoted, nor what goes
             # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
@@ -136,10 +146,11 @@ def units(passage: Passage, index: int) -> list[Unit]:
         if table:
             rows.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
-        attached.extend([False] * len(found))
+        attached.extend([code] * len(found))  # a block, kept at the window's end as attached ones
         b += 1
         if (
             found
+            and not code
             and found[-1].endswith(":")
             and b < len(blocks)
             and len(blocks[b]) <= MAX_BLOCK_CHARS
@@ -149,7 +160,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
             b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
         # only ...") is one unit with that block, to the end of its sentence
-        open_ = bool(found) and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
+        open_ = bool(found) and not (
+            table or code or attached[-1] or _ENDS_SENTENCE.search(pieces[-1])
+        )
         while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
             rest = _split(blocks[b + 1])
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
