@@ -143,9 +143,10 @@ def test_a_block_of_code_alone_is_one_unit_with_its_lines() -> None:
         "See ALTER TABLE.",
     ]
     script = "cmake_minimum_required(VERSION 3.5)\nproject(demo)\nset(X 1)"
-    assert [u.text for u in units(p("a#b-p2", f"{script}\n\nIt sets X."), 0)] == [
-        "It sets X."  # a continuation's first block may be the tail of a longer one
-    ]
+    tail = "--   2 | ccc | 3\n--   3 | bbb | 2\nSELECT x FROM t0;"  # starts as a list item would
+    for first in (script, tail):  # a continuation's first block may be the tail of a longer one
+        assert [u.text for u in units(p("a#b-p2", f"{first}\n\nIt sets X."), 0)] == ["It sets X."]
+        assert next(u.text for u in units(p("a#b", f"{first}\n\nIt sets X."), 0)) == first
     assert [u.text for u in units(p("a#b", f"Ends with code.\n\n{script}"), 0)][-1] == script
     long = "\n".join(f"ALTER VIEW v{i} RENAME COLUMN a TO b;" for i in range(30))
     assert [u.text for u in units(p("a#b", f"Rename it.\n\n{long}"), 0)] == ["Rename it."]

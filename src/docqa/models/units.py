@@ -118,7 +118,8 @@ def units(passage: Passage, index: int) -> list[Unit]:
     the block (and on through the next such block). A block of several lines that is no table
     is code (a passage holds prose as one line a paragraph, ``Block.text``): standing alone it
     is one unit, line breaks kept, never cut into "sentences" at the full stops inside it
-    (a synopsis, a script), and no unit when longer than :data:`MAX_BLOCK_CHARS`.
+    (a synopsis, a script), and no unit when longer than :data:`MAX_BLOCK_CHARS`, nor when it
+    opens a continuation window (it may be the tail of a block the window cut).
     """
     pieces: list[str] = []
     attached: list[bool] = []
@@ -136,7 +137,8 @@ def units(passage: Passage, index: int) -> list[Unit]:
             found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
         else:
             found = _split(blocks[b])
-        if inside and found and (b == 0 or not table) and not _STARTS_SENTENCE.match(blocks[b]):
+        starts = _STARTS_SENTENCE.match(blocks[b]) and not (code and b == 0)
+        if inside and found and (b == 0 or not table) and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
             # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
             inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
