@@ -238,6 +238,7 @@ cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int whi
 # docqa.text.html._CHROME_ROLES and _NAV_IDS
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
 _NAV_IDS = frozenset({"toc", "table-of-contents", "table_of_contents"})
+_ID_SETS = (_NAV_IDS, frozenset({"footer"}))  # by _id_in's ``which``
 
 
 cdef int _chrome_role(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
@@ -265,12 +266,15 @@ cdef inline bint _same_lower(const hch_t* s, Py_ssize_t a, Py_ssize_t b, const c
     return word[b - a] == 0
 
 
-cdef int _toc_id(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
-    """``unescape(value).lower() in _NAV_IDS`` for the id value ``s[a:b]``."""
+cdef int _id_in(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int which) except -1:
+    """``unescape(value).lower() in _ID_SETS[which]`` for the id value ``s[a:b]`` (``ID_TOC``:
+    ``_NAV_IDS``; ``ID_FOOTER``: ``{"footer"}``)."""
     cdef Py_ssize_t k
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or s[k] < 32:
-            return unescape(text[a:b]).lower() in _NAV_IDS
+            return unescape(text[a:b]).lower() in _ID_SETS[which]
+    if which == ID_FOOTER:
+        return _same_lower(s, a, b, b"footer")
     return (
         _same_lower(s, a, b, b"toc") or _same_lower(s, a, b, b"table-of-contents")
         or _same_lower(s, a, b, b"table_of_contents")
@@ -380,7 +384,9 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
             nlen == 3 and page.content_depth == 0 and _class_is(text, s, k0, k1, CLASS_CHROME)
         )
     if d0 >= 0 and not nav and _nav_container(name, nlen):
-        nav = _toc_id(text, s, d0, d1)
+        nav = _id_in(text, s, d0, d1, ID_TOC) or (
+            nlen == 3 and page.content_depth == 0 and _id_in(text, s, d0, d1, ID_FOOTER)
+        )
     page.starttag(
         tag, name, nlen, nav, main, (tag & 255) == T_A and k0 >= 0 and _permalink(text, s, k0, k1),
         (tag & 255) == T_A and h0 >= 0 and _inpage(text, s, h0, h1),

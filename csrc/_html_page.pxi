@@ -51,6 +51,10 @@ DEF CLASS_NAV = 0
 DEF CLASS_CHROME = 1
 DEF CLASS_ADMONITION = 2
 
+# which ids _id_in looks for (_ID_SETS' order)
+DEF ID_TOC = 0
+DEF ID_FOOTER = 1
+
 
 ctypedef fused hch_t:  # a code unit of the text (PEP 393 kinds), or of a decoded run
     uint8_t

@@ -152,7 +152,8 @@ ATTR = st.sampled_from(
      " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'",
      " class=anchor", " class='x mark'", " class=hash-link", " class='anchor-link y'",
      " class=Anchor", " class=marks", " class='doc-anchor'", " class=permalink", " class=permalinks",
-     " class=note", " class='x Tip'", " class=notes", " class='admonition&#32;warning'", " id=toc", " id='Table_Of_Contents'",
+     " class=note", " class='x Tip'", " class=notes", " class='admonition&#32;warning'",
+     " id=footer", " ID='Footer'", " id=footers", " id='&#102;ooter'", " id=header", " id=toc", " id='Table_Of_Contents'",
      " role=banner", " role='contentinfo'", " role=search", " id='t\roc'", " role=complementary",
      " href=#a", " href='#'", " HREF='#b c'", " href=x.html", " href='&#35;d'", " href"]
 )  # fmt: skip

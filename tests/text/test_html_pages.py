@@ -68,6 +68,11 @@ def test_pages_that_mark_no_content_keep_all_their_text_but_site_chrome() -> Non
     # names HTML5 took them from), as Texinfo writes its Next / Previous / Up bars
     _, items = parse_html("<div>one</div><div class='footer'>two</div><footer>three</footer>")
     assert texts(items).split() == ["one"]
+    # and a div of id footer (AsciiDoc's "Last updated", Apache's copyright); AsciiDoc's
+    # div#header holds the page's title and NAME section: kept
+    page = "<div id=header><h1>git-log(1)</h1><p>Show logs</p></div><div id=footer>Last</div>"
+    assert texts(parse_html(page)[1]).split() == ["git-log(1)", "Show", "logs"]
+    assert texts(parse_html("<main><div id=footer>kept</div></main>")[1]) == "kept"
 
 
 # Node.js's API pages (``/usr/share/doc/nodejs/api``) and rustdoc's (``std`` as rustup ships

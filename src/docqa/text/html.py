@@ -34,7 +34,8 @@ What becomes what:
   ``header`` inside a ``section``, which is that section's own (npm's pages hold their h1 and
   description in one; a section's ``footer``, "Edit this page" and the like, still goes),
   and so a ``div`` of class ``header`` or ``footer`` (older Texinfo's Next / Previous / Up
-  bar);
+  bar) or of id ``footer`` (AsciiDoc's "Last updated" line, the Apache manual's copyright and
+  menu; not id ``header``, AsciiDoc's div of a page's title and NAME section);
 - a list (``ul`` or ``ol``, nested ones with it) whose text is all in links to the page's own
   anchors (``href="#..."``, or ``href="faq.html#..."`` in ``faq.html``: ``own_anchors``) is
   the page's table of contents: the sections it points to hold its text (Expat's reference,

@@ -37,6 +37,9 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary
 # a div of these classes is site chrome as the header and footer elements are (HTML5 named
 # those elements after these most common class names): Texinfo's Next / Previous / Up bar
 _CHROME_CLASSES = frozenset({"header", "footer"})
+# ... and a div of this id (AsciiDoc's "Last updated" line, the Apache manual's copyright and
+# menu); not "header", which AsciiDoc gives the div holding a page's title and NAME section
+_CHROME_IDS = frozenset({"footer"})
 _CONTENT = frozenset({"main", "article"})
 # the classes of a div that sets an admonition apart (DocBook's and the Apache manual's
 # div.note with its h3 "Note", Docusaurus's div.admonition with its h5): a heading inside one is
@@ -131,7 +134,13 @@ class PageParser(HTMLParser):
         classes = {c.lower() for c in value}
         chrome = self._content_depth == 0 and (
             (tag in _SITE_CHROME and (tag == "footer" or self._sections == 0))
-            or (tag == "div" and not classes.isdisjoint(_CHROME_CLASSES))
+            or (
+                tag == "div"
+                and (
+                    not classes.isdisjoint(_CHROME_CLASSES)
+                    or (named.get("id") or "").lower() in _CHROME_IDS
+                )
+            )
         )
         permalink = tag == "a" and not _PERMALINK_CLASSES.isdisjoint(value)
         nav = any(k == "role" and v in _CHROME_ROLES for k, v in attrs) or (
