@@ -154,6 +154,39 @@ def test_a_block_of_code_alone_is_one_unit_with_its_lines() -> None:
     assert answer == f"{SYNOPSIS} [sql-alterview#synopsis]"
 
 
+def test_a_block_of_code_alone_begins_its_own_line_in_a_reply() -> None:
+    text = (
+        "To protect the directory, use the following directives in its section.\n\n"
+        'AuthType Basic\nAuthName "Restricted Files"\nRequire user rbowen'
+    )
+    answer = reply(
+        "Which directives protect a directory?", [p("howto/auth#getting-it-working", text)]
+    )
+    assert answer == (
+        "To protect the directory, use the following directives in its section.\n"
+        'AuthType Basic\nAuthName "Restricted Files"\nRequire user rbowen'
+        " [howto/auth#getting-it-working]"
+    )
+
+
+def test_a_table_of_fields_reads_as_its_fields() -> None:
+    # the Apache manual's table over each directive (its first column: th cells ending in ":")
+    table = (
+        "| Description: | Amount of time the server will wait for subsequent requests |\n"
+        "| Syntax: | KeepAliveTimeout num[ms] |\n"
+        "| Default: | KeepAliveTimeout 5 |"
+    )
+    assert [u.text for u in units(p("mod/core#keepalivetimeout-directive", table), 0)] == [
+        "Description: Amount of time the server will wait for subsequent requests.",
+        "Syntax: KeepAliveTimeout num[ms].",
+        "Default: KeepAliveTimeout 5.",
+    ]
+    # a table with a header row still names its columns
+    assert units(p("a#b", "| Code | Meaning |\n| RNW-409 | Limit reached |"), 0)[0].text == (
+        "Code: RNW-409; Meaning: Limit reached."
+    )
+
+
 def test_the_sentence_after_the_best_one_comes_along() -> None:
     text = (
         "Several functions make identifiers. "

@@ -44,6 +44,8 @@ class Unit:
     place: int
     row: bool = False
     """A table row (its neighbours are other rows, not its continuation)."""
+    block: bool = False
+    """A block of code standing alone (it begins its own line in a reply)."""
 
 
 def is_label(unit: Unit) -> bool:
@@ -58,7 +60,14 @@ def _cells(line: str) -> list[str]:
 def table_rows(lines: list[str]) -> Iterator[str]:
     """Each data row of a ``| a | b |`` table as one sentence naming its columns:
     ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
-    delimiter row such as ``| --- | :-: |`` is no data)."""
+    delimiter row such as ``| --- | :-: |`` is no data). A table whose every first cell ends in
+    ``:`` is a list of fields with no header (the Apache manual's ``Description: | ...``,
+    ``Default: | KeepAliveTimeout 5``): each row reads as its cells, ``"Default: KeepAliveTimeout
+    5"``."""
+    if all(_cells(line)[0].endswith(":") for line in lines):
+        for line in lines:
+            yield " ".join(c for c in _cells(line) if c)
+        return
     header = _cells(lines[0])
     for line in lines[1:]:
         cells = _cells(line)
@@ -124,6 +133,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
     pieces: list[str] = []
     attached: list[bool] = []
     rows: set[int] = set()
+    alone: set[int] = set()  # the places of blocks of code standing alone
     blocks = _blocks(passage.text)
     b = 0
     inside = _CONTINUATION.search(passage.id) is not None  # may begin inside a sentence
@@ -147,6 +157,8 @@ def units(passage: Passage, index: int) -> list[Unit]:
             inside = False
         if table:
             rows.update(range(len(pieces), len(pieces) + len(found)))
+        elif code:
+            alone.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
         attached.extend([code] * len(found))  # a block, kept at the window's end as attached ones
         b += 1
@@ -174,7 +186,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
             open_ = not _ENDS_SENTENCE.search(pieces[-1])
     if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
         pieces.pop()
-    return [Unit(text, index, place, place in rows) for place, text in enumerate(pieces)]
+    return [
+        Unit(text, index, place, place in rows, place in alone) for place, text in enumerate(pieces)
+    ]
 
 
 def _inserted(block: str) -> bool:
