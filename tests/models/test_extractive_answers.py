@@ -154,6 +154,26 @@ def test_a_block_of_code_alone_is_one_unit_with_its_lines() -> None:
     assert answer == f"{SYNOPSIS} [sql-alterview#synopsis]"
 
 
+# HAProxy's manual sets each keyword's description in a <pre>, wrapped at 80 columns
+WRAPPED = (
+    "Set the maximum inactivity time on the client side. The inactivity timeout\n"
+    "applies when the client is expected to acknowledge or send data. In HTTP\n"
+    "mode, this timeout is particularly important to consider during the first phase."
+)
+
+
+def test_prose_wrapped_by_hand_is_cut_into_sentences_not_quoted_as_code() -> None:
+    found = [u.text for u in units(p("configuration#timeout-client", WRAPPED), 0)]
+    assert found == [
+        "Set the maximum inactivity time on the client side.",
+        "The inactivity timeout applies when the client is expected to acknowledge or send data.",
+        "In HTTP mode, this timeout is particularly important to consider during the first phase.",
+    ]
+    # code with a comment in prose stays code: its symbols
+    script = "# Set the mode first. Then the file.\nset(CMAKE_BUILD_TYPE Debug)\nproject(demo)"
+    assert [u.text for u in units(p("a#b", f"Do this.\n\n{script}"), 0)] == ["Do this.", script]
+
+
 def test_a_block_of_code_alone_begins_its_own_line_in_a_reply() -> None:
     text = (
         "To protect the directory, use the following directives in its section.\n\n"

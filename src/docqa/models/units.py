@@ -32,6 +32,9 @@ _DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
+_CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
+_LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
+_PROSE_SENTENCE_END = re.compile(r"[a-z)\]\"'][.!?](?:\s|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
     written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
     "directs only the standard output ..."): one unit, to the end of the first sentence after
     the block (and on through the next such block). A block of several lines that is no table
-    is code (a passage holds prose as one line a paragraph, ``Block.text``): standing alone it
+    and no prose wrapped by hand (:func:`_wrapped_prose`) is code: standing alone it
     is one unit, line breaks kept, never cut into "sentences" at the full stops inside it
     (a synopsis, a script), and no unit when longer than :data:`MAX_BLOCK_CHARS`, nor when it
     opens a continuation window (it may be the tail of a block the window cut).
@@ -140,7 +143,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
     while b < len(blocks):
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
         table = _is_table(lines)
-        code = len(lines) > 1 and not table  # prose is one line in a passage (Block.text)
+        code = len(lines) > 1 and not table and not _wrapped_prose(lines)
         if table:
             found = [f"{r}." for r in table_rows(lines)]
         elif code:  # whole, its lines kept; none when it is too long to quote
@@ -189,6 +192,23 @@ def units(passage: Passage, index: int) -> list[Unit]:
     return [
         Unit(text, index, place, place in rows, place in alone) for place, text in enumerate(pieces)
     ]
+
+
+def _wrapped_prose(lines: list[str]) -> bool:
+    """Whether a block's ``lines`` are prose wrapped by hand rather than code: a passage
+    holds a paragraph as one line (``Block.text``), but a page may set its prose in a
+    ``<pre>`` (HAProxy's manual: each keyword's description). Prose: at least one sentence
+    ends inside it, at most 4% of its visible characters are code's symbols (brackets, ``;``,
+    ``=``, ``$``, ``#``, ...), and at least half its lines hold five lower-case words."""
+    text = "".join(lines)
+    visible = sum(not c.isspace() for c in text)
+    symbols = sum(c in _CODE_SYMBOLS for c in text)
+    wordy = sum(len(_LOWER_WORD.findall(line)) >= 5 for line in lines)
+    return (
+        symbols <= 0.04 * visible
+        and 2 * wordy >= len(lines)
+        and any(_PROSE_SENTENCE_END.search(line) for line in lines)
+    )
 
 
 def _inserted(block: str) -> bool:
