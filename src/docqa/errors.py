@@ -138,7 +138,7 @@ class Interrupted(KeyboardInterrupt):
     even though docqa caught it and returned 0 or 130. Its check is for the exact type."""
 
 
-_ASKED: set[int] = set()  # the signals raise_interrupted met since stop_asked was last cleared
+_ASKED: set[int] = set()  # the signals raise_interrupted met since clear_interrupted
 
 
 def raise_interrupted(signum: int, frame: object) -> None:

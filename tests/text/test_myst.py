@@ -144,6 +144,8 @@ def test_front_matter_is_not_rewritten() -> None:
     out = myst_to_markdown(text)
     assert out.split("\n")[:4] == text.split("\n")[:4]
     assert out.split("\n")[4:6] == ["", "`x`"]
+    only = "---\ntitle: See {ref}`x`\n% YAML, not a comment\n---\n"
+    assert myst_to_markdown(only) == only  # front matter and nothing after it
 
 
 def test_a_directive_left_open_runs_to_the_end_as_commonmark_reads_it() -> None:

@@ -109,9 +109,9 @@ def _is_fence(char: str, info: str) -> bool:
 def _says(lines: list[str], start: int, char: str, length: int) -> bool:
     """Whether the body of a fence of ``char`` * ``length`` whose lines begin at ``start``
     holds a line other than an option or an empty one."""
+    probe = _Fence(char, length, "body")
     for line in lines[start:]:
-        stripped = line.lstrip(" ")
-        if stripped.startswith(char * length) and not stripped.lstrip(char).strip():
+        if _closes(line, probe):
             return False
         if line.strip() and not _OPTION.fullmatch(line):
             return True
@@ -183,7 +183,8 @@ def myst_to_markdown(text: str) -> str:
     text = _NEWLINES.sub("\n", text)
     lines = text.split("\n")
     matter, body = split_front_matter(text)  # its lines blanked: the scan starts after them
-    start = 0 if matter is None else next((i for i, t in enumerate(body.split("\n")) if t), 0)
+    blank = body.split("\n")
+    start = 0 if matter is None else next((i for i, t in enumerate(blank) if t), len(blank))
     open_: list[_Fence] = []
     for i in range(start, len(lines)):
         line = lines[i]
