@@ -177,9 +177,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
         # only ...") is one unit with that block, to the end of its sentence
-        open_ = bool(found) and not (
-            table or code or attached[-1] or _ENDS_SENTENCE.search(pieces[-1])
-        )
+        open_ = bool(found) and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
         while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
             rest = _split(blocks[b + 1])
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
