@@ -276,6 +276,16 @@ def test_every_quoted_unit_is_text_of_its_passage(text: str, question: str, n: i
         assert words and all(w in text for w in words)
 
 
+def test_a_closing_bracket_or_quote_stays_with_its_sentence() -> None:
+    # Lua's manual: "(So, there is no n such that ... of that table.)" lost its ")"
+    text = '(So, the table is no sequence.) He said "Stop." Then it ends.'
+    assert [u.text for u in units(p("manual#length", text), 0)] == [
+        "(So, the table is no sequence.)",
+        'He said "Stop."',
+        "Then it ends.",
+    ]
+
+
 def test_sentences_split_before_lower_case_names_but_not_after_abbreviations() -> None:
     found = units(p("a#b", "Call uuid4(). uuid4() is random, e.g. for keys. Done."), 0)
     assert [u.text for u in found] == [

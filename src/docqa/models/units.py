@@ -21,7 +21,8 @@ MIN_WORDS = 3
 term such as "-f"): the extractive answer never quotes one, nor takes one along after its
 best unit (:func:`is_label`)."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+# the space after ". ! ?" and up to two closing quotes or brackets, which stay with the sentence
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]])|(?<=[.!?][\"')\]][\"')\]]))\s+")
 # Words ending in "." that do not end a sentence: "e.g. the", "etc. and", "vs. dict".
 _ABBREVIATIONS = frozenset(
     ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig", "no", "sec", "ch"]
