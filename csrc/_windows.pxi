@@ -90,7 +90,8 @@ cdef inline int _add(_Units* u, int line, int weight, int src, int lo, int hi,
 
 cdef int _line_units(_Units* u, str text, int number, int src, bint atomic) except -1:
     """A source line's units: its words (``str.split()``'s whitespace), or the whole line
-    weighing its word count. Returns the text's kind (bytes a code point)."""
+    weighing its word count (none for a blank line). Returns the text's kind (bytes a code
+    point)."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start
@@ -106,7 +107,7 @@ cdef int _line_units(_Units* u, str text, int number, int src, bint atomic) exce
         words += 1
         if not atomic:
             _add(u, number, 1, src, <int>start, <int>i, <const char*>data + start)
-    if atomic:
+    if atomic and words:  # a blank line inside a code block is no unit (as the twin's)
         _add(u, number, words, src, 0, <int>n, <const char*>data)
     return kind
 

@@ -113,6 +113,13 @@ def test_a_block_is_joined_only_inside_a_sentence() -> None:
     assert not any("\n| a" in u.text for u in units(p("a#b", table), 0))
     long = "For example, the code\n\n" + "x = 1; " * 100 + "\n\nsets x a hundred times."
     assert "sets x a hundred times." in [u.text for u in units(p("a#b", long), 0)]
+    # a single word begins no sentence: a code block's caption (Flask's tutorial, Sphinx)
+    caption = "flaskr/db.py\n\ndef get_db():\n    return g.db\n\ng is a special object."
+    assert [u.text for u in units(p("a#b", caption), 0)] == [
+        "flaskr/db.py",
+        "def get_db():\n    return g.db",
+        "g is a special object.",
+    ]
     # a sentence ending in ":" with its command is whole: the next paragraph is not joined to
     # it though the block after that starts in lower case
     shell = (

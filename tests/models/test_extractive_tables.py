@@ -1,4 +1,5 @@
-from docqa.models.units import sentences
+from docqa.models.units import sentences, units
+from docqa.prompt import Passage
 
 
 def test_table_rows_become_sentences_naming_their_columns() -> None:
@@ -19,3 +20,17 @@ def test_table_rows_become_sentences_naming_their_columns() -> None:
 def test_ragged_table_row_and_single_pipe_line_stay_readable() -> None:
     assert list(sentences("| a | b |\n| only one |")) == ["only one"]
     assert list(sentences("| not a table")) == ["| not a table"]
+
+
+def test_an_empty_cell_is_left_out_and_a_row_ends_with_one_full_stop() -> None:
+    # Docker's service options: "Option: type; Required: ; Description: ... only).."
+    passage = Passage(
+        "service#mount",
+        "Mount",
+        "| Option | Required | Description |\n| --- | --- | --- |\n"
+        "| type | | The type of mount (volume by default). |\n| src | for bind | The source |",
+    )
+    assert [u.text for u in units(passage, 0)] == [
+        "Option: type; Description: The type of mount (volume by default).",
+        "Option: src; Required: for bind; Description: The source.",
+    ]

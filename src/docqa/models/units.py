@@ -64,10 +64,10 @@ def _cells(line: str) -> list[str]:
 def table_rows(lines: list[str]) -> Iterator[str]:
     """Each data row of a ``| a | b |`` table as one sentence naming its columns:
     ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
-    delimiter row such as ``| --- | :-: |`` is no data). A table whose every first cell ends in
-    ``:`` is a list of fields with no header (the Apache manual's ``Description: | ...``,
-    ``Default: | KeepAliveTimeout 5``): each row reads as its cells, ``"Default: KeepAliveTimeout
-    5"``."""
+    delimiter row such as ``| --- | :-: |`` is no data; an empty cell is left out). A table
+    whose every first cell ends in ``:`` is a list of fields with no header (the Apache
+    manual's ``Description: | ...``, ``Default: | KeepAliveTimeout 5``): each row reads as its
+    cells, ``"Default: KeepAliveTimeout 5"``."""
     if all(_cells(line)[0].endswith(":") for line in lines):
         for line in lines:
             yield " ".join(c for c in _cells(line) if c)
@@ -77,8 +77,8 @@ def table_rows(lines: list[str]) -> Iterator[str]:
         cells = _cells(line)
         if all(_DELIMITER.fullmatch(c) for c in cells):
             continue
-        if len(cells) == len(header):
-            yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True))
+        if len(cells) == len(header):  # an empty cell says nothing: left out
+            yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
         else:
             yield " ".join(cells)
 
@@ -146,7 +146,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
         table = _is_table(lines)
         code = len(lines) > 1 and not table and not _wrapped_prose(lines)
         if table:
-            found = [f"{r}." for r in table_rows(lines)]
+            found = [r if _FULL_STOP.search(r) else f"{r}." for r in table_rows(lines) if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
         else:
@@ -177,8 +177,13 @@ def units(passage: Passage, index: int) -> list[Unit]:
             attached[-1] = True
             b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
-        # only ...") is one unit with that block, to the end of its sentence
-        open_ = bool(found) and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
+        # only ...") is one unit with that block, to the end of its sentence; a single word
+        # begins none (a code block's caption: "flaskr/db.py")
+        open_ = (
+            bool(found)
+            and " " in pieces[-1]
+            and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
+        )
         while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
             rest = _split(blocks[b + 1])
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"

@@ -89,7 +89,11 @@ def heading_paths(document: Document) -> list[tuple[str, ...]]:
 class _Units:
     """A section's units side by side: each prose word, or a whole table row / code line,
     with its source line, word count and place ``[block, line in it, code-point offset]``;
-    ``blocks[i]`` is ``(first unit, kind is atomic)`` of block ``i``, in order."""
+    ``blocks[i]`` is ``(first unit, kind is atomic)`` of block ``i``, in order.
+
+    A blank line inside a code block is no unit: in a window's text a blank line is where one
+    block ends and the next begins, and a code block kept whole is what lets an answer quote
+    it as one piece (a Python example with blank lines between its functions)."""
 
     __slots__ = ("blocks", "firsts", "lines", "places", "texts", "words")
 
@@ -104,6 +108,8 @@ class _Units:
             self.blocks.append((len(self.texts), atomic))
             for i, line in enumerate(block.lines):
                 if atomic:
+                    if not line.text.split():
+                        continue  # a blank line inside a code block: no unit (see above)
                     self.texts.append(line.text)
                     self.lines.append(line.number)
                     self.words.append(len(line.text.split()))
