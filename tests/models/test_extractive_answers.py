@@ -22,7 +22,7 @@ from docqa.models.extractive import (
     pick,
     reply,
 )
-from docqa.models.units import units
+from docqa.models.units import is_label, units
 from docqa.prompt import REFUSAL, Passage
 from docqa.text.tokenize import content_words, tokenize
 
@@ -227,17 +227,40 @@ def test_the_sentence_after_the_best_one_comes_along() -> None:
     )
 
 
-def test_a_label_is_never_quoted_nor_taken_along() -> None:
-    """ "See also", "6." or a defined term "-f" is a label, not a sentence: the unit after the
-    best one is left out when it is one, and a label holding a question word is not quoted."""
+def test_a_label_is_never_quoted_alone() -> None:
+    """ "See also", "6." or a defined term "-f" is a label, not a sentence: never quoted on its
+    own, a label holding a question word is no answer; after a finished sentence it is the term
+    the next paragraph defines, quoted with that paragraph's first sentence."""
     text = (
         "The -e option makes the shell exit when a command fails.\n\n-f\n\n"
         "Filename expansion is turned off.\n\nSee also\n\nShell options are listed apart."
     )
+    assert [u.text for u in units(p("bash#set", text), 0) if not is_label(u)] == [
+        "The -e option makes the shell exit when a command fails.",
+        "-f: Filename expansion is turned off.",
+        "See also: Shell options are listed apart.",
+    ]
     answer = reply("What does the -e option do when a command fails?", [p("bash#set", text)])
     assert answer.startswith("The -e option makes the shell exit when a command fails.")
-    assert "\n-f" not in answer and " -f " not in answer and "See also" not in answer
+    assert "-f: Filename expansion is turned off." in reply(
+        "What does the -f option do?", [p("bash#set", text)]
+    )
     assert reply("Which options are there? See also", [p("a#b", "See also\n\nNote")]) == REFUSAL
+
+
+def test_terms_defined_by_the_paragraph_after_them() -> None:
+    # zsh's prompt escapes (a definition list): two terms share one definition
+    escapes = "The return status.\n\n%d\n\n%/\n\nCurrent working directory. It may be cut."
+    assert [u.text for u in units(p("zsh#prompt", escapes), 0) if not is_label(u)] == [
+        "The return status.",
+        "%d, %/: Current working directory.",
+        "It may be cut.",
+    ]
+    # a field ("Returns: {string}") defines nothing; nor does a command inside a sentence
+    field = "Gets the name.\n\nReturns: {string}\n\nThe directory for temporary files."
+    assert "The directory for temporary files." in [u.text for u in units(p("os#a", field), 0)]
+    command = "For example, the command\n\nls -l\n\nThe files are listed."
+    assert "The files are listed." in [u.text for u in units(p("a#b", command), 0)]
 
 
 def test_units_from_several_passages_are_cited_in_prompt_order() -> None:

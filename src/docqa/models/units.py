@@ -1,7 +1,7 @@
 """How the extractive answer cuts a passage into *units*, the pieces it may quote: whole
 sentences, a table row as one sentence naming its columns, a sentence ending in ``:`` with
-the block it introduces, a sentence written around a block, and a block of code that stands
-alone, its lines kept. A window's fragments at
+the block it introduces, a sentence written around a block, a block of code that stands
+alone, its lines kept, and a definition with the terms it defines. A window's fragments at
 either end, and labels of one or two words, are no units (:func:`units`). Pure functions of
 the passage's text; :mod:`docqa.models.extractive` scores and picks among them.
 """
@@ -132,7 +132,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
     and no prose wrapped by hand (:func:`_wrapped_prose`) is code: standing alone it
     is one unit, line breaks kept, never cut into "sentences" at the full stops inside it
     (a synopsis, a script), and no unit when longer than :data:`MAX_BLOCK_CHARS`, nor when it
-    opens a continuation window (it may be the tail of a block the window cut).
+    opens a continuation window (it may be the tail of a block the window cut). Labels after a
+    finished sentence (no ``:`` in them) are the terms of a definition list: the next
+    paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``.
     """
     pieces: list[str] = []
     attached: list[bool] = []
@@ -141,6 +143,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
     blocks = _blocks(passage.text)
     b = 0
     inside = _CONTINUATION.search(passage.id) is not None  # may begin inside a sentence
+    terms: list[str] = []  # the labels just before this block: the terms it defines
     while b < len(blocks):
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
         table = _is_table(lines)
@@ -159,6 +162,18 @@ def units(passage: Passage, index: int) -> list[Unit]:
             found = found[1:]
         else:
             inside = False
+        # a label after a finished sentence (not a command inside one) is a term the next
+        # paragraph defines
+        term = (
+            not (table or code)
+            and len(found) == 1
+            and len(_WORD.findall(found[0])) < MIN_WORDS
+            and ":" not in found[0]  # a field ("Returns: {string}"), or it takes the next block
+            and (not pieces or bool(terms) or _ENDS_SENTENCE.search(pieces[-1]) is not None)
+        )
+        if terms and found and not (term or table or code):
+            found[0] = _defined(terms, found[0])
+        terms = [*terms, found[0]] if term else []
         if table:
             rows.update(range(len(pieces), len(pieces) + len(found)))
         elif code:
@@ -196,6 +211,14 @@ def units(passage: Passage, index: int) -> list[Unit]:
     return [
         Unit(text, index, place, place in rows, place in alone) for place, text in enumerate(pieces)
     ]
+
+
+def _defined(terms: list[str], sentence: str) -> str:
+    """The first sentence of a paragraph after labels, as the definition of those terms: a
+    definition list's ``%~`` / "As %d and %/, but ..." (zsh's prompt escapes), ``-f, --follow`` /
+    "Follow log output" read ``"%~: As %d and %/, but ..."``."""
+    head = ", ".join(terms)
+    return f"{head} {sentence}" if head.endswith(".") else f"{head}: {sentence}"
 
 
 def _wrapped_prose(lines: list[str]) -> bool:
