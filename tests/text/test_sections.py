@@ -135,12 +135,16 @@ def test_table_rows_and_code_lines_never_split() -> None:
     assert all(line in joined for line in table_lines | code_lines)
 
 
+CODE = "import a\n\n\ndef f():\n    x = 1\n\n    return x"
+INDENTED = "\n".join(f"    {line}" if line else "" for line in CODE.split("\n"))
+
+
 @pytest.mark.parametrize(
     ("name", "page"),
     [
-        ("t.md", "# T\n\nIntro.\n\n```python\nimport a\n\n\ndef f():\n    x = 1\n\n    return x\n```\n\nAfter.\n"),
-        ("t.html", "<h1>T</h1><p>Intro.</p><pre>import a\n\n\ndef f():\n    x = 1\n\n    return x\n</pre><p>After.</p>"),
-        ("t.rst", "Title\n=====\n\nIntro::\n\n    import a\n\n\n    def f():\n        x = 1\n\n        return x\n\nAfter.\n"),
+        ("t.md", f"# T\n\nIntro.\n\n```python\n{CODE}\n```\n\nAfter.\n"),
+        ("t.html", f"<h1>T</h1><p>Intro.</p><pre>{CODE}\n</pre><p>After.</p>"),
+        ("t.rst", f"Title\n=====\n\nIntro. ::\n\n{INDENTED}\n\nAfter.\n"),
     ],
 )
 def test_a_code_block_with_blank_lines_stays_one_block_in_the_passage(name: str, page: str) -> None:
@@ -148,10 +152,11 @@ def test_a_code_block_with_blank_lines_stays_one_block_in_the_passage(name: str,
     # out, so the extractive answer can tell the code from the prose around it
     (chunk,) = chunk_document(parse_document(name, page))
     assert chunk.text.split("\n\n") == [
-        "Intro." if name != "t.rst" else "Intro:",
+        "Intro.",
         "import a\ndef f():\n    x = 1\n    return x",
         "After.",
     ]
+
 
 def test_oversized_row_is_its_own_chunk() -> None:
     row = "| " + " ".join(f"c{i}" for i in range(30)) + " |"
