@@ -73,7 +73,9 @@ def test_entry_installs_the_handler_only_over_the_default_one() -> None:
         "print(sys.unraisablehook is not sys.__unraisablehook__)\n"  # quiet_dropped_stops
         "print(signal.getsignal(signal.SIGINT) is raise_interrupted)\n"
     )
-    default = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    # Python's own handler, also when the suite was started with SIGINT ignored (``cmd &``)
+    own = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    default = subprocess.run([sys.executable, "-c", own + code], capture_output=True, text=True,
                              timeout=60, check=False)  # fmt: skip
     assert default.stdout.split()[-2:] == ["True", "True"], default.stderr
     ignored = subprocess.run(

@@ -30,7 +30,15 @@ def test_a_sigterm_in_the_block_is_raised_after_it_by_its_own_handler(sigterm_ra
     assert signal.getsignal(signal.SIGTERM) is raise_interrupted
 
 
-def test_ctrl_c_in_the_block_is_a_keyboard_interrupt_after_it() -> None:
+@pytest.fixture
+def ctrl_c_raises():
+    # Python's own handler, also when the suite was started with SIGINT ignored (``cmd &``)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_the_block_is_a_keyboard_interrupt_after_it(ctrl_c_raises) -> None:
     done = []
     with pytest.raises(KeyboardInterrupt), _interrupts_deferred():
         signal.raise_signal(signal.SIGINT)
