@@ -34,3 +34,20 @@ def test_an_empty_cell_is_left_out_and_a_row_ends_with_one_full_stop() -> None:
         "Option: type; Description: The type of mount (volume by default).",
         "Option: src; Required: for bind; Description: The source.",
     ]
+
+
+def test_a_table_after_a_sentence_ending_in_a_colon_comes_as_its_rows() -> None:
+    # Docker's "The following environment variables are set for Linux containers:" and its table
+    passage = Passage(
+        "run#env",
+        "Env",
+        "These variables are set:\n\n| Variable | Value |\n| --- | --- |\n| HOME | From USER |\n"
+        "| TERM | xterm with a TTY |\n\nMore follows.",
+    )
+    assert [u.text for u in units(passage, 0)] == [
+        (
+            "These variables are set:\nVariable: HOME; Value: From USER\n"
+            "Variable: TERM; Value: xterm with a TTY"
+        ),
+        "More follows.",
+    ]

@@ -188,7 +188,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
             and b < len(blocks)
             and len(blocks[b]) <= MAX_BLOCK_CHARS
         ):
-            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
+            after = [ln for ln in blocks[b].splitlines() if ln.strip()]
+            block = "\n".join(table_rows(after)) if _is_table(after) else blocks[b]
+            pieces[-1] = f"{pieces[-1]}\n{block}"  # a table as its rows, as standing alone
             attached[-1] = True
             b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
