@@ -62,6 +62,11 @@ class Heading:
     line: int
 
 
+def page_heading(page: int) -> str:
+    """The heading of a PDF section that is a whole page: ``"p. 7"`` (its id: ``#p7``)."""
+    return f"p. {page}"
+
+
 @dataclass(frozen=True, slots=True)
 class Section:
     """A heading and the blocks up to the next heading.
@@ -69,8 +74,9 @@ class Section:
     The text before a page's first heading is a section with ``heading == ""`` and
     ``level == 0``. ``start_line`` / ``end_line`` are 1-based and inclusive: from the heading
     line (or first block line) to the last line of the last block (or the heading line when the
-    section has no body). ``page`` is the 1-based page of a PDF section (its id is then
-    ``<file>#p<page>``), 0 for every other format.
+    section has no body). ``page`` is the 1-based page a PDF section starts on (0 for every
+    other format); a section that is a whole page has the heading :func:`page_heading` and
+    the id ``<file>#p<page>``.
     """
 
     heading: str

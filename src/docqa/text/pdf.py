@@ -1,10 +1,13 @@
-"""PDF files to one section per page, with pypdfium2 (PDFium, the extra ``pdf``).
+"""PDF files to sections, with pypdfium2 (PDFium, the extra ``pdf``).
 
 Why PDFium: it reads the text layer of a 200-page file about 5x faster than the pure-Python
 pypdf (``docs/notes/2026-12-indexing.md``) and is the engine of a major browser, so broken files are its
-daily bread. Each page with text becomes a section whose heading is ``"p. 7"`` and whose
-``page`` is 7, so its id is ``guide.pdf#p7`` and its chunks carry ``metadata["page"]``;
-lines are numbered through the whole file, paragraphs split at blank lines. An encrypted
+daily bread. A file with an outline (bookmarks) is cut at its headings
+(:mod:`docqa.text.pdf_outline`: ``zsh.pdf#description-of-options``), each section's ``page``
+the one it starts on; the pages before the first heading, and every page of a file without
+an outline, are a section each whose heading is ``"p. 7"`` and whose ``page`` is 7, so its
+id is ``guide.pdf#p7``. Chunks carry ``metadata["page"]``; lines are numbered through the
+whole file, paragraphs split at blank lines and page ends. An encrypted
 file, a corrupt one, or one with no text layer at all (a scan) raises ``PdfSkip`` with the
 reason, which the loader reports as a skipped file.
 
@@ -37,7 +40,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from docqa.text.documents import Block, Line, Section
+from docqa.text.documents import Block, Line, Section, page_heading
+from docqa.text.pdf_outline import Mark, outline_sections
 
 EXTRA = "PDF files need the pdf extra: pip install 'docqa[pdf]'"
 
@@ -49,6 +53,11 @@ class PdfSkip(Exception):
 def page_texts(data: bytes) -> list[str]:
     """The text layer of every page (``"\\n"`` line ends), with the spaces PDFium left out
     put in when the file needs them (``spaced``); raises ``PdfSkip``."""
+    return read_pdf(data)[0]
+
+
+def read_pdf(data: bytes) -> tuple[list[str], list[Mark]]:
+    """:func:`page_texts` and the file's outline entries that point at a page, in order."""
     try:
         import pypdfium2 as pdfium
     except ImportError as exc:
@@ -68,9 +77,20 @@ def page_texts(data: bytes) -> list[str]:
             textpage = document[index].get_textpage()
             text = spaced(textpage) if joined else textpage.get_text_range()
             texts.append(text.replace("\r\n", "\n").replace("\r", "\n"))
-        return texts
+        return texts, _marks(document)
     finally:
         document.close()
+
+
+def _marks(document: Any) -> list[Mark]:
+    """The outline entries of a pypdfium2 ``PdfDocument`` that point at one of its pages."""
+    marks = []
+    for bookmark in document.get_toc():
+        dest = bookmark.get_dest()
+        index = dest.get_index() if dest is not None else None
+        if index is not None:
+            marks.append(Mark(bookmark.get_title() or "", bookmark.level + 1, index + 1))
+    return marks
 
 
 # PDFium puts a space between two words that a file spaced by moving the pen, not by a space
@@ -194,17 +214,26 @@ def _page_section(page: int, first_line: int, raw: list[str]) -> Section | None:
     if not blocks:
         return None
     start, end = blocks[0].lines[0].number, blocks[-1].lines[-1].number
-    return Section(f"p. {page}", 1, start, end, tuple(blocks), page=page)
+    return Section(page_heading(page), 1, start, end, tuple(blocks), page=page)
 
 
 def pdf_sections(data: bytes) -> tuple[Section, ...]:
-    """One section per page that has text; raises ``PdfSkip`` when no page has any."""
-    sections, line = [], 1
-    for page, lines in enumerate(_layout([t.split("\n") for t in page_texts(data)]), start=1):
-        section = _page_section(page, line, lines)
+    """The sections at the file's outline entries (``pdf_outline``), the pages before the
+    first one a section each; a file without an outline, a section per page that has text.
+    Raises ``PdfSkip`` when no page has any."""
+    texts, marks = read_pdf(data)
+    pages = _layout([t.split("\n") for t in texts])
+    starts = [1]
+    for lines in pages:
+        starts.append(starts[-1] + len(lines))
+    outlined = outline_sections(pages, marks, starts)
+    (front, cut), outline = outlined if outlined is not None else ((len(pages), 0), [])
+    sections = []
+    for index, lines in enumerate(pages[: front + 1] if cut else pages[:front]):
+        section = _page_section(index + 1, starts[index], lines[:cut] if index == front else lines)
         if section is not None:
             sections.append(section)
-        line += len(lines)
-    if not sections:
+    sections.extend(outline)
+    if not any(section.blocks for section in sections):
         raise PdfSkip("no text layer (a scanned PDF?); run OCR on it first")
     return tuple(sections)

@@ -29,7 +29,7 @@ from types import MappingProxyType
 
 from docqa._parse import section_windows
 from docqa.errors import InputError
-from docqa.text.documents import Document, LoadReport, Section
+from docqa.text.documents import Document, LoadReport, Section, page_heading
 from docqa.text.ids import id_base
 from docqa.text.loaders import load_paths
 from docqa.text.windows import MAX_WORDS, check_window
@@ -60,7 +60,8 @@ def section_ids(document: Document) -> list[str]:
     ids: list[str] = []
     for section in document.sections:
         slug = slugify(section.heading) if section.level else INTRO_SLUG
-        slug = f"p{section.page}" if section.page else slug
+        if section.page and section.heading == page_heading(section.page):
+            slug = f"p{section.page}"  # a PDF's page (an outlined section has its heading's)
         candidate, repeat = slug, 1
         while candidate in used:
             repeat += 1
