@@ -218,6 +218,7 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     (docs / "api" / "usage.tex").write_text("\\section{Usage}\n")
     (docs / "logo.PNG").write_bytes(b"\x89PNG")
     (docs / "README").write_text("read me")
+    (docs / "api" / "v1.yaml.gz").write_bytes(b"\x1f\x8b")  # named by both suffixes
     (docs / ".hidden.tex").write_text("hidden files are not counted")
     (docs / "ok.html").write_text("<h1>Parking</h1><p>The car park closes at 9 p.m.</p>")
     result = docqa("index", "docs", cwd=tmp_path)
@@ -226,13 +227,13 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     assert "indexed 1 document" in summary and "skipped 0 (none)" in summary
     assert "; passed over 1 copy of pages read (the same page in another format 1: ok.md read " \
            "for ok.html); " in summary  # fmt: skip
-    assert ("passed over 4 files of other types (.tex 2, (no suffix) 1, .png 1; docqa reads "
+    assert ("passed over 5 files of other types (.tex 2, (no suffix) 1, .png 1, .yaml.gz 1; docqa reads "
             ".md, .rst, .adoc, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
     assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout
-    assert "passed over 4 files of other types (.tex 2," in again.stdout
+    assert "passed over 5 files of other types (.tex 2," in again.stdout
     sharded = docqa("index", "docs", "--index", "shards", "--shard-rows", "1", cwd=tmp_path)
-    assert "passed over 4 files of other types (.tex 2," in sharded.stdout
+    assert "passed over 5 files of other types (.tex 2," in sharded.stdout
     assert "passed over 1 copy of pages read" in sharded.stdout
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "ok.md").write_text("# Parking\n\nThe car park closes at 9 p.m.\n")

@@ -96,6 +96,10 @@ def test_files_given_directly(tmp_path: Path) -> None:
         documents, report = load_paths([md, docx])
     assert [d.source for d in documents] == ["a.md"]
     assert report.skipped[0].path.endswith("b.docx")
+    # a gzipped file is named by both its suffixes (Debian gzips its OpenAPI files)
+    spec = write(tmp_path, "v1.41.yaml.gz", b"\x1f\x8b")
+    with pytest.warns(SkippedFileWarning, match=r"unsupported file type '\.yaml\.gz'"):
+        load_paths([md, spec])
 
 
 def test_same_source_twice_is_an_error(tmp_path: Path) -> None:

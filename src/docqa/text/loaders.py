@@ -211,7 +211,7 @@ def _walk(
             elif readable:
                 wanted.append((relative, entry))
             elif others is not None:
-                others[PurePosixPath(entry.name).suffix.lower() or "(no suffix)"] += 1
+                others[file_type(entry.name) or "(no suffix)"] += 1
     files = _one_per_file([e for _, e in wanted])
     if others is not None and not all(files):
         others[LINKS] += files.count(False)
@@ -227,6 +227,14 @@ def _walk(
                 others[OTHER_FORMATS] += 1
             if copies is not None:
                 copies.append((relative, wanted[copy_of[i]][0]))
+
+
+def file_type(name: str) -> str:
+    """A file's type as a reader of the list means it: its suffix, lower case, with the one
+    before a ``.gz`` (``".yaml.gz"``, not ``".gz"``); ``""`` for none."""
+    path = PurePosixPath(name.lower())
+    inner = PurePosixPath(path.stem).suffix if path.suffix == ".gz" else ""
+    return inner + path.suffix
 
 
 def find_files(
@@ -259,7 +267,7 @@ def find_files(
                 if stats is not None:
                     stats.append(given.stat())
             else:
-                reason = f"unsupported file type {given.suffix or '(none)'!r}; {READS}"
+                reason = f"unsupported file type {file_type(given.name) or '(none)'!r}; {READS}"
                 unknown.append(SkippedFile(printable_name(given), reason))
         else:
             raise InputError(
