@@ -127,6 +127,31 @@ def test_every_line_is_kept_once_with_its_number(lines: list[str]) -> None:
     assert set(seen) <= set(non_blank)
 
 
+def test_a_list_is_its_lead_in_and_one_block_per_item_as_markdown_gives_it() -> None:
+    # dpkg's spec/protected-field.txt and triggers.txt
+    text = (
+        "Update the consumer package:\n * Declare an interest in the trigger.\n"
+        " * Handle the trigger\n   in postinst.\n\n"
+        "  * These packages are not required.\n  * Dependencies are spelled out.\n\n"
+        "1. Build it.\n2. Test it.\n\n"
+        "A sentence wrapped before\n- a dash stays one paragraph.\n"
+    )
+    blocks = [b for b in text_items(text) if isinstance(b, Block)]
+    assert [b.text for b in blocks] == [
+        "Update the consumer package:",
+        "Declare an interest in the trigger.",
+        "Handle the trigger in postinst.",
+        "These packages are not required.",
+        "Dependencies are spelled out.",
+        "Build it.",
+        "Test it.",
+        "A sentence wrapped before - a dash stays one paragraph.",
+    ]
+    assert [line.number for line in blocks[2].lines] == [3, 4]
+    markdown = parse_document("a.md", text.replace(" * ", "* ").replace("  * ", "* "))
+    assert "Declare an interest in the trigger." in [b.text for b in markdown.sections[0].blocks]
+
+
 def test_a_man_page_saved_as_text_is_cut_at_its_sections() -> None:
     text = (
         "LS(1)                    User Commands                    LS(1)\n\n"

@@ -231,10 +231,13 @@ def _walk(
 
 def file_type(name: str) -> str:
     """A file's type as a reader of the list means it: its suffix, lower case, with the one
-    before a ``.gz`` (``".yaml.gz"``, not ``".gz"``); ``""`` for none."""
-    path = PurePosixPath(name.lower())
-    inner = PurePosixPath(path.stem).suffix if path.suffix == ".gz" else ""
-    return inner + path.suffix
+    before a ``.gz`` when that one names a type (``".yaml.gz"``, ``".1.gz"``; but
+    ``changelog.Debian.gz`` is ``".gz"``); ``""`` for none."""
+    path = PurePosixPath(name)
+    suffix = path.suffix.lower()
+    inner = PurePosixPath(path.stem).suffix[1:] if suffix == ".gz" else ""
+    typed = inner.isalnum() and inner == inner.lower() and len(inner) <= 5
+    return f".{inner}{suffix}" if typed else suffix
 
 
 def find_files(

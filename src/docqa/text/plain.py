@@ -51,6 +51,8 @@ _NUMBERED = re.compile(
     r"(?P<dot>\.?)\s+(?P<title>[A-Z].*?)\s*¶?\s*"
 )
 _UNDERLINE = re.compile(r"\s*([=\-~^*#])\1{2,}\s*")
+# a list item's bullet or number at the start of a line: "  * ", "- ", "3. ", "2) "
+_ITEM = re.compile(r"\s*(?:[*+\-\u2022]|\d{1,3}[.)])\s+(?=\S)")
 _MARGIN_TITLE = re.compile(r"[A-Z][\w'()/&-]*(?: [\w'()/&-]+){0,5}")
 MARGIN_TITLE = 60
 _MAN_SECTION = re.compile(r"[A-Z][A-Z0-9]*(?:[ /&-][A-Z0-9]+){0,4}\s*")
@@ -168,8 +170,8 @@ class _Scan:
                 self.lone[at] = heading
         if at in self.man or at in self.lone or self.margin is not None:
             self.before[at] = self.last
-        if at == 0:
-            self.first = number, " ".join(first.split())
+        if at == 0:  # as its block has it: a list item without its bullet (_list_blocks)
+            self.first = number, " ".join(_unbulleted(first).split())
         self.last, self.count = paragraph[-1][0], at + 1
 
     def outline(self) -> TextOutline:
@@ -241,12 +243,30 @@ def _paragraph_items(at: int, paragraph: Paragraph, outline: TextOutline) -> lis
         return [head]
     head = outline.man.get(at)
     if head is not None:
-        return [head, _block(paragraph[1:])]
-    return [_block(paragraph)]
+        return [head, *_list_blocks(paragraph[1:])]
+    return list(_list_blocks(paragraph))
 
 
-def _block(paragraph: Paragraph) -> Block:
-    return Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in paragraph))
+def _list_blocks(paragraph: Paragraph) -> Iterator[Block]:
+    """A paragraph's blocks: the paragraph, or, when it is a list (its first line an item, or
+    two items in it), its lead-in and each item a block without its bullet or number, as the
+    Markdown and reStructuredText readers give a list (``Update the consumer package:`` /
+    ``* Declare an interest in the trigger.``)."""
+    items = [i for i, (_, raw) in enumerate(paragraph) if _ITEM.match(raw)]
+    if not items or (len(items) == 1 and items[0] != 0):
+        items = []
+    cuts = [0, *items, len(paragraph)] if items[:1] != [0] else [*items, len(paragraph)]
+    for start, end in itertools.pairwise(cuts):
+        lines = [(n, _unbulleted(raw)) if k == 0 and start in items else (n, raw)
+                 for k, (n, raw) in enumerate(paragraph[start:end])]  # fmt: skip
+        if start < end:
+            yield Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in lines))
+
+
+def _unbulleted(line: str) -> str:
+    """``line`` without a list item's bullet or number at its start."""
+    item = _ITEM.match(line)
+    return line[item.end() :] if item else line
 
 
 def _heading(paragraph: Paragraph, underlines: dict[str, int]) -> Heading | None:
