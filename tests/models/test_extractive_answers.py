@@ -256,6 +256,11 @@ def test_terms_defined_by_the_paragraph_after_them() -> None:
         "%d, %/: Current working directory.",
         "It may be cut.",
     ]
+    # a term ending in punctuation takes no colon after it (libjpeg's numbered steps)
+    step = "Read the scanlines.\n\njpeg_finish_decompress(...);\n\nAfter all data is read, call it."
+    assert "jpeg_finish_decompress(...); After all data is read, call it." in [
+        u.text for u in units(p("libjpeg#steps", step), 0)
+    ]
     # a field ("Returns: {string}") defines nothing; nor does a command inside a sentence
     field = "Gets the name.\n\nReturns: {string}\n\nThe directory for temporary files."
     assert "The directory for temporary files." in [u.text for u in units(p("os#a", field), 0)]

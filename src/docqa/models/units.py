@@ -220,7 +220,7 @@ def _defined(terms: list[str], sentence: str) -> str:
     definition list's ``%~`` / "As %d and %/, but ..." (zsh's prompt escapes), ``-f, --follow`` /
     "Follow log output" read ``"%~: As %d and %/, but ..."``."""
     head = ", ".join(terms)
-    return f"{head} {sentence}" if head.endswith(".") else f"{head}: {sentence}"
+    return f"{head} {sentence}" if head.endswith((".", ";", ",")) else f"{head}: {sentence}"
 
 
 def _wrapped_prose(lines: list[str]) -> bool:
