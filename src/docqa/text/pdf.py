@@ -83,13 +83,19 @@ def read_pdf(data: bytes) -> tuple[list[str], list[Mark]]:
 
 
 def _marks(document: Any) -> list[Mark]:
-    """The outline entries of a pypdfium2 ``PdfDocument`` that point at one of its pages."""
+    """The outline entries of a pypdfium2 ``PdfDocument`` that point at one of its pages; none
+    when PDFium cannot read the outline (the file is then cut at its pages)."""
+    import pypdfium2 as pdfium  # ``read_pdf`` imported it
+
     marks = []
-    for bookmark in document.get_toc():
-        dest = bookmark.get_dest()
-        index = dest.get_index() if dest is not None else None
-        if index is not None:
-            marks.append(Mark(bookmark.get_title() or "", bookmark.level + 1, index + 1))
+    try:
+        for bookmark in document.get_toc():
+            dest = bookmark.get_dest()
+            index = dest.get_index() if dest is not None else None
+            if index is not None:
+                marks.append(Mark(bookmark.get_title() or "", bookmark.level + 1, index + 1))
+    except (pdfium.PdfiumError, ValueError):
+        return []
     return marks
 
 
