@@ -224,6 +224,8 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
         (tag & 255) == T_A and h0 >= 0 and _inpage(text, s, h0, h1),
         nlen == 3 and memcmp(name, b"div", 3) == 0 and k0 >= 0
         and _class_is(text, s, k0, k1, CLASS_ADMONITION),
+        nlen == 3 and memcmp(name, b"div", 3) == 0 and k0 >= 0
+        and _class_is(text, s, k0, k1, CLASS_FRAGMENT),
     )
     if closing:
         page.endtag(tag, name, nlen)

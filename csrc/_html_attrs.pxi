@@ -38,18 +38,20 @@ cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except
 # docqa.text.html_reference._NAV_CLASSES (on the elements _NAV_CONTAINERS: class names that mark
 # navigation where documentation generators put it, DocBook's div.navheader / table.nav,
 # gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
-# tables of contents) and _CHROME_CLASSES (on a div outside the page's marked content, as the
+# tables of contents, Doxygen's hidden tooltips div.ttc) and _CHROME_CLASSES (on a div outside the page's marked content, as the
 # header and footer elements: Texinfo's bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
-    "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc",
+    "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc",
 })
 _CHROME_CLASSES = frozenset({"header", "footer"})
 # docqa.text.html_reference._ADMONITION_CLASSES (on a div: a heading inside is a label)
 _ADMONITION_CLASSES = frozenset(
     {"admonition", "note", "tip", "hint", "warning", "caution", "important", "danger", "attention"}
 )
-_CLASS_SETS = (_NAV_CLASSES, _CHROME_CLASSES, _ADMONITION_CLASSES)  # by _class_is's ``which``
+# docqa.text.html_reference._FRAGMENT_CLASSES (on a div: a block of code, its child divs lines)
+_FRAGMENT_CLASSES = frozenset({"fragment"})
+_CLASS_SETS = (_NAV_CLASSES, _CHROME_CLASSES, _ADMONITION_CLASSES, _FRAGMENT_CLASSES)  # by ``which``
 
 
 def _class_slow(value, names):
@@ -68,6 +70,7 @@ cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept 
         or _same_ci(s, a, b, b"subnav") or _same_ci(s, a, b, b"breadcrumb")
         or _same_ci(s, a, b, b"breadcrumbs") or _same_ci(s, a, b, b"toc")
         or _same_ci(s, a, b, b"nav-panel") or _same_ci(s, a, b, b"mini-toc")
+        or _same_ci(s, a, b, b"ttc")
     )
 
 
@@ -91,6 +94,8 @@ cdef inline bint _class_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b, int whi
     """``s[a:b].lower() in _CLASS_SETS[which]`` for an ASCII ``s[a:b]``."""
     if which == CLASS_NAV:
         return _nav_word(s, a, b)
+    if which == CLASS_FRAGMENT:
+        return _same_ci(s, a, b, b"fragment")
     return _chrome_word(s, a, b) if which == CLASS_CHROME else _admonition_word(s, a, b)
 
 
@@ -107,8 +112,9 @@ cdef inline bint _nav_container(const char* name, int n) noexcept nogil:
 
 cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int which) except -1:
     """``any(c.lower() in names for c in unescape(value).split())`` for the class value
-    ``s[a:b]``, ``names`` being ``_CLASS_SETS[which]`` (``CLASS_NAV``, ``CLASS_CHROME`` or
-    ``CLASS_ADMONITION``; the reference's tests, in the same shape as :func:`_permalink`)."""
+    ``s[a:b]``, ``names`` being ``_CLASS_SETS[which]`` (``CLASS_NAV``, ``CLASS_CHROME``,
+    ``CLASS_ADMONITION`` or ``CLASS_FRAGMENT``; the reference's tests, in the same shape as
+    :func:`_permalink`)."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):

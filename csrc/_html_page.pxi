@@ -50,6 +50,7 @@ DEF SINK_TEXT = 5
 DEF CLASS_NAV = 0
 DEF CLASS_CHROME = 1
 DEF CLASS_ADMONITION = 2
+DEF CLASS_FRAGMENT = 3
 
 # which ids _id_in looks for (_ID_SETS' order)
 DEF ID_TOC = 0
@@ -134,6 +135,7 @@ cdef class _Page:
     cdef int content_depth
     cdef int sections  # open section elements (a header in one is its own)
     cdef int admonition  # open divs from the outermost admonition's in (0: in none)
+    cdef int fragment  # open divs from a code fragment's in (0: in none)
     cdef bint in_title, in_heading, in_code, in_cell, in_row
     cdef int heading_level, heading_line, row_line, row_cells
     cdef bint row_any
@@ -251,7 +253,7 @@ cdef class _Page:
             self.main_len = -1
             self.content_depth = max(0, self.content_depth - 1)
 
-    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink, bint inpage, bint admonition) except -1:
+    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink, bint inpage, bint admonition, bint fragment) except -1:
         cdef int code = tag & 255
         if self.drop_len >= 0:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
@@ -268,6 +270,8 @@ cdef class _Page:
             self.sections += 1
         if n == 3 and memcmp(name, b"div", 3) == 0 and (self.admonition or admonition):
             self.admonition += 1
+        if n == 3 and memcmp(name, b"div", 3) == 0 and (self.fragment or fragment):
+            self.fragment += 1
         if self.in_heading and (tag & (HT_B | HT_K)):
             self.close_heading()
         if code == T_TITLE:
@@ -277,7 +281,7 @@ cdef class _Page:
             self.flush()
             self.in_heading, self.heading_level, self.heading_line = True, code - T_H1 + 1, self.line
             _hclear(&self.heading_b)
-        elif code == T_PRE:
+        elif code == T_PRE or (self.fragment == 1 and n == 3 and memcmp(name, b"div", 3) == 0 and not self.in_code):
             self.flush()
             self.in_code, self.code_lines, self.code_line = True, [], -1
             self.code_b.n = 0
@@ -317,6 +321,7 @@ cdef class _Page:
 
     cdef int endtag(self, int tag, const char* name, int n) except -1:
         cdef int code = tag & 255
+        cdef bint fragment_ends
         if self.drop_len >= 0:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
                 self.drop_depth -= 1
@@ -330,12 +335,15 @@ cdef class _Page:
             self.sections = max(0, self.sections - 1)
         if n == 3 and memcmp(name, b"div", 3) == 0 and self.admonition:
             self.admonition -= 1
+        fragment_ends = n == 3 and memcmp(name, b"div", 3) == 0 and self.fragment == 1
+        if n == 3 and memcmp(name, b"div", 3) == 0 and self.fragment:
+            self.fragment -= 1
         if code == T_TITLE and self.in_title:
             self.title = _hstr(&self.title_b, 0, self.title_b.n)
             self.in_title = False
         elif T_H1 <= code <= T_H6 and self.in_heading:
             self.close_heading()
-        elif code == T_PRE and self.in_code:
+        elif (code == T_PRE or fragment_ends) and self.in_code:
             self.close_code()
         elif code == T_TD or code == T_TH:
             self.close_cell()

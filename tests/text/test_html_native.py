@@ -152,7 +152,8 @@ ATTR = st.sampled_from(
      " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'",
      " class=anchor", " class='x mark'", " class=hash-link", " class='anchor-link y'",
      " class=Anchor", " class=marks", " class='doc-anchor'", " class=permalink", " class=permalinks",
-     " class=note", " class='x Tip'", " class=notes", " class='admonition&#32;warning'",
+     " class=ttc", " class='x TTC'", " class=ttcs", " class=fragment", " class='x Fragment'",
+     " class=fragments", " class=note", " class='x Tip'", " class=notes", " class='admonition&#32;warning'",
      " id=footer", " ID='Footer'", " id=footers", " id='&#102;ooter'", " id=header", " id=toc", " id='Table_Of_Contents'",
      " role=banner", " role='contentinfo'", " role=search", " id='t\roc'", " role=complementary",
      " href=#a", " href='#'", " HREF='#b c'", " href=x.html", " href='&#35;d'", " href"]
@@ -266,8 +267,9 @@ def test_docbook_and_gtk_doc_navigation_and_tables_of_contents_are_dropped(fast:
 
 @pytest.mark.parametrize(
     "classes",
-    ["nav", "NAV", "x navigation", "navheader y", "navFooter", "topNav", "breadcrumbs", "toc"],
-)
+    ["nav", "NAV", "x navigation", "navheader y", "navFooter", "topNav", "breadcrumbs", "toc",
+     "ttc"],  # Doxygen's hidden tooltip of a symbol in a code example
+)  # fmt: skip
 def test_each_navigation_class_drops_its_element(classes: str) -> None:
     page = f"<div class='{classes}'><p>chrome</p></div><p>content</p>"
     for fast in (True, False):
@@ -281,6 +283,38 @@ def test_names_that_only_contain_a_navigation_word_are_kept(classes: str) -> Non
     page = f"<div class='{classes}'><p>kept</p></div>"
     assert [line.text for item in parse_html(page)[1] for line in item.lines] == ["kept"]
     assert same(page)
+
+
+# Doxygen (ffmpeg's API reference, cut down): a code example is a div.fragment of div.line,
+# each symbol's tooltip a hidden div.ttc after the lines
+DOXYGEN = """<h2 class="groupheader">Opening a media file</h2>
+<p>The URL is passed to <a class="el" href="#ga">avformat_open_input()</a>, as in the following code:</p>
+<div class="fragment"><div class="line"><span class="keyword">const</span> <span class="keywordtype">char</span>    *url = <span class="stringliteral">&quot;file:in.mp3&quot;</span>;</div>
+<div class="line"><span class="keywordtype">int</span> ret = <a class="code" href="#ga">avformat_open_input</a>(&amp;s, url, NULL, NULL);</div>
+<div class="line"><span class="keywordflow">if</span> (ret &lt; 0)</div>
+<div class="line">    abort();</div>
+<div class="ttc" id="aga"><div class="ttname"><a href="#ga">avformat_open_input</a></div><div class="ttdeci">int avformat_open_input(AVFormatContext **ps)</div><div class="ttdoc">Open an input stream and read the header.</div></div>
+</div><!-- fragment --><p>The above code attempts to open the file.</p>"""
+
+
+CODE_LINES = [
+    'const char    *url = "file:in.mp3";',
+    "int ret = avformat_open_input(&s, url, NULL, NULL);",
+    "if (ret < 0)",
+    "    abort();",
+]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_doxygen_code_fragments_are_code_and_their_tooltips_are_dropped(fast: bool) -> None:
+    _, items = parse_html(DOXYGEN, fast=fast)
+    blocks = [(item.kind, item.text) for item in items if isinstance(item, Block)]
+    assert blocks == [
+        ("text", "The URL is passed to avformat_open_input(), as in the following code:"),
+        ("code", "\n".join(CODE_LINES)),
+        ("text", "The above code attempts to open the file."),
+    ]
+    assert same(DOXYGEN)
 
 
 TEXINFO = """<html><head><title>Arrays (libffi)</title></head><body>

@@ -14,7 +14,8 @@ What becomes what:
   ``warning``, ``caution``, ``important``, ``admonition``...: DocBook's and Apache's "Note",
   Docusaurus's) is the admonition's label, a ``"text"`` block in the section around it (else
   the text after every note of PostgreSQL's manual was filed under a section "Note");
-- ``pre`` -> a ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
+- ``pre``, and a ``div`` of class ``fragment`` (Doxygen's code example, a ``div`` a line) -> a
+  ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
   ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
   ``nav``, ``aside``, any element whose ARIA role is a landmark around the content
@@ -22,7 +23,8 @@ What becomes what:
   ``table``, ``ul``, ``ol`` or ``section`` whose class names navigation (``nav``,
   ``navigation``, ``navheader``, ``navfooter``, ``navbar``, ``navpath``, ``nav-panel``,
   ``topNav``, ``breadcrumbs``, ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and
-  tables of contents, Texinfo's, Doxygen's and Javadoc's bars) or whose id names a table of
+  tables of contents, Texinfo's, Doxygen's and Javadoc's bars; ``ttc``, Doxygen's hidden
+  tooltips of the symbols in a code example) or whose id names a table of
   contents (``toc``, ``table-of-contents``, ``table_of_contents``: npm's), ``button`` (a control's label: the "copy" of
   every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
   permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs

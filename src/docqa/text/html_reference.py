@@ -19,12 +19,14 @@ _PERMALINK_CLASSES = frozenset(
 _SITE_CHROME = frozenset({"header", "footer"})
 # class names that mark navigation, on the elements documentation generators put it in
 # (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
-# Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents);
+# Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents),
+# and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip);
 # compared lower-cased, token by token
 _NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
         *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
+        "ttc",
     }
 )
 _NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
@@ -47,6 +49,9 @@ _CONTENT = frozenset({"main", "article"})
 _ADMONITION_CLASSES = frozenset(
     {"admonition", "note", "tip", "hint", "warning", "caution", "important", "danger", "attention"}
 )
+# the class of a div that is a block of code whose child divs are its lines (Doxygen's
+# div.fragment of div.line); compared lower-cased, token by token
+_FRAGMENT_CLASSES = frozenset({"fragment"})
 _LISTS = frozenset({"ul", "ol"})
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _BREAKS_HEADING = frozenset({*_HEADINGS, "pre", "tr", "td", "th"})
@@ -71,10 +76,11 @@ def _prose(lines: dict[int, list[str]]) -> tuple[Line, ...]:
     return tuple(Line(n, text) for n, text in joined if text)
 
 
-def _admonition(attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether a div of these attributes sets an admonition apart (its last class)."""
+def _classed(attrs: list[tuple[str, str | None]], names: frozenset[str]) -> bool:
+    """Whether an element of these attributes has a class among ``names`` (lower-cased; its
+    last class attribute)."""
     value = dict(attrs).get("class") or ""
-    return not _ADMONITION_CLASSES.isdisjoint(c.lower() for c in value.split())
+    return not names.isdisjoint(c.lower() for c in value.split())
 
 
 class PageParser(HTMLParser):
@@ -103,6 +109,7 @@ class PageParser(HTMLParser):
         self._content_depth = 0
         self._sections = 0  # open ``section`` elements (a header in one is its own)
         self._admonition = 0  # open divs from the outermost admonition's in (0: in none)
+        self._fragment = 0  # open divs from a code fragment's in (0: in none)
         self._title: list[str] | None = None
         self._heading: tuple[int, int, list[str]] | None = None
         self._text: dict[int, list[str]] = {}
@@ -203,8 +210,10 @@ class PageParser(HTMLParser):
         self._track_main(tag, attrs, opening=True)
         self._content_depth += tag in _CONTENT
         self._sections += tag == "section"
-        if tag == "div" and (self._admonition or _admonition(attrs)):
+        if tag == "div" and (self._admonition or _classed(attrs, _ADMONITION_CLASSES)):
             self._admonition += 1
+        if tag == "div" and (self._fragment or _classed(attrs, _FRAGMENT_CLASSES)):
+            self._fragment += 1
         if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
             self._close_heading()  # bad markup: a heading never holds a block
         if tag == "title":
@@ -212,7 +221,7 @@ class PageParser(HTMLParser):
         elif tag in _HEADINGS:
             self.flush()
             self._heading = (_HEADINGS[tag], self._line(), [])
-        elif tag == "pre":
+        elif tag == "pre" or (tag == "div" and self._fragment == 1 and self._code is None):
             self.flush()
             self._code = {}
         elif tag == "tr":
@@ -257,12 +266,15 @@ class PageParser(HTMLParser):
             self._sections = max(0, self._sections - 1)
         if tag == "div" and self._admonition:
             self._admonition -= 1
+        fragment_ends = tag == "div" and self._fragment == 1
+        if tag == "div" and self._fragment:
+            self._fragment -= 1
         if tag == "title" and self._title is not None:
             self.title = " ".join("".join(self._title).split())
             self._title = None
         elif tag in _HEADINGS and self._heading is not None:
             self._close_heading()
-        elif tag == "pre" and self._code is not None:
+        elif (tag == "pre" or fragment_ends) and self._code is not None:
             self._close_code()
         elif tag in ("td", "th"):
             self._close_cell()
