@@ -22,15 +22,18 @@ def test_ragged_table_row_and_single_pipe_line_stay_readable() -> None:
     assert list(sentences("| not a table")) == ["| not a table"]
 
 
+def quoted(text: str) -> list[str]:
+    """The units of a passage of ``text``."""
+    return [u.text for u in units(Passage("a#b", "A", text), 0)]
+
+
 def test_an_empty_cell_is_left_out_and_a_row_ends_with_one_full_stop() -> None:
     # Docker's service options: "Option: type; Required: ; Description: ... only).."
-    passage = Passage(
-        "service#mount",
-        "Mount",
+    table = (
         "| Option | Required | Description |\n| --- | --- | --- |\n"
-        "| type | | The type of mount (volume by default). |\n| src | for bind | The source |",
+        "| type | | The type of mount (volume by default). |\n| src | for bind | The source |"
     )
-    assert [u.text for u in units(passage, 0)] == [
+    assert quoted(table) == [
         "Option: type; Description: The type of mount (volume by default).",
         "Option: src; Required: for bind; Description: The source.",
     ]
@@ -38,16 +41,9 @@ def test_an_empty_cell_is_left_out_and_a_row_ends_with_one_full_stop() -> None:
 
 def test_a_table_after_a_sentence_ending_in_a_colon_comes_as_its_rows() -> None:
     # Docker's "The following environment variables are set for Linux containers:" and its table
-    passage = Passage(
-        "run#env",
-        "Env",
+    text = (
         "These variables are set:\n\n| Variable | Value |\n| --- | --- |\n| HOME | From USER |\n"
-        "| TERM | xterm with a TTY |\n\nMore follows.",
+        "| TERM | xterm with a TTY |\n\nMore follows."
     )
-    assert [u.text for u in units(passage, 0)] == [
-        (
-            "These variables are set:\nVariable: HOME; Value: From USER\n"
-            "Variable: TERM; Value: xterm with a TTY"
-        ),
-        "More follows.",
-    ]
+    rows = "Variable: HOME; Value: From USER\nVariable: TERM; Value: xterm with a TTY"
+    assert quoted(text) == [f"These variables are set:\n{rows}", "More follows."]
