@@ -40,8 +40,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from docqa.text.documents import Block, Line, Section, page_heading
-from docqa.text.pdf_outline import Mark, outline_sections
+from docqa.text.documents import Section, page_heading
+from docqa.text.pdf_outline import Mark, outline_sections, paragraphs
 
 EXTRA = "PDF files need the pdf extra: pip install 'docqa[pdf]'"
 
@@ -209,14 +209,7 @@ def _layout(pages: list[list[str]]) -> list[list[str]]:
 
 
 def _page_section(page: int, first_line: int, raw: list[str]) -> Section | None:
-    blocks, lines = [], []
-    for number, line in enumerate([*raw, ""], start=first_line):
-        words = " ".join(line.split())
-        if words:
-            lines.append(Line(number, words))
-        elif lines:
-            blocks.append(Block("text", tuple(lines)))
-            lines = []
+    blocks = list(paragraphs(raw, first_line))
     if not blocks:
         return None
     start, end = blocks[0].lines[0].number, blocks[-1].lines[-1].number

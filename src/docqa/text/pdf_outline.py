@@ -90,6 +90,19 @@ def _placed(pages: list[list[str]], marks: list[Mark]) -> list[tuple[int, int, i
     return places
 
 
+def paragraphs(lines: list[str], first: int) -> Iterator[Block]:
+    """A page's ``lines`` (the first numbered ``first``) as paragraphs: runs of non-blank
+    lines, whitespace collapsed."""
+    run: list[Line] = []
+    for number, line in enumerate([*lines, ""], start=first):
+        words = " ".join(line.split())
+        if words:
+            run.append(Line(number, words))
+        elif run:
+            yield Block("text", tuple(run))
+            run = []
+
+
 def _blocks(pages: list[list[str]], starts: list[int], first: tuple[int, int],
             end: tuple[int, int]) -> Iterator[Block]:  # fmt: skip
     """The paragraphs from ``first`` up to ``end`` (``(page index, line index)``, end
@@ -98,16 +111,7 @@ def _blocks(pages: list[list[str]], starts: list[int], first: tuple[int, int],
     page, at = first
     while (page, at) < end and page < len(pages):
         stop = end[1] if page == end[0] else len(pages[page])
-        lines: list[Line] = []
-        for index in range(at, stop):
-            words = " ".join(pages[page][index].split())
-            if words:
-                lines.append(Line(starts[page] + index, words))
-            elif lines:
-                yield Block("text", tuple(lines))
-                lines = []
-        if lines:
-            yield Block("text", tuple(lines))
+        yield from paragraphs(pages[page][at:stop], starts[page] + at)
         page, at = page + 1, 0
 
 

@@ -253,14 +253,13 @@ def _list_blocks(paragraph: Paragraph) -> Iterator[Block]:
     Markdown and reStructuredText readers give a list (``Update the consumer package:`` /
     ``* Declare an interest in the trigger.``)."""
     items = [i for i, (_, raw) in enumerate(paragraph) if _ITEM.match(raw)]
-    if not items or (len(items) == 1 and items[0] != 0):
-        items = []
-    cuts = [0, *items, len(paragraph)] if items[:1] != [0] else [*items, len(paragraph)]
-    for start, end in itertools.pairwise(cuts):
-        lines = [(n, _unbulleted(raw)) if k == 0 and start in items else (n, raw)
-                 for k, (n, raw) in enumerate(paragraph[start:end])]  # fmt: skip
-        if start < end:
-            yield Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in lines))
+    if items[:1] != [0] and len(items) < 2:
+        items = []  # one line starting with "- " inside a paragraph: prose
+    for start, end in itertools.pairwise(sorted({0, *items, len(paragraph)})):
+        lines = paragraph[start:end]
+        if start in items:
+            lines = [(lines[0][0], _unbulleted(lines[0][1])), *lines[1:]]
+        yield Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in lines))
 
 
 def _unbulleted(line: str) -> str:
