@@ -79,6 +79,19 @@ def test_inline_markup_shows_what_a_reader_sees() -> None:
     )
 
 
+def test_a_name_with_a_placeholder_is_no_title_and_target() -> None:
+    # CMake's help: Sphinx's rule would show "$", "CMAKE_<LANG>_FLAGS_" and "OUTPUT_NAME_"
+    line = (
+        "Use :genex:`$<TARGET_OBJECTS>` or :genex:`$<TARGET_OBJECTS:objlib>`, set "
+        ":variable:`CMAKE_<LANG>_FLAGS_<CONFIG>` and :prop_tgt:`OUTPUT_NAME_<CONFIG>`; see "
+        ":ref:`call<call>`, :ref:`set(<variable>) <set>` and :doc:`<tutorial>`."
+    )
+    assert inline_text(line) == (
+        "Use $<TARGET_OBJECTS> or $<TARGET_OBJECTS:objlib>, set CMAKE_<LANG>_FLAGS_<CONFIG> and "
+        "OUTPUT_NAME_<CONFIG>; see call, set(<variable>) and tutorial."
+    )
+
+
 def test_what_is_not_markup_stays_as_written() -> None:
     for text in (
         "CMAKE_<LANG>_FLAGS and CMAKE_MATCH_<n>",

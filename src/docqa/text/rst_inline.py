@@ -6,7 +6,9 @@ Inline markup (one pass, left to right, so an inline literal's content is never 
 - ``\\*`` (an escape) -> ``*``; ```` ``os.walk`` ```` (an inline literal) -> ``os.walk``;
 - ``:func:`os.walk``` and ``:ref:`Title <label>``` (a role, Sphinx's or docutils') -> ``os.walk``
   and ``Title``; a leading ``~`` or ``!`` in the target goes (the full name stays: a reader
-  asks for ``os.path.join`` and the passage should hold it whole);
+  asks for ``os.path.join`` and the passage should hold it whole); a name written with a
+  placeholder (CMake's ``:genex:`$<TARGET_OBJECTS>``` and ``CMAKE_<LANG>_FLAGS_<CONFIG>``) is
+  shown whole, not as a title and its target;
 - ```PyPI <https://pypi.org/>`_`` and ```PyPI`_`` and ``PyPI_`` (references) -> ``PyPI``;
 - ``*text*``, ``**text**`` -> ``text``; ``|name|`` (a substitution) -> ``name``;
 - ``[1]_``, ``[#note]_``, ``[CIT2002]_`` (footnote and citation references) -> nothing.
@@ -40,9 +42,14 @@ _INLINE = re.compile(
     rf"|{_BEFORE}(?P<name>[A-Za-z0-9](?:[\w.+-]*[A-Za-z0-9])?)__?{_AFTER}",
     re.DOTALL,
 )
-# ``Title <target>`` inside a role or a reference: the title is shown, the target is not
+# ``Title <target>`` inside a role or a reference: the title is shown, the target is not.
+# docutils wants a space before the ``<``; Sphinx's roles also take ``title<target>``, but a
+# title ending in ``_`` or ``$`` or holding a ``<`` of its own is a name written with a
+# placeholder (CMake's ``CMAKE_<LANG>_FLAGS_<CONFIG>``, ``$<TARGET_OBJECTS>``), shown whole as
+# CMake's own Sphinx extension shows it.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 _EMBEDDED = re.compile(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>", re.DOTALL)
+_TITLE_END = re.compile(r"[^\s<>_$]")
 
 
 def _shown(m: re.Match[str]) -> str:
@@ -62,13 +69,21 @@ def role_text(role: str | None, value: str) -> str:
     """What a role (``:ref:`Title <label>```; MyST's ``{ref}`Title <label>```) or, with
     ``role`` None, a reference shows of its text ``value``."""
     embedded = _EMBEDDED.fullmatch(value)
-    if embedded is not None:
+    if embedded is not None and _embeds(embedded):
         value = embedded.group("title") or embedded.group("target")
     if role is not None:
         value = value.lstrip("~!")
         if role in _NUMBERED_ROLES:  # :pep:`427` shows "PEP 427"
             value = f"{_NUMBERED_ROLES[role]} {value}"
     return value
+
+
+def _embeds(m: re.Match[str]) -> bool:
+    """Whether ``m`` (of ``_EMBEDDED``) is a title and its target rather than one name with a
+    placeholder: a space before the ``<``, no title at all, or a title ending in a letter,
+    digit or bracket that holds no ``<`` (see ``_EMBEDDED``)."""
+    title, space = m.group("title"), m.start("target") - 1 > m.end("title")
+    return space or not title or (_TITLE_END.fullmatch(title[-1]) is not None and "<" not in title)
 
 
 def _replace(m: re.Match[str]) -> str:
