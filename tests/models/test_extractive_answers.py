@@ -328,6 +328,12 @@ def test_sentences_split_before_lower_case_names_but_not_after_abbreviations() -
         "uuid4() is random, e.g. for keys.",
         "Done.",
     ]
+    # CMake's CMAKE_BUILD_TYPE: the answer read "... generators (e.g. Typical values include"
+    text = "It sets the type (e.g. Makefile Generators or Ninja). Typical values include Debug."
+    assert [u.text for u in units(p("a#b", text), 0)] == [
+        "It sets the type (e.g. Makefile Generators or Ninja).",
+        "Typical values include Debug.",
+    ]
 
 
 class Closeness:

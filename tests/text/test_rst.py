@@ -84,11 +84,13 @@ def test_a_name_with_a_placeholder_is_no_title_and_target() -> None:
     line = (
         "Use :genex:`$<TARGET_OBJECTS>` or :genex:`$<TARGET_OBJECTS:objlib>`, set "
         ":variable:`CMAKE_<LANG>_FLAGS_<CONFIG>` and :prop_tgt:`OUTPUT_NAME_<CONFIG>`; see "
-        ":ref:`call<call>`, :ref:`set(<variable>) <set>` and :doc:`<tutorial>`."
+        ":ref:`call<call>`, :ref:`set(<variable>) <set>`, :doc:`<tutorial>` and "
+        ":ref:`Linking via \\$\\<TARGET_OBJECTS\\>` (escaped: no target) in :file:`C:\\\\dir`."
     )
     assert inline_text(line) == (
         "Use $<TARGET_OBJECTS> or $<TARGET_OBJECTS:objlib>, set CMAKE_<LANG>_FLAGS_<CONFIG> and "
-        "OUTPUT_NAME_<CONFIG>; see call, set(<variable>) and tutorial."
+        "OUTPUT_NAME_<CONFIG>; see call, set(<variable>), tutorial and "
+        "Linking via $<TARGET_OBJECTS> (escaped: no target) in C:\\dir."
     )
 
 
@@ -127,6 +129,20 @@ def test_code_directives_drop_their_options_and_keep_indentation() -> None:
     text = ".. code-block:: python\n   :caption: demo\n\n   def f():\n       return 1\n"
     assert shown(text) == [("code", "def f():\n    return 1")]
     assert shown(".. literalinclude:: demo.py\n   :lines: 1-3\n") == []
+
+
+def test_a_parsed_literal_is_code_whose_markup_is_read() -> None:
+    # CMake's synopses: "`General messages`_" and "*<mode>*" were quoted as written
+    text = (
+        ".. parsed-literal::\n\n"
+        '  `General messages`_\n    message([*<mode>*] "text" ...)\n\n'
+        '  `Reporting checks`_\n    message(<checkState> "text")\n'
+    )
+    synopsis = (
+        'General messages\n  message([<mode>] "text" ...)\n'
+        'Reporting checks\n  message(<checkState> "text")'
+    )
+    assert shown(text) == [("code", synopsis)]
 
 
 def test_directives_show_their_label_arguments_and_body() -> None:

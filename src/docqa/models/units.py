@@ -89,10 +89,11 @@ def _is_table(lines: list[str]) -> bool:
 
 def _split(block: str) -> list[str]:
     """The sentences of one paragraph, whitespace collapsed: split after ``. ! ?`` (and a
-    closing quote or bracket) and space, except after an abbreviation such as ``e.g.``."""
+    closing quote or bracket) and space, except after an abbreviation such as ``e.g.`` (also
+    within brackets, "(e.g.")."""
     out: list[str] = []
     for piece in _SENTENCE_END.split(" ".join(block.split())):
-        if out and out[-1].rsplit(" ", 1)[-1].lower().rstrip(".") in _ABBREVIATIONS:
+        if out and out[-1].rsplit(" ", 1)[-1].lower().strip("([{\"'.") in _ABBREVIATIONS:
             out[-1] = f"{out[-1]} {piece}"
         elif piece:
             out.append(piece)

@@ -39,6 +39,7 @@ from docqa.text.rst_inline import (
     LABELS,
     SILENT,
     inline_lines,
+    inline_text,
 )
 
 # the heading level of each title style met so far, (character, overlined) -> level; None in a
@@ -185,6 +186,9 @@ def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Headi
         body.pop(0)
     if name in CODE:
         code = [(n, t) for n, t in dedent(body) if t]
+        if code and name == "parsed-literal":  # a literal block whose inline markup is read
+            shown_lines = inline_text("\n".join(t for _, t in code)).split("\n")
+            code = [(n, t) for (n, _), t in zip(code, shown_lines, strict=True) if t.strip()]
         if code:
             yield Block("code", tuple(Line(n, t) for n, t in code))
         return

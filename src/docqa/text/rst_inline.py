@@ -42,13 +42,15 @@ _INLINE = re.compile(
     rf"|{_BEFORE}(?P<name>[A-Za-z0-9](?:[\w.+-]*[A-Za-z0-9])?)__?{_AFTER}",
     re.DOTALL,
 )
-# ``Title <target>`` inside a role or a reference: the title is shown, the target is not.
+# ``Title <target>`` inside a role or a reference: the title is shown, the target is not; an
+# escaped ``\<`` begins no target, and the text's escapes are read (``\$`` shows ``$``).
 # docutils wants a space before the ``<``; Sphinx's roles also take ``title<target>``, but a
 # title ending in ``_`` or ``$`` or holding a ``<`` of its own is a name written with a
 # placeholder (CMake's ``CMAKE_<LANG>_FLAGS_<CONFIG>``, ``$<TARGET_OBJECTS>``), shown whole as
 # CMake's own Sphinx extension shows it.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
-_EMBEDDED = re.compile(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>", re.DOTALL)
+_EMBEDDED = re.compile(r"(?P<title>.*?)\s*(?<!\\)<(?P<target>[^<>]+)>", re.DOTALL)
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 _TITLE_END = re.compile(r"[^\s<>_$]")
 
 
@@ -61,16 +63,19 @@ def _shown(m: re.Match[str]) -> str:
     if kind in ("strong", "em"):  # docutils nests no markup; a reader still sees none
         return inline_text(value)
     if kind == "text":  # a role's or a reference's text
-        return role_text(m.group("role"), value)
+        return role_text(m.group("role"), value, escapes=True)
     return value
 
 
-def role_text(role: str | None, value: str) -> str:
+def role_text(role: str | None, value: str, *, escapes: bool = False) -> str:
     """What a role (``:ref:`Title <label>```; MyST's ``{ref}`Title <label>```) or, with
-    ``role`` None, a reference shows of its text ``value``."""
+    ``role`` None, a reference shows of its text ``value``; ``escapes``: its backslashes
+    escape (reStructuredText's, not MyST's: a Markdown code span keeps them)."""
     embedded = _EMBEDDED.fullmatch(value)
     if embedded is not None and _embeds(embedded):
         value = embedded.group("title") or embedded.group("target")
+    if escapes:
+        value = _ESCAPED.sub(lambda e: "" if e.group(1).isspace() else e.group(1), value)
     if role is not None:
         value = value.lstrip("~!")
         if role in _NUMBERED_ROLES:  # :pep:`427` shows "PEP 427"
