@@ -321,12 +321,20 @@ def test_a_closing_bracket_or_quote_stays_with_its_sentence() -> None:
     ]
 
 
-def test_sentences_split_before_lower_case_names_but_not_after_abbreviations() -> None:
+def test_sentences_split_before_lower_case_names_but_not_where_one_goes_on() -> None:
     found = units(p("a#b", "Call uuid4(). uuid4() is random, e.g. for keys. Done."), 0)
     assert [u.text for u in found] == [
         "Call uuid4().",
         "uuid4() is random, e.g. for keys.",
         "Done.",
+    ]
+    # the Rust book: "... only allowed to use the ?" / "operator in a function that ..."
+    text = "Use the ? operator in a function. Calling panic! or returning is fine. Is it? Yes."
+    assert [u.text for u in units(p("a#b", text), 0)] == [
+        "Use the ? operator in a function.",
+        "Calling panic! or returning is fine.",
+        "Is it?",
+        "Yes.",
     ]
     # CMake's CMAKE_BUILD_TYPE: the answer read "... generators (e.g. Typical values include"
     text = "It sets the type (e.g. Makefile Generators or Ninja). Typical values include Debug."

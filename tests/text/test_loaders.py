@@ -59,6 +59,26 @@ def test_folder_loads_the_good_files_and_skips_the_bad_with_reasons(mixed: Path)
     assert report.summary().startswith("3 documents loaded, 5 files skipped (")
 
 
+def test_a_page_that_asks_not_to_be_indexed_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    # mdBook's print.html repeats every chapter; the Rust book's old chapters are stubs
+    body = "<body><h1>Ch</h1><p>Every chapter again.</p></body>"
+    write(tmp_path, "print.html", f'<head><meta name="robots" content="noindex" /></head>{body}')
+    write(tmp_path, "old.html", f"<HEAD><META CONTENT='noindex,follow' NAME=robots></HEAD>{body}")
+    write(
+        tmp_path,
+        "gz.html.gz",
+        gzip.compress(f'<meta name="robots" content="noindex">{body}'.encode()),
+    )
+    write(tmp_path, "kept.html", f'<head><meta name="robots" content="index,follow"></head>{body}')
+    write(tmp_path, "says.html", f'{body}<p><meta name="robots" content="noindex"> in a body</p>')
+    write(tmp_path, "guide.md", '# Guide\n\n<meta name="robots" content="noindex">\n')
+    with pytest.warns(SkippedFileWarning):
+        documents, report = load_path(tmp_path)
+    assert [d.source for d in documents] == ["guide.md", "kept.html", "says.html"]
+    assert sorted(s.path for s in report.skipped) == ["gz.html.gz", "old.html", "print.html"]
+    assert all("asks not to be indexed" in s.reason for s in report.skipped)
+
+
 def test_titles_and_formats(mixed: Path) -> None:
     with pytest.warns(SkippedFileWarning):
         documents, _ = load_path(mixed)

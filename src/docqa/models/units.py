@@ -27,6 +27,7 @@ _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]])|(?<=[.!?][\"')\]][
 _ABBREVIATIONS = frozenset(
     ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig", "no", "sec", "ch"]
 )
+_MARK_GOES_ON = re.compile(r"(?:[!?]|\.\.\.)[\"')\]]*$")
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
 _DELIMITER = re.compile(r":?-+:?")
@@ -89,15 +90,24 @@ def _is_table(lines: list[str]) -> bool:
 
 def _split(block: str) -> list[str]:
     """The sentences of one paragraph, whitespace collapsed: split after ``. ! ?`` (and a
-    closing quote or bracket) and space, except after an abbreviation such as ``e.g.`` (also
-    within brackets, "(e.g.")."""
+    closing quote or bracket) and space, unless the sentence goes on (:func:`_goes_on`)."""
     out: list[str] = []
     for piece in _SENTENCE_END.split(" ".join(block.split())):
-        if out and out[-1].rsplit(" ", 1)[-1].lower().strip("([{\"'.") in _ABBREVIATIONS:
+        if out and _goes_on(out[-1], piece):
             out[-1] = f"{out[-1]} {piece}"
         elif piece:
             out.append(piece)
     return out
+
+
+def _goes_on(before: str, piece: str) -> bool:
+    """Whether ``piece`` continues the sentence ``before`` that the split ended: after an
+    abbreviation ("(e.g."), a mark standing alone ("the ? operator"), or a "!", "?" or "..."
+    before a lower-case word ("calling panic! or returning", "works? not").:"""
+    last = before.rsplit(" ", 1)[-1]
+    if last.lower().strip("([{\"'.") in _ABBREVIATIONS or last in (".", "!", "?"):
+        return True
+    return piece[:1].islower() and _MARK_GOES_ON.search(before) is not None
 
 
 def sentences(text: str) -> Iterator[str]:

@@ -5,7 +5,8 @@ HTML, PDF).
 Files are UTF-8; an HTML page that is not is read in the encoding it declares (its ``<meta>``
 charset or XML declaration, else windows-1252, as browsers do: :mod:`docqa.text.encoding`).
 A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
-matter, no text at all) is a ``SkippedFile`` with the reason. A Sphinx build's copy of a page's
+matter, no text at all, an HTML page that asks not to be indexed) is a ``SkippedFile`` with the
+reason. A Sphinx build's copy of a page's
 source, ``page.rst.txt``, is read as reStructuredText; a ``.txt`` file whose text is clearly
 AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text. A
 Markdown page written in MyST has its roles and directives read first (``docqa.text.myst``).
@@ -16,6 +17,7 @@ their blocks as they are taken, so that the file is never held parsed whole.
 from __future__ import annotations
 
 import hashlib
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import replace
@@ -43,6 +45,19 @@ FORMATS = {
     ".htm": "html",
     ".pdf": "pdf",
 }
+# A page whose head says ``<meta name="robots" content="noindex">`` is one its site keeps out
+# of search: mdBook's ``print.html`` (every chapter again on one page: each passage found twice)
+# and the stubs the Rust book left at its old chapters' addresses, as Debian's ``rust-doc``
+# ships them (71 pages; no other page of the Debian manuals read here says it). It is skipped.
+KEPT_OUT = (
+    'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
+    "print-all copy of other pages or a moved page's stub does"
+)
+HEAD_CHARS = 16_384  # where a page with no <body> tag is searched for the tag
+_BODY = re.compile(r"<body\b", re.IGNORECASE)
+_META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
+_ROBOTS = re.compile(r"""\bname\s*=\s*["']?robots\b""", re.IGNORECASE)
+_NOINDEX = re.compile(r"""\bcontent\s*=\s*["'][^"']*\bnoindex\b""", re.IGNORECASE)
 READS = "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files, also gzipped"
 _SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
 GZIP = ".gz"
@@ -127,6 +142,18 @@ def _decode(data: bytes, html: bool = False) -> str:
         ) from exc
 
 
+def _kept_out_of_search(page: str) -> bool:
+    """Whether an HTML page's head holds ``<meta name="robots" content="noindex">``."""
+    body = _BODY.search(page)
+    head = page[: body.start() if body else HEAD_CHARS]
+    if "robots" not in head.lower():
+        return False
+    return any(
+        _ROBOTS.search(tag.group(0)) and _NOINDEX.search(tag.group(0))
+        for tag in _META.finditer(head)
+    )
+
+
 def _html_name(source: str) -> str:
     """The file name a page's links use for itself: ``faq.html`` for ``manual/faq.html``
     (and for ``manual/faq.html.gz``, as the page was written before it was compressed)."""
@@ -208,7 +235,11 @@ def decoded(source: str, data: bytes) -> str | bytes | SkippedFile:
             data = _gunzip(data)
         if format_of(source) == "pdf":
             return data
-        return _decode(data, html=format_of(source) == "html")
+        html = format_of(source) == "html"
+        text = _decode(data, html=html)
+        if html and _kept_out_of_search(text):
+            raise _Skip(KEPT_OUT)
+        return text
     except _Skip as exc:
         return SkippedFile(source, str(exc))
 
