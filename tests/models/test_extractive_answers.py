@@ -321,6 +321,24 @@ def test_a_closing_bracket_or_quote_stays_with_its_sentence() -> None:
     ]
 
 
+def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> None:
+    # the Rust book: "This code ... will fail:" / "Filename: src/main.rs" / the code, which
+    # the answer left out
+    text = (
+        "This code that makes two mutable references will fail:\n\n"
+        "Filename: src/main.rs\n\n"
+        "fn main() {\n    let r1 = &mut s;\n    let r2 = &mut s;\n}\n\n"
+        "Here is the error:\n\nFilename: a caption of more than six words here\n\n"
+        "error[E0499]: cannot borrow\n  --> src/main.rs:5:14"
+    )
+    found = [u.text for u in units(p("book#refs", text), 0)]
+    assert found[0] == (
+        "This code that makes two mutable references will fail:\nFilename: src/main.rs\n"
+        "fn main() {\n    let r1 = &mut s;\n    let r2 = &mut s;\n}"
+    )
+    assert found[1] == "Here is the error:\nFilename: a caption of more than six words here"
+
+
 def test_sentences_split_before_lower_case_names_but_not_where_one_goes_on() -> None:
     found = units(p("a#b", "Call uuid4(). uuid4() is random, e.g. for keys. Done."), 0)
     assert [u.text for u in found] == [

@@ -20,6 +20,9 @@ MIN_WORDS = 3
 """A unit of fewer words is a label, not a sentence ("See also", "Note", "6.", a defined
 term such as "-f"): the extractive answer never quotes one, nor takes one along after its
 best unit (:func:`is_label`)."""
+CAPTION_WORDS = 6
+"""A line of at most this many words before a block of code is its caption ("Filename:
+src/main.rs"): a sentence ending in ``:`` above it takes both along."""
 
 # the space after ". ! ?" and up to two closing quotes or brackets, which stay with the sentence
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]])|(?<=[.!?][\"')\]][\"')\]]))\s+")
@@ -201,6 +204,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
         ):
             after = [ln for ln in blocks[b].splitlines() if ln.strip()]
             block = "\n".join(table_rows(after)) if _is_table(after) else blocks[b]
+            if _captions(blocks, b):  # "Filename: src/main.rs" and the code it names
+                block = f"{block}\n{blocks[b + 1]}"
+                b += 1
             pieces[-1] = f"{pieces[-1]}\n{block}"  # a table as its rows, as standing alone
             attached[-1] = True
             b += 1
@@ -248,6 +254,23 @@ def _wrapped_prose(lines: list[str]) -> bool:
         symbols <= 0.04 * visible
         and 2 * wordy >= len(lines)
         and any(_PROSE_SENTENCE_END.search(line) for line in lines)
+    )
+
+
+def _captions(blocks: list[str], b: int) -> bool:
+    """Whether ``blocks[b]`` is the caption of a block of code right after it (mdBook's
+    "Filename: src/main.rs"): one line of at most :data:`CAPTION_WORDS` words that ends
+    like no sentence, before a block of several lines that is no table and no prose, both
+    within :data:`MAX_BLOCK_CHARS`."""
+    if b + 1 >= len(blocks) or "\n" in blocks[b].strip() or _FULL_STOP.search(blocks[b]):
+        return False
+    lines = [ln for ln in blocks[b + 1].splitlines() if ln.strip()]
+    return (
+        len(_WORD.findall(blocks[b])) <= CAPTION_WORDS
+        and len(blocks[b]) + len(blocks[b + 1]) < MAX_BLOCK_CHARS
+        and len(lines) > 1
+        and not _is_table(lines)
+        and not _wrapped_prose(lines)
     )
 
 
