@@ -2,6 +2,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from docqa.text.documents import Block, Heading, Section
+from docqa.text.records import section_records_python
 
 def scan_html(
     text: str, first_line: int, content_only: bool
@@ -14,19 +15,7 @@ def walk_markdown(
 def section_windows(
     blocks: tuple[Block, ...], max_words: int, overlap: int, rest: list[int] | None = None
 ) -> list[tuple[str, int, int]]: ...
-def section_records(
-    blocks: tuple[Block, ...],
-    max_words: int,
-    overlap: int,
-    id_json: bytes,
-    middle: bytes,
-    tail: bytes,
-    title: str,
-    position: int,
-    records: list[bytes],
-    texts: list[str],
-    first_part: int = 1,
-    rest: list[int] | None = None,
-) -> int: ...
 def build_sections(items: Iterable[Heading | Block]) -> tuple[Section, ...]: ...
 def marks_content(text: str) -> bool: ...
+
+section_records = section_records_python  # its Python twin's signature (tested equal)
