@@ -95,7 +95,10 @@ def test_a_sentence_written_around_a_command_is_one_unit() -> None:
     assert [u.text for u in units(p("bash#redirection-p2", tail), 0)] == [
         "Redirections are read in order."
     ]
-    assert next(u.text for u in units(p("bash#redirection", tail), 0)) == "ls 2>&1 > dirlist"
+    # a page that begins with the command: it is quoted with the description going on from it
+    assert next(u.text for u in units(p("bash#redirection", tail), 0)) == (
+        "ls 2>&1 > dirlist\ndirects only the standard output."
+    )
     answer = reply("How do I redirect standard output and standard error to a file?",
                    [p("bash#redirection", REDIRECTION)])  # fmt: skip
     assert "the command\nls > dirlist 2>&1\ndirects both" in answer
@@ -318,6 +321,23 @@ def test_a_closing_bracket_or_quote_stays_with_its_sentence() -> None:
         "(So, the table is no sequence.)",
         'He said "Stop."',
         "Then it ends.",
+    ]
+
+
+def test_a_term_is_quoted_with_the_description_going_on_from_it() -> None:
+    # flex's manual (Texinfo): the answer quoted "instructs flex to generate a case-insensitive
+    # scanner." without the option it describes
+    text = (
+        "'-i, --case-insensitive, %option case-insensitive'\n\n"
+        "instructs flex to generate a case-insensitive scanner. The case is ignored.\n\n"
+        "'-l, --lex-compat'\n\nAnother paragraph.\n\nOne more"
+    )
+    term = "'-i, --case-insensitive, %option case-insensitive'"
+    assert [u.text for u in units(p("flex#options", text), 0)] == [
+        f"{term}\ninstructs flex to generate a case-insensitive scanner.",
+        "The case is ignored.",
+        "'-l, --lex-compat'",
+        "Another paragraph.",
     ]
 
 

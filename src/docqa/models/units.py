@@ -210,6 +210,24 @@ def units(passage: Passage, index: int) -> list[Unit]:
             pieces[-1] = f"{pieces[-1]}\n{block}"  # a table as its rows, as standing alone
             attached[-1] = True
             b += 1
+        if (
+            found
+            and not (table or code or attached[-1])
+            and "\n" not in pieces[-1]
+            and not _ENDS_SENTENCE.search(pieces[-1])
+            and b < len(blocks)
+            and _continues(blocks[b])
+            and not _inserted(blocks[b])
+        ):
+            # a line its description goes on from, as a definition list's term (Texinfo's
+            # "'-i, --case-insensitive'" / "instructs flex to generate a case-insensitive
+            # scanner.") or a command ("ls 2>&1 > dirlist" / "directs only ..."): one unit
+            rest = _split(blocks[b])
+            pieces[-1] = f"{pieces[-1]}\n{rest[0]}"
+            pieces.extend(rest[1:])
+            attached.extend([False] * (len(rest) - 1))
+            terms = []
+            b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
         # only ...") is one unit with that block, to the end of its sentence; a single word
         # begins none (a code block's caption: "flaskr/db.py")
