@@ -7,7 +7,10 @@
 
 # docqa.text.html_reference._PERMALINK_CLASSES: the classes of an ``a`` that is a heading's permalink
 _PERMALINK_CLASSES = frozenset(
-    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark", "permalink"}
+    {
+        *("headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark", "permalink"),
+        *("copiable-anchor", "copiable-link"),
+    }
 )
 
 
@@ -17,6 +20,7 @@ cdef inline bint _permalink_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noe
         _same(s, a, b, b"headerlink") or _same(s, a, b, b"anchor")
         or _same(s, a, b, b"doc-anchor") or _same(s, a, b, b"anchor-link") or _same(s, a, b, b"hash-link")
         or _same(s, a, b, b"mark") or _same(s, a, b, b"permalink")
+        or _same(s, a, b, b"copiable-anchor") or _same(s, a, b, b"copiable-link")
     )
 
 

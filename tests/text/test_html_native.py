@@ -152,6 +152,7 @@ ATTR = st.sampled_from(
      " class='x Footer'", " class=nav-panel", " class='mini-toc'", " class='&#104;eader'",
      " class=anchor", " class='x mark'", " class=hash-link", " class='anchor-link y'",
      " class=Anchor", " class=marks", " class='doc-anchor'", " class=permalink", " class=permalinks",
+     " class=copiable-anchor", " class='x copiable-link'", " class=copiable",
      " class=ttc", " class='x TTC'", " class=ttcs", " class=fragment", " class='x Fragment'",
      " class=fragments", " class=note", " class='x Tip'", " class=notes", " class='admonition&#32;warning'",
      " id=footer", " ID='Footer'", " id=footers", " id='&#102;ooter'", " id=header", " id=toc", " id='Table_Of_Contents'",

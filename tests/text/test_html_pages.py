@@ -119,6 +119,23 @@ def test_apaches_permalinks_are_dropped() -> None:
     assert "¶" not in texts(items)
 
 
+def test_texinfos_permalinks_are_dropped() -> None:
+    # Autoconf's manual (Texinfo 6.8) and a Texinfo 7 page: a pilcrow after each definition
+    page = (
+        '<dl class="def"><dt id="index-AC_INIT"><span class="category">Macro: </span><span>'
+        "<strong>AC_INIT</strong> <em>(package, version)</em><a href='#index-AC_INIT' "
+        "class='copiable-anchor'> &para;</a></span></dt><dd><p>Process arguments.</p></dd>"
+        '<dt>AC_OUTPUT<a class="copiable-link" href="#index-AC_OUTPUT"> &para;</a></dt></dl>'
+    )
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [i.text for i in items] == [
+            "Macro: AC_INIT (package, version)",
+            "Process arguments.",
+            "AC_OUTPUT",
+        ]
+
+
 # PostgreSQL's manual (DocBook XSL), cut down: a Note inside the list of psql's meta-commands
 DOCBOOK = """<title>psql</title>
 <div class="refsect2"><h3 class="title">Meta-Commands</h3>

@@ -31,7 +31,8 @@ What becomes what:
   headings; ``anchor`` and ``doc-anchor``, rustdoc's ``§`` and GitHub's icon;
   ``anchor-link``, Bootstrap's and Jupyter's; ``hash-link``, Docusaurus's; ``mark``, the
   ``#`` after each heading of Node.js's API pages; ``permalink``, the ``¶`` of Apache's
-  manual), and ``header`` / ``footer`` outside
+  manual; ``copiable-anchor`` and ``copiable-link``, the ``¶`` after each definition of a
+  Texinfo manual, 6.8's and 7's), and ``header`` / ``footer`` outside
   ``main`` and ``article`` (site banners; an article's own header is kept), but for a
   ``header`` inside a ``section``, which is that section's own (npm's pages hold their h1 and
   description in one; a section's ``footer``, "Edit this page" and the like, still goes),

@@ -12,9 +12,12 @@ from docqa.text.html_layout import CELLS, NO_LAYOUT
 _DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside", "button"})
 # the classes of an ``a`` that is a heading's permalink mark (compared as written, token by
 # token): Sphinx's and MkDocs's, rustdoc's (two) and GitHub's, Bootstrap's and Jupyter's,
-# Docusaurus's, Node.js's, the Apache HTTP Server manual's
+# Docusaurus's, Node.js's, the Apache HTTP Server manual's, Texinfo's (6.8; 7)
 _PERMALINK_CLASSES = frozenset(
-    {"headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark", "permalink"}
+    {
+        *("headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark", "permalink"),
+        *("copiable-anchor", "copiable-link"),
+    }
 )
 _SITE_CHROME = frozenset({"header", "footer"})
 # class names that mark navigation, on the elements documentation generators put it in
