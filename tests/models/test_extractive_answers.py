@@ -359,27 +359,37 @@ def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> No
     assert found[1] == "Here is the error:\nFilename: a caption of more than six words here"
 
 
-def test_sentences_split_before_lower_case_names_but_not_where_one_goes_on() -> None:
-    found = units(p("a#b", "Call uuid4(). uuid4() is random, e.g. for keys. Done."), 0)
-    assert [u.text for u in found] == [
-        "Call uuid4().",
-        "uuid4() is random, e.g. for keys.",
-        "Done.",
-    ]
-    # the Rust book: "... only allowed to use the ?" / "operator in a function that ..."
-    text = "Use the ? operator in a function. Calling panic! or returning is fine. Is it? Yes."
-    assert [u.text for u in units(p("a#b", text), 0)] == [
-        "Use the ? operator in a function.",
-        "Calling panic! or returning is fine.",
-        "Is it?",
-        "Yes.",
-    ]
-    # CMake's CMAKE_BUILD_TYPE: the answer read "... generators (e.g. Typical values include"
-    text = "It sets the type (e.g. Makefile Generators or Ninja). Typical values include Debug."
-    assert [u.text for u in units(p("a#b", text), 0)] == [
-        "It sets the type (e.g. Makefile Generators or Ninja).",
-        "Typical values include Debug.",
-    ]
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Call uuid4(). uuid4() is random, e.g. for keys. Done.",
+            ["Call uuid4().", "uuid4() is random, e.g. for keys.", "Done."],
+        ),
+        # the Rust book: "... only allowed to use the ?" / "operator in a function that ..."
+        (
+            "Use the ? operator in a function. Calling panic! or returning is fine. Is it? Yes.",
+            [
+                "Use the ? operator in a function.",
+                "Calling panic! or returning is fine.",
+                "Is it?",
+                "Yes.",
+            ],
+        ),
+        # CMake's CMAKE_BUILD_TYPE: the answer read "... generators (e.g. Typical values ..."
+        (
+            "It sets the type (e.g. Makefile Generators or Ninja). Typical values include Debug.",
+            [
+                "It sets the type (e.g. Makefile Generators or Ninja).",
+                "Typical values include Debug.",
+            ],
+        ),
+    ],
+)
+def test_sentences_split_before_lower_case_names_but_not_where_one_goes_on(
+    text: str, expected: list[str]
+) -> None:
+    assert [u.text for u in units(p("a#b", text), 0)] == expected
 
 
 class Closeness:
