@@ -36,6 +36,7 @@ from docqa.pipeline.sources import SourceFile, Stat, discover, stat_of
 from docqa.pipeline.write import BuildReport, Run, kept_report, passed_over, verified, write_run
 from docqa.text.documents import SkippedFile
 from docqa.text.ids import suffixed
+from docqa.text.loaders import named_sources
 
 __all__ = [
     "BuildReport",
@@ -158,7 +159,7 @@ def _build_locked(
     stamp = _stamp(found, stats, unknown, settings)
     scan = Scan([(p, s, st[0]) for (p, s), st in zip(found, stats, strict=True)],
                  {s: st for (_, s), st in zip(found, stats, strict=True)},
-                 not verify, suffixed(s for _, s in found))  # fmt: skip
+                 not verify, suffixed(s for _, s in found), named_sources(paths, found))  # fmt: skip
     warnings: list[str] = [SLOW_MARKDOWN] if _slow_markdown(found) else []
     run = Run(scan, stamp, scanned_ns, unknown, passed_over(others), settings, n_workers,
               progress, warnings, started, copies=tuple(copies))  # fmt: skip

@@ -12,7 +12,7 @@ from docqa.build import SLOW_MARKDOWN, IndexSettings, build_index, ensure_index
 from docqa.collection import Collection
 from docqa.errors import IndexNotFound, InputError
 from docqa.index import open_index
-from docqa.text import markdown_md4c
+from docqa.text import SkippedFileWarning, markdown_md4c
 
 LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library"
 
@@ -145,3 +145,27 @@ def test_a_build_says_when_markdown_takes_the_slow_path(
     assert (SLOW_MARKDOWN in markdown.warnings) is not with_md4c
     assert SLOW_MARKDOWN not in text.warnings
     assert markdown.chunks == 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_page_that_asks_not_to_be_indexed_is_read_only_when_named(
+    tmp_path: Path, workers: int
+) -> None:
+    # mdBook's print.html: skipped in a folder, read when the user names the file
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ch1.html").write_text("<h1>Loans</h1><p>Loans last three weeks.</p>")
+    page = docs / "print.html"
+    page.write_text(
+        '<head><meta name="robots" content="noindex"></head>'
+        "<body><h1>Loans</h1><p>Loans last three weeks.</p></body>"
+    )
+    settings = IndexSettings(embedder="hashing")
+    with pytest.warns(SkippedFileWarning, match="print.html: the page asks not to be indexed"):
+        walked = build_index([docs], tmp_path / "i1", settings, workers=workers)
+    assert walked.documents == 1
+    assert [s.path for s in walked.skipped] == ["print.html"]
+    assert "give its path to index it" in walked.skipped[0].reason
+    named = build_index([page], tmp_path / "i2", settings, workers=workers)
+    assert (named.documents, len(named.skipped)) == (1, 0)
+    assert {c.source for c in open_index(tmp_path / "i2").chunks} == {"print.html"}

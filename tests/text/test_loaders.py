@@ -77,6 +77,9 @@ def test_a_page_that_asks_not_to_be_indexed_is_skipped_with_the_reason(tmp_path:
     assert [d.source for d in documents] == ["guide.md", "kept.html", "says.html"]
     assert sorted(s.path for s in report.skipped) == ["gz.html.gz", "old.html", "print.html"]
     assert all("asks not to be indexed" in s.reason for s in report.skipped)
+    # a page the user names is read
+    documents, report = load_paths([tmp_path / "print.html", tmp_path / "gz.html.gz"])
+    assert [d.source for d in documents] == ["print.html", "gz.html.gz"] and not report.skipped
 
 
 def test_titles_and_formats(mixed: Path) -> None:

@@ -234,7 +234,7 @@ def _write_delta(
     fsynced at the end, all at once (``sync_files``: 20 serial fsyncs took 9-20 ms; the
     delta's builder alone made two rounds and four single fsyncs, ~3 ms)."""
     stats_of = {s: run.scan.stats[s] for _, s, _ in changed}
-    scan = Scan(changed, stats_of, run.scan.trust_stats, run.scan.suffixed)
+    scan = Scan(changed, stats_of, run.scan.trust_stats, run.scan.suffixed, run.scan.named)
     sub = replace(run, scan=scan, unknown=[], warnings=[])
     part = (
         write_run(tmp / DELTA, sub, previous, allow_empty=True, unsynced=unsynced)

@@ -48,12 +48,14 @@ def old_rows(previous: Index | None) -> dict[str, OldFile]:
 class Scan:
     """The files found, in load order, as ``(path, source, size)``; each one's stat; whether
     an unchanged stat may stand for unchanged bytes (not under ``--verify``); the sources
-    whose ids keep their suffix (``docqa.text.ids.suffixed`` of every file found)."""
+    whose ids keep their suffix (``docqa.text.ids.suffixed`` of every file found); the
+    sources given by name (``docqa.text.loaders.named_sources``)."""
 
     sized: list[tuple[Path, str, int]]
     stats: dict[str, Stat]
     trust_stats: bool
     suffixed: frozenset[str] = frozenset()
+    named: frozenset[str] = frozenset()
 
     def same_ids(self, source: str, ids: object) -> bool:
         """Whether ``source``'s rows recorded with ``ids`` (``OldFile.ids``) have the ids

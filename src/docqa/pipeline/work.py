@@ -50,6 +50,7 @@ class Task:
     # files the caller has already read and found unchanged (reused without reading)
     heading_weight: int = HEADING_WEIGHT  # times a heading path counts in its BM25 row
     suffixed: frozenset[str] = frozenset()  # sources whose ids keep their suffix (text.ids)
+    named: frozenset[str] = frozenset()  # sources given by name (read even when "noindex")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +235,7 @@ def _one_file(task: Task, path: Path, source: str, group: _Group) -> Iterator[Fi
     if task.known.get(source) == sha:
         yield FileResult(source, size, sha, 0, reused=True, ids=ids)
         return
-    content = decoded(source, data)
+    content = decoded(source, data, named=source in task.named)
     del data  # a large file's bytes go before its text is parsed
     if isinstance(content, SkippedFile):
         yield FileResult(source, size, sha, 0, skipped=content.reason)

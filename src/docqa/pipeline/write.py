@@ -205,6 +205,7 @@ def _stream_rows(
             verified={s: verified[s] for _, s in group if s in verified},
             heading_weight=settings.heading_weight,
             suffixed=frozenset(s for _, s in group if s in scan.suffixed),
+            named=frozenset(s for _, s in group if s in scan.named),
         )
         for group in cut
     )

@@ -25,6 +25,7 @@ from docqa.text.loaders import (
     SkippedFileWarning,
     check_unique,
     find_files,
+    named_sources,
     raise_nothing_loaded,
 )
 from docqa.text.reading import load_file
@@ -55,9 +56,10 @@ class ChunkFeed:
     def chunks(self, progress: Progress | None = None) -> Iterator[Chunk]:
         """Each file's chunks in turn (``progress("files", done, total)`` after each file)."""
         kept = suffixed(source for _, source in self.files)
+        named = named_sources(self.paths, self.files)
         count = 0
         for done, (path, source) in enumerate(self.files, start=1):
-            document = load_file(path, source)
+            document = load_file(path, source, named=source in named)
             if isinstance(document, SkippedFile):
                 self._skip(source, document.reason)
             else:

@@ -279,6 +279,13 @@ def find_files(
     return found, unknown
 
 
+def named_sources(paths: Iterable[str | Path], files: Iterable[tuple[Path, str]]) -> frozenset[str]:
+    """The sources of ``files`` (``find_files``' or ``discover``'s) that were given by name in
+    ``paths``, not met in a folder: read even when they ask not to be indexed."""
+    given = {Path(p) for p in paths if Path(p).is_file()}
+    return frozenset(source for path, source in files if path in given)
+
+
 def check_unique(files: Iterable[tuple[Path, str]]) -> None:
     """Raise ``InputError`` when two files would get the same source (the same file or folder
     given twice). Files whose ids alone would be the same (``guide.md`` and ``guide.html``
@@ -315,8 +322,9 @@ def load_paths(
         _skip(skipped, item.path, item.reason)
     check_unique(found)
     kept = suffixed(source for _, source in found)
+    named = named_sources(paths, found)
     for path, source in found:
-        document = load_file(path, source)
+        document = load_file(path, source, named=source in named)
         if isinstance(document, SkippedFile):
             _skip(skipped, source, document.reason)
             continue

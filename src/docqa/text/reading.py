@@ -48,10 +48,11 @@ FORMATS = {
 # A page whose head says ``<meta name="robots" content="noindex">`` is one its site keeps out
 # of search: mdBook's ``print.html`` (every chapter again on one page: each passage found twice)
 # and the stubs the Rust book left at its old chapters' addresses, as Debian's ``rust-doc``
-# ships them (71 pages; no other page of the Debian manuals read here says it). It is skipped.
+# ships them (71 pages; no other page of the Debian manuals read here says it). It is skipped,
+# but for a file given by name (``named``): what a user names is read.
 KEPT_OUT = (
     'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
-    "print-all copy of other pages or a moved page's stub does"
+    "print-all copy of other pages or a moved page's stub does; give its path to index it"
 )
 HEAD_CHARS = 16_384  # where a page with no <body> tag is searched for the tag
 _BODY = re.compile(r"<body\b", re.IGNORECASE)
@@ -217,18 +218,21 @@ def read_bytes(path: Path) -> bytes | SkippedFile:
         return SkippedFile(path.name, f"cannot be read ({exc.strerror or exc})")
 
 
-def document_from_bytes(source: str, data: bytes, file_hash: str) -> Document | SkippedFile:
+def document_from_bytes(
+    source: str, data: bytes, file_hash: str, *, named: bool = False
+) -> Document | SkippedFile:
     """Parse a file's bytes as ``source`` (its sha256 given); a ``SkippedFile`` (no warning)
-    when they cannot become a document. Pure."""
-    content = decoded(source, data)
+    when they cannot become a document (``named``: see ``decoded``). Pure."""
+    content = decoded(source, data, named=named)
     if isinstance(content, SkippedFile):
         return content
     return document_from_decoded(source, content, file_hash)
 
 
-def decoded(source: str, data: bytes) -> str | bytes | SkippedFile:
+def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | SkippedFile:
     """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
-    a ``SkippedFile`` when they cannot be. A caller that lets the bytes go before parsing
+    a ``SkippedFile`` when they cannot be, or for an HTML page that asks not to be indexed
+    unless the file was given by name (``named``). A caller that lets the bytes go before parsing
     (``document_from_decoded``) holds a large file's text once while it is parsed."""
     try:
         if source.lower().endswith(GZIP):
@@ -237,7 +241,7 @@ def decoded(source: str, data: bytes) -> str | bytes | SkippedFile:
             return data
         html = format_of(source) == "html"
         text = _decode(data, html=html)
-        if html and _kept_out_of_search(text):
+        if html and not named and _kept_out_of_search(text):
             raise _Skip(KEPT_OUT)
         return text
     except _Skip as exc:
@@ -301,9 +305,9 @@ def _pdf_document(source: str, data: bytes) -> Document:
     )
 
 
-def load_file(path: Path, source: str) -> Document | SkippedFile:
+def load_file(path: Path, source: str, *, named: bool = False) -> Document | SkippedFile:
     """Read and parse one file as ``source`` (see ``document_from_bytes``)."""
     data = read_bytes(path)
     if isinstance(data, SkippedFile):
         return SkippedFile(source, data.reason)
-    return document_from_bytes(source, data, hashlib.sha256(data).hexdigest())
+    return document_from_bytes(source, data, hashlib.sha256(data).hexdigest(), named=named)
