@@ -106,7 +106,7 @@ def _split(block: str) -> list[str]:
 def _goes_on(before: str, piece: str) -> bool:
     """Whether ``piece`` continues the sentence ``before`` that the split ended: after an
     abbreviation ("(e.g."), a mark standing alone ("the ? operator"), or a "!", "?" or "..."
-    before a lower-case word ("calling panic! or returning", "works? not").:"""
+    before a lower-case word ("calling panic! or returning", "works? not")."""
     last = before.rsplit(" ", 1)[-1]
     if last.lower().strip("([{\"'.") in _ABBREVIATIONS or last in (".", "!", "?"):
         return True

@@ -5,9 +5,9 @@ HTML, PDF).
 Files are UTF-8; an HTML page that is not is read in the encoding it declares (its ``<meta>``
 charset or XML declaration, else windows-1252, as browsers do: :mod:`docqa.text.encoding`).
 A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
-matter, no text at all, an HTML page that asks not to be indexed) is a ``SkippedFile`` with the
-reason. A Sphinx build's copy of a page's
-source, ``page.rst.txt``, is read as reStructuredText; a ``.txt`` file whose text is clearly
+matter, no text at all; an HTML page that asks not to be indexed, unless given by name) is a
+``SkippedFile`` with the reason. A Sphinx build's copy of a page's source, ``page.rst.txt``,
+is read as reStructuredText; a ``.txt`` file whose text is clearly
 AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text. A
 Markdown page written in MyST has its roles and directives read first (``docqa.text.myst``).
 The build reads a long plain text as it is chunked (``document_stream``): its sections first,
@@ -231,9 +231,9 @@ def document_from_bytes(
 
 def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | SkippedFile:
     """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
-    a ``SkippedFile`` when they cannot be, or for an HTML page that asks not to be indexed
-    unless the file was given by name (``named``). A caller that lets the bytes go before parsing
-    (``document_from_decoded``) holds a large file's text once while it is parsed."""
+    a ``SkippedFile`` when they cannot be, and for an HTML page that asks not to be indexed
+    unless the file was given by name (``named``). A caller that lets the bytes go before
+    parsing (``document_from_decoded``) holds a large file's text once while it is parsed."""
     try:
         if source.lower().endswith(GZIP):
             data = _gunzip(data)
