@@ -58,6 +58,17 @@ def test_an_outlined_pdf_is_cut_at_its_headings(tmp_path: Path) -> None:
     assert "ten pence" in chunks[3].text
 
 
+def test_an_outline_pdfium_cannot_read_leaves_the_file_cut_at_its_pages(tmp_path: Path) -> None:
+    # a bookmark title of one lone UTF-16 surrogate: reading it raises in pypdfium2
+    path = make_outlined_pdf(tmp_path / "docs" / "manual.pdf")
+    data = path.read_bytes()
+    assert b"/Title (Fines)" in data
+    path.write_bytes(data.replace(b"/Title (Fines)", b"/Title <FEFFD800>", 1))
+    chunks, report = load_chunks([tmp_path / "docs"])
+    assert [c.id for c in chunks] == ["manual.pdf#p1", "manual.pdf#p2", "manual.pdf#p3"]
+    assert not report.skipped and "ten pence" in chunks[2].text
+
+
 def test_outline_titles_are_found_as_printed() -> None:
     pages = [
         ["See the list of options below.", "16.2 Description of Options", "Each option ..."],

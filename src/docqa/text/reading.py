@@ -54,7 +54,7 @@ KEPT_OUT = (
     'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
     "print-all copy of other pages or a moved page's stub does; give its path to index it"
 )
-HEAD_CHARS = 16_384  # where a page with no <body> tag is searched for the tag
+HEAD_CHARS = 65_536  # a page's head is read up to its <body> tag, within this many characters
 _BODY = re.compile(r"<body\b", re.IGNORECASE)
 _META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
 _ROBOTS = re.compile(r"""\bname\s*=\s*["']?robots\b""", re.IGNORECASE)
@@ -145,10 +145,8 @@ def _decode(data: bytes, html: bool = False) -> str:
 
 def _kept_out_of_search(page: str) -> bool:
     """Whether an HTML page's head holds ``<meta name="robots" content="noindex">``."""
-    body = _BODY.search(page)
+    body = _BODY.search(page, 0, HEAD_CHARS)
     head = page[: body.start() if body else HEAD_CHARS]
-    if "robots" not in head.lower():
-        return False
     return any(
         _ROBOTS.search(tag.group(0)) and _NOINDEX.search(tag.group(0))
         for tag in _META.finditer(head)
