@@ -317,12 +317,13 @@ cdef object _scan(str text, const hch_t* s, Py_ssize_t n, _Page page, int first_
             return None
         i = k
     page.finish()
-    return page.title, page.first_h1, page.items
+    return page.title, page.first_h1, page.items, page.terms, page.definitions
 
 
 def scan_html(str text, int first_line, bint content_only):
-    """``(title, first h1, headings and blocks)`` as ``_PageParser`` gives them for ``text``
-    found at ``first_line``, or ``None`` when the text needs the reference parser."""
+    """``(title, first h1, headings and blocks, terms, definitions)`` as ``PageParser`` gives
+    them for ``text`` found at ``first_line`` (``docqa.text.html.Scanned``), or ``None`` when
+    the text needs the reference parser."""
     _types()
     if not _ent_ready:
         _entities()

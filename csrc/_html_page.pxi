@@ -142,6 +142,7 @@ cdef class _Page:
     cdef HBuf title_b, heading_b, cell_b, row_b, code_b, text_b, tmp_b
     cdef int code_line, text_line  # the line being appended to; -1: none
     cdef list code_lines, text_lines, rows
+    cdef list terms, definitions  # a definition list's marks, as ``PageParser``'s
     cdef bint in_link  # inside an ``a`` to one of the page's own anchors
     # the outermost open list (``_PageParser._toc``): its nesting (0: none), len(items) at its
     # start, all its text in such links so far, any text in one
@@ -153,6 +154,7 @@ cdef class _Page:
         self.drop_len = self.main_len = -1
         self.code_line = self.text_line = -1
         self.items, self.code_lines, self.text_lines, self.rows = [], [], [], []
+        self.terms, self.definitions = [], []
         self.title = self.first_h1 = ""
 
     def __dealloc__(self):
@@ -297,6 +299,8 @@ cdef class _Page:
             self.space()
         elif (tag & HT_B) and not self.in_row:
             self.flush()
+            if n == 2 and memcmp(name, b"dd", 2) == 0:
+                self.definitions.append(len(self.items))
         if code == T_A:
             self.in_link = inpage
         elif _is_list(name, n):
@@ -351,13 +355,18 @@ cdef class _Page:
             self.close_row()
         elif code == T_TABLE or ((tag & HT_B) and not self.in_row):
             self.close_row()
+            before = len(self.items)
             self.flush()
+            if n == 2 and memcmp(name, b"dt", 2) == 0 and len(self.items) > before:
+                self.terms.append(len(self.items) - 1)
         if code == T_A:
             self.in_link = False
         elif self.toc_depth and _is_list(name, n):
             self.toc_depth -= 1
             if not self.toc_depth and self.toc_only and self.toc_linked:
                 del self.items[self.toc_start:]  # a table of contents: its blocks go
+                self.terms = [i for i in self.terms if i < self.toc_start]
+                self.definitions = [i for i in self.definitions if i < self.toc_start]
         return 0
 
     cdef int close_heading(self) except -1:

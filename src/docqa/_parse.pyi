@@ -6,7 +6,7 @@ from docqa.text.records import section_records_python
 
 def scan_html(
     text: str, first_line: int, content_only: bool
-) -> tuple[str, str, list[Heading | Block]] | None: ...
+) -> tuple[str, str, list[Heading | Block], list[int], list[int]] | None: ...
 def walk_markdown(
     events: Iterable[tuple[Any, Any]],
     source: bytes,

@@ -269,6 +269,13 @@ def test_terms_defined_by_the_paragraph_after_them() -> None:
     assert "The directory for temporary files." in [u.text for u in units(p("os#a", field), 0)]
     command = "For example, the command\n\nls -l\n\nThe files are listed."
     assert "The files are listed." in [u.text for u in units(p("a#b", command), 0)]
+    # a label that begins a sentence written around a command defines no paragraph after it
+    # (ffmpeg's manual: "For example: For each stream, the last matching c option ...")
+    around = "For example\n\nffmpeg -i IN OUT\n\nencodes all streams.\n\nFor each stream, one."
+    assert [u.text for u in units(p("ffmpeg#main", around), 0)] == [
+        "For example\nffmpeg -i IN OUT\nencodes all streams.",
+        "For each stream, one.",
+    ]
 
 
 def test_units_from_several_passages_are_cited_in_prompt_order() -> None:

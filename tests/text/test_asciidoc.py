@@ -205,12 +205,9 @@ def test_lists_and_description_lists() -> None:
         ("text", "step one"),
         ("text", "substep"),
         ("text", "numbered"),
-        ("text", "--force"),
-        ("text", "-f"),
-        ("text", "Overwrite files that exist."),
+        ("text", "--force, -f: Overwrite files that exist."),  # terms with their definition
         ("text", "More on force."),
-        ("text", "term"),
-        ("text", "its text"),
+        ("text", "term: its text"),
         ("text", "a callout"),
     ]
 

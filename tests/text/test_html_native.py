@@ -140,7 +140,7 @@ def test_markup_outside_the_subset_goes_to_the_reference(text: str) -> None:
 TAG = st.sampled_from(
     ["p", "div", "h1", "h2", "pre", "table", "tr", "td", "th", "a", "span", "br", "nav",
      "main", "article", "header", "footer", "title", "script", "style", "li", "B", "Section",
-     "ul", "ol", "TABLE", "dl", "button", "section", "form"]
+     "ul", "ol", "TABLE", "dl", "button", "section", "form", "dt", "dd", "DT", "dd"]
 )  # fmt: skip
 ATTR = st.sampled_from(
     ["", " class=headerlink", " class='x headerlink'", ' role="main"', " role=navigation",

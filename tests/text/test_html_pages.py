@@ -130,8 +130,7 @@ def test_texinfos_permalinks_are_dropped() -> None:
     for fast in (True, False):
         _, items = parse_html(page, fast=fast)
         assert [i.text for i in items] == [
-            "Macro: AC_INIT (package, version)",
-            "Process arguments.",
+            "Macro: AC_INIT (package, version): Process arguments.",
             "AC_OUTPUT",
         ]
 
@@ -150,15 +149,14 @@ def test_a_heading_inside_an_admonition_is_its_label_not_a_section() -> None:
     _, items = parse_html(DOCBOOK)
     assert [i.text for i in items if isinstance(i, Heading)] == ["Meta-Commands", "Notes"]
     blocks = [i.text for i in items if isinstance(i, Block)]
-    assert blocks[blocks.index("Note") + 1 :][:3] == [
+    assert blocks[blocks.index("Note") + 1 :][:2] == [
         "Use \\encoding without an argument.",
-        "\\list",
-        "Lists the databases in the server.",
+        "\\list: Lists the databases in the server.",
     ]
     assert blocks[blocks.index("Tip") :][:3] == ["Tip", "Nested.", "After the tip."]
     doc = parse_document("app-psql.html", DOCBOOK)
     sections = {s.heading: [b.text for b in s.blocks] for s in doc.sections}
-    assert "Lists the databases in the server." in sections["Meta-Commands"]  # not "Note"'s
+    assert "\\list: Lists the databases in the server." in sections["Meta-Commands"]  # not Note's
 
 
 def test_links_of_other_classes_keep_their_text() -> None:
@@ -200,3 +198,60 @@ def test_landmark_roles_around_the_content_are_dropped() -> None:
         '<div role="contentinfo">(c) 2026</div>'
     )
     assert texts(parse_html(page)[1]) == "Body text."
+
+
+# ffmpeg's manual (ffmpeg-doc, Texinfo 6.8), cut down: a table of options
+FFMPEG = """<dl compact="compact">
+<dt><span><samp>-y (<em>global</em>)</samp></span></dt>
+<dd><p>Overwrite output files without asking.
+</p>
+</dd>
+<dt><span><samp>-c[:<var>stream_specifier</var>] <var>codec</var></samp></span></dt>
+<dt><span><samp>-codec[:<var>stream_specifier</var>] <var>codec</var></samp></span></dt>
+<dd><p>Select an encoder.</p><p>For example</p></dd>
+<dt>-example</dt>
+<dd><pre class="example">ffmpeg -i INPUT -map 0 OUTPUT
+</pre><p>encodes all streams.</p></dd>
+<dt>Parameters:</dt><dd><p>obj – the object</p></dd>
+<dt>-n</dt><dd>Do not overwrite.</dd>
+</dl>"""
+
+
+def test_a_definition_lists_terms_come_with_their_definitions_first_paragraph() -> None:
+    for fast in (True, False):
+        items = parse_html(FFMPEG, fast=fast)[1]
+        assert [(i.kind, i.text) for i in items if isinstance(i, Block)] == [
+            ("text", "-y (global): Overwrite output files without asking."),
+            (
+                "text",
+                "-c[:stream_specifier] codec, -codec[:stream_specifier] codec: Select an encoder.",
+            ),
+            ("text", "For example"),  # the second paragraph of a definition stands alone
+            ("text", "-example"),  # a definition that begins with code: the term on its own
+            ("code", "ffmpeg -i INPUT -map 0 OUTPUT"),
+            ("text", "encodes all streams."),
+            ("text", "Parameters: obj – the object"),  # a term ending in ":" takes no other
+            ("text", "-n: Do not overwrite."),
+        ]
+        merged = items[0]
+        assert isinstance(merged, Block)
+        # the term's line, then its definition's: a chunk still says where it was found
+        assert [line.number for line in merged.lines] == [2, 3]
+        assert [line.number for line in items[-1].lines] == [13]  # one line: one Line
+
+
+def test_only_a_definition_right_after_its_terms_takes_them() -> None:
+    page = (
+        "<dl><dt>orphan</dt></dl><p>A paragraph after the list.</p>"
+        # a list whose text is all in-page links is a table of contents, dropped: a term in it
+        # is gone with it and defines nothing after it
+        '<ul><li><dl><dt><a href="#a">Contents</a></dt></dl></li></ul>'
+        "<p>Intro.</p><dl><dd><p>A definition with no term.</p></dd></dl>"
+    )
+    for fast in (True, False):
+        assert [i.text for i in parse_html(page, fast=fast)[1]] == [
+            "orphan",
+            "A paragraph after the list.",
+            "Intro.",
+            "A definition with no term.",
+        ]

@@ -201,8 +201,24 @@ def test_lists_fields_and_definitions() -> None:
         ("text", "step one"),
         ("text", "step two"),
         ("text", "param top: the folder to walk"),
-        ("text", "term"),
-        ("text", "Its definition."),
+        ("text", "term: Its definition."),
+    ]
+
+
+def test_a_definitions_first_paragraph_is_read_with_its_term() -> None:
+    # CMake's help (cmake.1.rst): an option and what it does, as the HTML reader reads a dl
+    text = (
+        "``-S <path-to-source>``\n Path to root directory of the CMake project to build.\n\n"
+        " More about it.\n\n"
+        "``--build <dir>``\n  .. code-block:: console\n\n    $ cmake --build .\n\n"
+        "A paragraph.\n"
+    )
+    assert shown(text) == [
+        ("text", "-S <path-to-source>: Path to root directory of the CMake project to build."),
+        ("text", "More about it."),
+        ("text", "--build <dir>"),  # a definition that begins with code: the term alone
+        ("code", "$ cmake --build ."),
+        ("text", "A paragraph."),
     ]
 
 

@@ -241,6 +241,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
             pieces.extend(rest[1:])
             attached.extend([False] * (len(rest) - 1))
+            terms = []  # a label that begins such a sentence ("For example") defines nothing
             b += 2
             open_ = not _ENDS_SENTENCE.search(pieces[-1])
     if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):

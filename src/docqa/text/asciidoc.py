@@ -40,7 +40,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from docqa.text.asciidoc_inline import inline_lines, inline_text, section_id, substitute
-from docqa.text.documents import Block, Heading, Line
+from docqa.text.documents import Block, Heading, Line, with_terms
 from docqa.text.numbered_lines import Lines, dedent, indent, numbered
 
 Construct = Generator[Heading | Block, None, int]
@@ -188,15 +188,22 @@ def _section_title(
 
 def _item_or_paragraph(lines: Lines, i: int, read: _File, attributes: str) -> Construct:
     """A list item, a description-list term, a literal (indented) paragraph or a paragraph."""
-    number, text = lines[i]
+    text = lines[i][1]
     item = _CALLOUT_ITEM.fullmatch(text) or _LIST_ITEM.fullmatch(text)
     if item is not None:
         first = _CHECKBOX.sub("", item.group(1), count=1)
         return (yield from _item(lines, i, read, first))
     term = _DESCRIPTION.fullmatch(text)
-    if term is not None:
-        yield from _text([(number, term.group(1))], read)
-        return (yield from _item(lines, i, read, term.group(2) or ""))
+    if term is not None:  # "CPU:: The brain ...": the terms with their definition, one block
+        terms: list[Block] = []
+        end = i
+        while term is not None:  # "--force::" / "-f::" / the text they both name
+            terms += _text([(lines[end][0], term.group(1))], read)
+            definition, end = _item_text(lines, end, read, term.group(2) or "")
+            after = lines[end][1] if end < len(lines) and not definition else ""
+            term = _DESCRIPTION.fullmatch(after)
+        yield from with_terms(terms, definition)
+        return end
     if indent(text) and _style(attributes) not in ("verse", "quote"):  # a literal paragraph
         end = _paragraph_end(lines, i, in_list=False)
         yield from _code(lines[i:end])
@@ -292,10 +299,16 @@ def _paragraph(lines: Lines, i: int, read: _File, attributes: str, first: str) -
 def _item(lines: Lines, i: int, read: _File, first: str) -> Construct:
     """A list item: ``first`` (its first line's text after the marker) and the lines right
     under it, up to a blank line, the next item or a block."""
+    blocks, end = _item_text(lines, i, read, first)
+    yield from blocks
+    return end
+
+
+def _item_text(lines: Lines, i: int, read: _File, first: str) -> tuple[list[Block], int]:
+    """:func:`_item`'s block (none for no text) and the line after the item."""
     end = _paragraph_end(lines, i, in_list=True)
     rest = dedent(lines[i + 1 : end])
-    yield from _text([(lines[i][0], first), *rest] if first else rest, read)
-    return end
+    return list(_text([(lines[i][0], first), *rest] if first else rest, read)), end
 
 
 def _text(lines: Lines, read: _File) -> Iterator[Block]:

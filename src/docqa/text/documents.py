@@ -13,7 +13,7 @@ line is never split between two chunks).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -22,8 +22,10 @@ BlockKind = Literal["text", "table", "code"]
 # Raise it with any change to what a reader yields for the same bytes: an index built by other
 # readers is then rebuilt rather than updated, so no file keeps what an older reader made of it.
 # 2: reStructuredText read; plain-text headings. 3: AsciiDoc read (.adoc, and .txt files
-# whose text is AsciiDoc).
-READERS = 3
+# whose text is AsciiDoc). 4: an HTML definition list's terms read with the first paragraph
+# of their definition, as one block; with it every reader change made under 3 (MyST pages,
+# PDF outlines, plain-text lists, permalinks and admonitions in HTML, rst roles).
+READERS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,31 @@ class Block:
         if self.kind == "text":
             return " ".join(line.text for line in self.lines)
         return "\n".join(line.text for line in self.lines)
+
+
+def with_terms(terms: Sequence[Block], body: Sequence[Heading | Block]) -> list[Heading | Block]:
+    """A definition list's ``terms`` and the items of their definition (``body``): the terms
+    and the first item as one block (:func:`defined`) when that item is a paragraph, else the
+    terms as blocks of their own before it."""
+    first = body[0] if body else None
+    if terms and isinstance(first, Block) and first.kind == "text":
+        return [defined(terms, first), *body[1:]]
+    return [*terms, *body]
+
+
+def defined(terms: Sequence[Block], definition: Block) -> Block:
+    """One block of a definition list's ``terms`` (text blocks: their text joined with ``", "``,
+    at the first one's line) and the first paragraph of their ``definition``: ``"-y (global):
+    Overwrite ..."``. A term ending in ``: . ; ,`` takes no colon after it; a term and its
+    definition on one source line share one ``Line``, so the lines stay in source order."""
+    head = ", ".join(term.text for term in terms)
+    number = terms[0].lines[0].number
+    if not head.endswith((":", ".", ";", ",")):
+        head += ":"
+    first, *rest = definition.lines
+    if first.number == number:  # the term and its definition on one line
+        return Block("text", (Line(number, f"{head} {first.text}"), *rest))
+    return Block("text", (Line(number, head), *definition.lines))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,9 @@ What becomes what:
 - ``pre``, and a ``div`` of class ``fragment`` (Doxygen's code example, a ``div`` a line) -> a
   ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
   ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
+- a definition list's terms (``dt``) and the first paragraph of their definition (``dd``)
+  -> one ``"text"`` block, ``"-y (global): Overwrite output files without asking."``
+  (:func:`define_terms`);
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
   ``nav``, ``aside``, any element whose ARIA role is a landmark around the content
   (``navigation``, ``banner``, ``contentinfo``, ``complementary``, ``search``), a ``div``,
@@ -66,8 +69,9 @@ What becomes what:
 from __future__ import annotations
 
 import re
+from typing import cast
 
-from docqa.text.documents import Block, Heading
+from docqa.text.documents import Block, Heading, defined
 from docqa.text.html_layout import NO_LAYOUT, TableSurvey, may_lay_out
 from docqa.text.html_reference import PageParser
 
@@ -76,18 +80,55 @@ _MARKS_CONTENT = re.compile(r"<(?:main|article)[\s>]|role\s*=\s*[\"']?main\b", r
 _SELF_LINK = r"(<(?i:a)\b[^>]*?\b(?i:href)\s*=\s*[\"']?)"
 
 
+Scanned = tuple[str, str, list[Heading | Block], list[int], list[int]]
+"""What a reader makes of a page: its title, first h1, headings and blocks, and the marks of
+its definition lists (:func:`define_terms`): the items that are a ``dt``'s text, and where
+each ``dd``'s items begin."""
+
+
 def _reference(
     text: str,
     first_line: int,
     content_only: bool,
     layout: tuple[frozenset[int], frozenset[int]] = NO_LAYOUT,
-) -> tuple[str, str, list[Heading | Block]]:
-    """``(title, first h1, headings and blocks)`` by ``HTMLParser``: the reference, given
-    the page's layout tables and navigation cells (``TableSurvey.survey``)."""
+) -> Scanned:
+    """What ``HTMLParser`` makes of ``text``: the reference, given the page's layout tables
+    and navigation cells (``TableSurvey.survey``)."""
     parser = PageParser(first_line=first_line, content_only=content_only, layout=layout)
     parser.feed(text)
     parser.finish()
-    return parser.title, parser.first_h1, parser.items
+    return parser.title, parser.first_h1, parser.items, parser.terms, parser.definitions
+
+
+def define_terms(
+    items: list[Heading | Block], terms: list[int], definitions: list[int]
+) -> list[Heading | Block]:
+    """``items`` with each definition list's terms and the first paragraph of their ``dd``
+    as one block: ``<dt>-y (global)</dt><dd><p>Overwrite output files without asking.`` reads
+    ``-y (global): Overwrite output files without asking.`` (Texinfo's tables of options,
+    Sphinx's signatures and their description, DocBook's ``variablelist``). The terms right
+    before a ``dd`` (several ``dt``s: joined with ``", "``) are merged when the ``dd`` begins
+    with a paragraph; a ``dd`` that begins with code or a table leaves its terms a block of
+    their own. Source lines stay in order (a term and its definition on one line share it)."""
+    if not definitions:
+        return items
+    starts, texts = set(definitions), {i for i in terms if _is_text(items[i])}
+    out: list[Heading | Block] = []
+    for i, item in enumerate(items):
+        run = 0  # the term blocks just before this one, when it begins a definition
+        if i in starts and _is_text(item):
+            while i - run - 1 in texts and run < len(out) and out[-1 - run] is items[i - run - 1]:
+                run += 1
+        if run:  # the run is of text blocks (``texts``), the item one
+            heads = cast(list[Block], out[-run:])
+            del out[-run:]
+            item = defined(heads, cast(Block, item))
+        out.append(item)
+    return out
+
+
+def _is_text(item: Heading | Block) -> bool:
+    return isinstance(item, Block) and item.kind == "text"
 
 
 def own_anchors(text: str, page: str) -> str:
@@ -103,10 +144,17 @@ def own_anchors(text: str, page: str) -> str:
 def _scan(
     text: str, first_line: int, content_only: bool, *, fast: bool
 ) -> tuple[str, str, list[Heading | Block]]:
-    """The native scanner's result (``docqa._parse.scan_html``, the same as the reference's
-    on the markup it handles), else the reference's. A page that may be laid out with tables
-    (``may_lay_out``) is surveyed first; when it is, the reference reads it (the native
-    scanner reads table cells as cells: such pages are old and few)."""
+    """``(title, first h1, headings and blocks)``, definition lists' terms with their
+    definitions (:func:`define_terms`): from the native scanner (``docqa._parse.scan_html``,
+    the same as the reference's on the markup it handles), else from the reference. A page
+    that may be laid out with tables (``may_lay_out``) is surveyed first; when it is, the
+    reference reads it (the native scanner reads table cells as cells: such pages are old and
+    few)."""
+    title, h1, items, terms, definitions = _read(text, first_line, content_only, fast=fast)
+    return title, h1, define_terms(items, terms, definitions)
+
+
+def _read(text: str, first_line: int, content_only: bool, *, fast: bool) -> Scanned:
     if may_lay_out(text):
         layout = TableSurvey().survey(text)
         if layout[0]:

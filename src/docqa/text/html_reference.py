@@ -124,6 +124,10 @@ class PageParser(HTMLParser):
         # the outermost open list: [its nesting, len(items) at its start, all its text in
         # such links so far, any text in one]
         self._toc: list[int] | None = None
+        # the definition lists' marks (``docqa.text.html.define_terms``): the items that are a
+        # ``dt``'s text, and where each ``dd``'s items begin
+        self.terms: list[int] = []
+        self.definitions: list[int] = []
 
     def _line(self) -> int:
         return self.getpos()[0] + self._first
@@ -237,6 +241,8 @@ class PageParser(HTMLParser):
             self.handle_data(" ")
         elif tag in _BLOCK_TAGS and self._row is None:
             self.flush()
+            if tag == "dd":
+                self.definitions.append(len(self.items))
         if tag == "a":
             href = dict(attrs).get("href") or ""
             self._in_link = len(href) > 1 and href.startswith("#")
@@ -285,7 +291,10 @@ class PageParser(HTMLParser):
             self._close_row()
         elif tag == "table" or (tag in _BLOCK_TAGS and self._row is None):
             self._close_row()
+            before = len(self.items)
             self.flush()
+            if tag == "dt" and len(self.items) > before:
+                self.terms.append(len(self.items) - 1)
         if tag == "a":
             self._in_link = False
         elif tag in _LISTS and self._toc is not None:
@@ -294,6 +303,8 @@ class PageParser(HTMLParser):
                 _, start, only_links, linked = self._toc
                 if only_links and linked:  # a table of contents: its blocks go
                     del self.items[start:]
+                    self.terms = [i for i in self.terms if i < start]
+                    self.definitions = [i for i in self.definitions if i < start]
                 self._toc = None
 
     def handle_data(self, data: str) -> None:

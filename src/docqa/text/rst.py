@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Iterator
 
-from docqa.text.documents import Block, Heading, Line
+from docqa.text.documents import Block, Heading, Line, with_terms
 from docqa.text.numbered_lines import Lines, dedent, indent, numbered
 from docqa.text.rst_inline import (
     ADMONITIONS,
@@ -224,7 +224,8 @@ def _item(lines: Lines, i: int, first: str, width: int | None) -> Construct:
 def _paragraph(lines: Lines, i: int) -> Construct:
     """A paragraph (lines at the margin up to a blank one). ``::`` at its end makes the
     indented block after it a literal block; an indented block right under its last line, with
-    no blank line between (a definition), is read as a body."""
+    no blank line between (a definition), is read as a body, its first paragraph one block
+    with the term (``with_terms``: "-S <path-to-source>: Path to root directory ...")."""
     end = i
     while end < len(lines) and lines[end][1] and not indent(lines[end][1]):
         end += 1
@@ -234,17 +235,20 @@ def _paragraph(lines: Lines, i: int) -> Construct:
     if literal:  # "text::" shows "text:"; "text ::" and "::" show no colon
         paragraph[-1] = (n, last[:-2].rstrip() if last == "::" or last[-3] == " " else last[:-1])
     shown = inline_lines(paragraph)
-    if shown:
-        yield Block("text", shown)
     start = next((j for j in range(end, len(lines)) if lines[j][1]), len(lines))
     if start == len(lines) or not indent(lines[start][1]) or (start > end and not literal):
+        if shown:
+            yield Block("text", shown)
         return end
     stop = _indented(lines, start)
     if literal:
+        if shown:
+            yield Block("text", shown)
         code = [(n, t) for n, t in dedent(lines[start:stop]) if t]
         yield Block("code", tuple(Line(n, t) for n, t in code))
-    else:
-        yield from _body(dedent(lines[start:stop]), None)
+        return stop
+    term = [Block("text", shown)] if shown else []
+    yield from with_terms(term, list(_body(dedent(lines[start:stop]), None)))
     return stop
 
 
