@@ -255,3 +255,62 @@ def test_only_a_definition_right_after_its_terms_takes_them() -> None:
             "Intro.",
             "A definition with no term.",
         ]
+
+
+def _prose_lines(n: int) -> str:
+    return "".join(
+        f"The undo command reverts the change number {i} of the text here.\n" for i in range(n)
+    )
+
+
+def test_a_pre_that_holds_a_page_of_text_is_read_as_plain_text() -> None:
+    # Vim's help pages (vim-doc): the whole page is one <pre> of the help file's text
+    page = (
+        "<title>Vim documentation: undo</title>\n<h1>Vim documentation: undo</h1>\n<pre>\n"
+        + _prose_lines(60)
+        + "\n1. Undo and redo commands\t\t\t*<a name='undo-commands'></a>undo-commands*\n\n"
+        + "u\t\t\tUndo [count] changes.\n\n"
+        + _prose_lines(60)
+        + "</pre>"
+    )
+    for fast in (True, False):
+        items = parse_html(page, fast=fast)[1]
+        headings = [(i.text, i.level, i.line) for i in items if isinstance(i, Heading)]
+        assert headings == [
+            ("Vim documentation: undo", 1, 2),
+            ("1. Undo and redo commands *undo-commands*", 2, 65),  # the page's line
+        ]
+        blocks = [i for i in items if isinstance(i, Block)]
+        assert all(b.kind == "text" for b in blocks)
+        assert "u Undo [count] changes." in [b.text for b in blocks]
+        assert blocks[0].lines[0].number == 4
+
+
+def test_a_manual_page_in_a_pre_has_its_sections() -> None:
+    # Postfix's postqueue.1.html (postfix-doc): a manual page formatted for a terminal
+    body = "".join(
+        f"       the queue is flushed and the mail number {i} is sent out now.\n"
+        for i in range(100)
+    )
+    page = (
+        "<html><body><pre>\nPOSTQUEUE(1)\n\n<b>NAME</b>\n       postqueue - Postfix queue control\n\n"
+        f"<b>DESCRIPTION</b>\n{body}</pre>"
+    )
+    for fast in (True, False):
+        items = parse_html(page, fast=fast)[1]
+        assert [i.text for i in items if isinstance(i, Heading)] == ["NAME", "DESCRIPTION"]
+
+
+def test_code_in_a_long_pre_stays_code() -> None:
+    code = "".join(
+        f"def add_{i}(values):\n    total = 0  # the sum so far\n    for value in values:\n"
+        "        total += value\n    return total\n\n"
+        for i in range(20)
+    )
+    comments = "".join(
+        f"//! The module documents the part number {i} of the std library.\n" for i in range(120)
+    )
+    for text in (code, comments, _prose_lines(99)):  # too few lines for a page
+        for fast in (True, False):
+            items = parse_html(f"<pre>{text}</pre>", fast=fast)[1]
+            assert [i.kind for i in items if isinstance(i, Block)] == ["code"]

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docqa.prompt import Passage
+from docqa.text.plain import prose_shares
 
 MAX_BLOCK_CHARS = 600
 """A block longer than this is not attached to the sentence introducing it, nor quoted alone."""
@@ -38,8 +39,6 @@ _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
-_LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
-_PROSE_SENTENCE_END = re.compile(r"[a-z)\]\"'][.!?](?:\s|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,12 +267,8 @@ def _wrapped_prose(lines: list[str]) -> bool:
     text = "".join(lines)
     visible = sum(not c.isspace() for c in text)
     symbols = sum(c in _CODE_SYMBOLS for c in text)
-    wordy = sum(len(_LOWER_WORD.findall(line)) >= 5 for line in lines)
-    return (
-        symbols <= 0.04 * visible
-        and 2 * wordy >= len(lines)
-        and any(_PROSE_SENTENCE_END.search(line) for line in lines)
-    )
+    wordy, ends = prose_shares(lines)
+    return symbols <= 0.04 * visible and wordy >= 0.5 and ends > 0
 
 
 def _captions(blocks: list[str], b: int) -> bool:

@@ -20,6 +20,9 @@ What becomes what:
 - a definition list's terms (``dt``) and the first paragraph of their definition (``dd``)
   -> one ``"text"`` block, ``"-y (global): Overwrite output files without asking."``
   (:func:`define_terms`);
+- a long ``pre`` that holds a page of text rather than code (a manual page formatted for a
+  terminal, Vim's help) -> the headings and paragraphs a text file of it has
+  (:func:`pages_in_pre`);
 - dropped with everything inside: ``script``, ``style``, ``noscript``, ``template``, ``svg``,
   ``nav``, ``aside``, any element whose ARIA role is a landmark around the content
   (``navigation``, ``banner``, ``contentinfo``, ``complementary``, ``search``), a ``div``,
@@ -71,9 +74,10 @@ from __future__ import annotations
 import re
 from typing import cast
 
-from docqa.text.documents import Block, Heading, defined
+from docqa.text.documents import Block, Heading, Line, defined
 from docqa.text.html_layout import NO_LAYOUT, TableSurvey, may_lay_out
 from docqa.text.html_reference import PageParser
+from docqa.text.plain import prose_shares, text_items
 
 _MARKS_CONTENT = re.compile(r"<(?:main|article)[\s>]|role\s*=\s*[\"']?main\b", re.IGNORECASE)
 # the start of an ``a`` tag up to its href's value (tag and attribute names in any case)
@@ -151,7 +155,50 @@ def _scan(
     reference reads it (the native scanner reads table cells as cells: such pages are old and
     few)."""
     title, h1, items, terms, definitions = _read(text, first_line, content_only, fast=fast)
-    return title, h1, define_terms(items, terms, definitions)
+    return title, h1, pages_in_pre(define_terms(items, terms, definitions))
+
+
+PRE_PAGE_LINES = 100
+"""A ``<pre>`` of at least this many lines that reads as prose holds a page of text."""
+# a line that begins like a comment, or a docstring or an interpreter's prompt: code's prose
+_COMMENT = re.compile(r"\s*(?://|#|/\*|\*\s|--|;|\"\"\"|>>>)")
+
+
+def pages_in_pre(items: list[Heading | Block]) -> list[Heading | Block]:
+    """``items`` with each ``<pre>`` that holds a page of text read as plain text: a manual
+    page formatted for a terminal (Postfix's ``postqueue.1.html``: ``NAME``, ``SYNOPSIS``,
+    ``DESCRIPTION``, ...), Vim's help pages (``1. Undo and redo commands``). Such a block has
+    at least :data:`PRE_PAGE_LINES` lines, 30% of them holding five lower-case words and 20% a
+    sentence's end (``docqa.text.plain.prose_shares``; code has fewer), and fewer than 10%
+    beginning like a comment (``//``, ``#``, ``--``, ...: a source file of doc comments, as
+    rustdoc's source pages show, is still code); its headings and paragraphs are found as
+    ``docqa.text.plain.text_items`` finds them in a text file, their lines the page's."""
+    out: list[Heading | Block] = []
+    for item in items:
+        if isinstance(item, Block) and item.kind == "code" and len(item.lines) >= PRE_PAGE_LINES:
+            lines = [line.text for line in item.lines]
+            wordy, ends = prose_shares(lines)
+            comments = sum(_COMMENT.match(line) is not None for line in lines)
+            if wordy >= 0.3 and ends >= 0.2 and comments < 0.1 * len(lines):
+                out += _text_of(item)
+                continue
+        out.append(item)
+    return out
+
+
+def _text_of(block: Block) -> list[Heading | Block]:
+    """The headings and paragraphs of a ``<pre>``'s text, at the page's lines."""
+    first = block.lines[0].number
+    rows = [""] * (block.lines[-1].number - first + 1)  # a line the block skips was blank
+    for line in block.lines:
+        rows[line.number - first] = line.text
+    shift = first - 1
+    return [
+        Heading(item.text, item.level, item.line + shift)
+        if isinstance(item, Heading)
+        else Block(item.kind, tuple(Line(ln.number + shift, ln.text) for ln in item.lines))
+        for item in text_items("\n".join(rows))
+    ]
 
 
 def _read(text: str, first_line: int, content_only: bool, *, fast: bool) -> Scanned:

@@ -59,6 +59,19 @@ _MAN_SECTION = re.compile(r"[A-Z][A-Z0-9]*(?:[ /&-][A-Z0-9]+){0,4}\s*")
 _DOT_LEADER = re.compile(r"\.{4,}|(?:\. ){3,}")
 MAX_TITLE = 72
 MAX_WORDS = 16
+_LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
+_PROSE_SENTENCE_END = re.compile(r"[a-z)\]\"'][.!?](?:\s|$)")
+
+
+def prose_shares(lines: list[str]) -> tuple[float, float]:
+    """How much ``lines`` read as prose wrapped by hand rather than code: the share of lines
+    holding five lower-case words, and the share holding a sentence's end (a lower-case
+    letter or closing bracket, then ``. ! ?`` and a space or the line's end)."""
+    if not lines:
+        return 0.0, 0.0
+    wordy = sum(len(_LOWER_WORD.findall(line)) >= 5 for line in lines)
+    ends = sum(_PROSE_SENTENCE_END.search(line) is not None for line in lines)
+    return wordy / len(lines), ends / len(lines)
 
 
 def numbered_heading(line: str, wrapped: bool = False) -> tuple[str, int] | None:
