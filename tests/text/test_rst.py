@@ -220,6 +220,11 @@ def test_a_definitions_first_paragraph_is_read_with_its_term() -> None:
         ("code", "$ cmake --build ."),
         ("text", "A paragraph."),
     ]
+    # a paragraph of two lines with text indented right under it: no term, nor a definition
+    assert shown("Two lines\nof a paragraph.\n   Indented under it.\n") == [
+        ("text", "Two lines of a paragraph."),
+        ("text", "Indented under it."),
+    ]
 
 
 def test_a_directive_first_in_a_list_item_is_read_as_one() -> None:

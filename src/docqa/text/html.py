@@ -148,12 +148,9 @@ def own_anchors(text: str, page: str) -> str:
 def _scan(
     text: str, first_line: int, content_only: bool, *, fast: bool
 ) -> tuple[str, str, list[Heading | Block]]:
-    """``(title, first h1, headings and blocks)``, definition lists' terms with their
-    definitions (:func:`define_terms`): from the native scanner (``docqa._parse.scan_html``,
-    the same as the reference's on the markup it handles), else from the reference. A page
-    that may be laid out with tables (``may_lay_out``) is surveyed first; when it is, the
-    reference reads it (the native scanner reads table cells as cells: such pages are old and
-    few)."""
+    """``(title, first h1, headings and blocks)`` of ``text`` (:func:`_read`), definition
+    lists' terms with their definitions (:func:`define_terms`) and a ``<pre>`` holding a page
+    of text read as text (:func:`pages_in_pre`)."""
     title, h1, items, terms, definitions = _read(text, first_line, content_only, fast=fast)
     return title, h1, pages_in_pre(define_terms(items, terms, definitions))
 
@@ -202,6 +199,10 @@ def _text_of(block: Block) -> list[Heading | Block]:
 
 
 def _read(text: str, first_line: int, content_only: bool, *, fast: bool) -> Scanned:
+    """What the native scanner (``docqa._parse.scan_html``, the same as the reference's on the
+    markup it handles) makes of ``text``, else what the reference makes of it. A page that may
+    be laid out with tables (``may_lay_out``) is surveyed first; when it is, the reference
+    reads it (the native scanner reads table cells as cells: such pages are old and few)."""
     if may_lay_out(text):
         layout = TableSurvey().survey(text)
         if layout[0]:

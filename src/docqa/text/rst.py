@@ -224,8 +224,9 @@ def _item(lines: Lines, i: int, first: str, width: int | None) -> Construct:
 def _paragraph(lines: Lines, i: int) -> Construct:
     """A paragraph (lines at the margin up to a blank one). ``::`` at its end makes the
     indented block after it a literal block; an indented block right under its last line, with
-    no blank line between (a definition), is read as a body, its first paragraph one block
-    with the term (``with_terms``: "-S <path-to-source>: Path to root directory ...")."""
+    no blank line between, is read as a body; under a line of its own (a definition), the
+    body's first paragraph is one block with that term (``with_terms``: "-S
+    <path-to-source>: Path to root directory ...")."""
     end = i
     while end < len(lines) and lines[end][1] and not indent(lines[end][1]):
         end += 1
@@ -235,20 +236,22 @@ def _paragraph(lines: Lines, i: int) -> Construct:
     if literal:  # "text::" shows "text:"; "text ::" and "::" show no colon
         paragraph[-1] = (n, last[:-2].rstrip() if last == "::" or last[-3] == " " else last[:-1])
     shown = inline_lines(paragraph)
+    term = [Block("text", shown)] if shown else []
     start = next((j for j in range(end, len(lines)) if lines[j][1]), len(lines))
     if start == len(lines) or not indent(lines[start][1]) or (start > end and not literal):
-        if shown:
-            yield Block("text", shown)
+        yield from term
         return end
     stop = _indented(lines, start)
     if literal:
-        if shown:
-            yield Block("text", shown)
+        yield from term
         code = [(n, t) for n, t in dedent(lines[start:stop]) if t]
         yield Block("code", tuple(Line(n, t) for n, t in code))
         return stop
-    term = [Block("text", shown)] if shown else []
-    yield from with_terms(term, list(_body(dedent(lines[start:stop]), None)))
+    body = list(_body(dedent(lines[start:stop]), None))
+    if len(paragraph) > 1:  # a definition's term is one line: this is a paragraph and a quote
+        yield from [*term, *body]
+    else:
+        yield from with_terms(term, body)
     return stop
 
 
