@@ -143,6 +143,7 @@ cdef class _Page:
     cdef int code_line, text_line  # the line being appended to; -1: none
     cdef list code_lines, text_lines, rows
     cdef list terms, definitions  # a definition list's marks, as ``PageParser``'s
+    cdef Py_ssize_t term_at  # where the open dt's text block will stand; -1: none
     cdef bint in_link  # inside an ``a`` to one of the page's own anchors
     # the outermost open list (``_PageParser._toc``): its nesting (0: none), len(items) at its
     # start, all its text in such links so far, any text in one
@@ -155,6 +156,7 @@ cdef class _Page:
         self.code_line = self.text_line = -1
         self.items, self.code_lines, self.text_lines, self.rows = [], [], [], []
         self.terms, self.definitions = [], []
+        self.term_at = -1
         self.title = self.first_h1 = ""
 
     def __dealloc__(self):
@@ -234,6 +236,9 @@ cdef class _Page:
             self.end_text_line()
             self.text_line = -1
         if self.text_lines:
+            if self.term_at == len(self.items):  # a dt's text, ended by its end or implied
+                self.terms.append(self.term_at)
+            self.term_at = -1
             self.items.append(_atomic(_block("text", _atomic(tuple(self.text_lines)))))
             self.text_lines = []
         if self.rows and not self.in_row:
@@ -299,7 +304,11 @@ cdef class _Page:
             self.space()
         elif (tag & HT_B) and not self.in_row:
             self.flush()
-            if n == 2 and memcmp(name, b"dd", 2) == 0:
+            # a dt's text is the next text block made, unless its end or a dd comes first
+            if n == 2 and memcmp(name, b"dt", 2) == 0:
+                self.term_at = len(self.items)
+            elif n == 2 and memcmp(name, b"dd", 2) == 0:
+                self.term_at = -1
                 self.definitions.append(len(self.items))
         if code == T_A:
             self.in_link = inpage
@@ -355,10 +364,9 @@ cdef class _Page:
             self.close_row()
         elif code == T_TABLE or ((tag & HT_B) and not self.in_row):
             self.close_row()
-            before = len(self.items)
             self.flush()
-            if n == 2 and memcmp(name, b"dt", 2) == 0 and len(self.items) > before:
-                self.terms.append(len(self.items) - 1)
+            if n == 2 and memcmp(name, b"dt", 2) == 0:
+                self.term_at = -1
         if code == T_A:
             self.in_link = False
         elif self.toc_depth and _is_list(name, n):

@@ -255,6 +255,17 @@ def test_only_a_definition_right_after_its_terms_takes_them() -> None:
             "Intro.",
             "A definition with no term.",
         ]
+    # an empty dt defines nothing: the paragraph after it is no term of the next dd
+    empty = "<dl><dt></dt><dd><p>A.</p></dd><dd><p>B.</p></dd><dt><p>t</p></dt><dd>d.</dd></dl>"
+    for fast in (True, False):
+        assert [i.text for i in parse_html(empty, fast=fast)[1]] == ["A.", "B.", "t: d."]
+    # end tags a page leaves out (they are optional): each dt ends at the next dt or dd;
+    # Graphviz's list of output formats also writes the comma between two terms itself
+    graphviz = "<dl><dt><strong>svg</strong>\n,<dt><strong>svgz</strong>\n<dd>Produce SVG output."
+    for fast in (True, False):
+        assert [i.text for i in parse_html(graphviz, fast=fast)[1]] == [
+            "svg , svgz: Produce SVG output."
+        ]
 
 
 def _prose_lines(n: int) -> str:

@@ -128,6 +128,7 @@ class PageParser(HTMLParser):
         # ``dt``'s text, and where each ``dd``'s items begin
         self.terms: list[int] = []
         self.definitions: list[int] = []
+        self._term_at: int | None = None  # where the open ``dt``'s text block will stand
 
     def _line(self) -> int:
         return self.getpos()[0] + self._first
@@ -136,6 +137,9 @@ class PageParser(HTMLParser):
         """Emit the pending text block and the pending table rows, if any."""
         text = _prose(self._text)
         if text:
+            if self._term_at == len(self.items):  # a dt's text, ended by its end or implied
+                self.terms.append(self._term_at)
+            self._term_at = None
             self.items.append(Block("text", text))
         self._text = {}
         if self._rows and self._row is None:
@@ -241,7 +245,11 @@ class PageParser(HTMLParser):
             self.handle_data(" ")
         elif tag in _BLOCK_TAGS and self._row is None:
             self.flush()
-            if tag == "dd":
+            # a dt's text is the next text block made, unless its end or a dd comes first
+            if tag == "dt":
+                self._term_at = len(self.items)
+            elif tag == "dd":
+                self._term_at = None
                 self.definitions.append(len(self.items))
         if tag == "a":
             href = dict(attrs).get("href") or ""
@@ -291,10 +299,9 @@ class PageParser(HTMLParser):
             self._close_row()
         elif tag == "table" or (tag in _BLOCK_TAGS and self._row is None):
             self._close_row()
-            before = len(self.items)
             self.flush()
-            if tag == "dt" and len(self.items) > before:
-                self.terms.append(len(self.items) - 1)
+            if tag == "dt":
+                self._term_at = None
         if tag == "a":
             self._in_link = False
         elif tag in _LISTS and self._toc is not None:
