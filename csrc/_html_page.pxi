@@ -1,8 +1,8 @@
-# The HTML scanner's page state (included by _html.pxi): a port of docqa.text.html._PageParser's
-# handlers over C state. Text goes into code-point buffers, whitespace collapsed as it is
-# appended (``" ".join(s.split())`` of a line, a heading, a cell or the title, done on the fly),
-# and becomes a Python str once per output line, heading, cell row or title; tags are codes
-# and flags (HT_*), names compared as bytes; no Python object is made per tag or text run.
+# The HTML scanner's page state (included by _html.pxi): a port of
+# docqa.text.html_reference.PageParser's handlers over C state. Text goes into code-point
+# buffers (_html_buf.pxi), becoming a Python str once per output line, heading, cell row or
+# title; tags are codes and flags (HT_*), names compared as bytes; no Python object is made per
+# tag or text run.
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memchr, memcmp, memcpy
@@ -38,7 +38,7 @@ DEF T_H1 = 11
 DEF T_H6 = 16
 DEF NAME_MAX = 64  # longer tag names are handed back
 
-# where a text run goes (_PageParser.handle_data's branches, in its order)
+# where a text run goes (PageParser.handle_data's branches, in its order)
 DEF SINK_NONE = 0
 DEF SINK_TITLE = 1
 DEF SINK_HEADING = 2
@@ -63,65 +63,11 @@ ctypedef fused hch_t:  # a code unit of the text (PEP 393 kinds), or of a decode
     uint32_t
 
 
-cdef struct HBuf:
-    uint32_t* d
-    Py_ssize_t n, cap
-    bint pend  # collapsing: a space is due before the next non-space
-
-
-cdef bint _hreserve(HBuf* b, Py_ssize_t more) except False:
-    cdef Py_ssize_t cap
-    cdef void* p
-    if b.n + more <= b.cap:
-        return True
-    cap = max(64, 2 * b.cap, b.n + more)
-    p = realloc(b.d, cap * sizeof(uint32_t))
-    if p == NULL:
-        raise MemoryError("cannot grow the HTML text buffer")
-    b.d, b.cap = <uint32_t*>p, cap
-    return True
-
-
-cdef inline bint _hspace(uint32_t c) noexcept nogil:
-    """A character ``str.split()`` splits on."""
-    if c < 128:
-        return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
-    return Py_UNICODE_ISSPACE(c)
-
-
-cdef inline void _hput(HBuf* b, uint32_t c) noexcept nogil:
-    """Append ``c`` collapsing whitespace (room reserved: a character and a space)."""
-    if _hspace(c):
-        b.pend = b.n > 0
-        return
-    if b.pend:
-        b.d[b.n] = 32
-        b.n += 1
-        b.pend = False
-    b.d[b.n] = c
-    b.n += 1
-
-
-cdef inline void _hclear(HBuf* b) noexcept nogil:
-    b.n = 0
-    b.pend = False
-
-
-cdef inline str _hstr(HBuf* b, Py_ssize_t start, Py_ssize_t end):
-    return PyUnicode_FromKindAndData(4, b.d + start, end - start)
-
-
-cdef inline object _atomic(object obj):
-    """``obj`` (a ``Line``, ``Heading`` or ``Block`` made here, or the tuple of a block's
-    lines) untracked by the cycle collector: it holds only str, int and such objects, so it
-    can be in no cycle (CPython untracks its tuples and dicts of atomic values the same way),
-    and the collector no longer walks a page's thousands of lines at each collection."""
-    PyObject_GC_UnTrack(<PyObject*>obj)
-    return obj
+include "_html_buf.pxi"
 
 
 cdef class _Page:
-    """``_PageParser``'s state and handlers. ``line`` is the source line of the event."""
+    """``PageParser``'s state and handlers. ``line`` is the source line of the event."""
 
     cdef int line
     cdef bint content_only
@@ -145,7 +91,7 @@ cdef class _Page:
     cdef list terms, definitions  # a definition list's marks, as ``PageParser``'s
     cdef Py_ssize_t term_at  # where the open dt's text block will stand; -1: none
     cdef bint in_link  # inside an ``a`` to one of the page's own anchors
-    # the outermost open list (``_PageParser._toc``): its nesting (0: none), len(items) at its
+    # the outermost open list (``PageParser._toc``): its nesting (0: none), len(items) at its
     # start, all its text in such links so far, any text in one
     cdef int toc_depth
     cdef Py_ssize_t toc_start
@@ -321,7 +267,7 @@ cdef class _Page:
         return 0
 
     cdef void list_text(self, int sink) noexcept:
-        """``_PageParser._list_text``: text met inside a list, in ``sink``."""
+        """``PageParser._list_text``: text met inside a list, in ``sink``."""
         if sink == SINK_TEXT and self.in_link:
             self.toc_linked = True
         elif sink != SINK_NONE:
@@ -441,41 +387,3 @@ cdef class _Page:
 
 cdef inline bint _is_list(const char* name, int n) noexcept nogil:
     return n == 2 and (memcmp(name, b"ul", 2) == 0 or memcmp(name, b"ol", 2) == 0)
-
-
-cdef int _hfeed(_Page page, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int line, int sink) except -1:
-    """Append the decoded run ``s[a:b]`` (no ``&`` left in it) to ``sink`` at ``line``; 1 to
-    hand the page back."""
-    cdef HBuf* buf
-    cdef uint32_t c
-    cdef Py_ssize_t k
-    if sink == SINK_NONE:
-        return 0
-    if page.toc_depth and sink != SINK_TITLE:
-        for k in range(a, b):
-            if not _hspace(s[k]):
-                page.list_text(sink)
-                break
-    if page.at_line(sink, line):
-        return 1
-    buf = page.buf(sink)
-    _hreserve(buf, b - a + 1)
-    if sink == SINK_CODE:
-        for k in range(a, b):
-            c = s[k]
-            if c == 10:
-                page.newline(sink)
-            else:
-                buf.d[buf.n] = c
-                buf.n += 1
-    elif sink == SINK_TEXT:
-        for k in range(a, b):
-            c = s[k]
-            if c == 10:
-                page.newline(sink)
-            else:
-                _hput(buf, c)
-    else:
-        for k in range(a, b):
-            _hput(buf, s[k])
-    return 0

@@ -102,3 +102,41 @@ cdef int _data(str text, const hch_t* s, Py_ssize_t i, Py_ssize_t j, _Page page,
         tmp.n += 1
         p = k
     return _hfeed(page, <const uint32_t*>tmp.d, 0, tmp.n, line, sink)
+
+
+cdef int _hfeed(_Page page, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int line, int sink) except -1:
+    """Append the decoded run ``s[a:b]`` (no ``&`` left in it) to ``sink`` at ``line``; 1 to
+    hand the page back."""
+    cdef HBuf* buf
+    cdef uint32_t c
+    cdef Py_ssize_t k
+    if sink == SINK_NONE:
+        return 0
+    if page.toc_depth and sink != SINK_TITLE:
+        for k in range(a, b):
+            if not _hspace(s[k]):
+                page.list_text(sink)
+                break
+    if page.at_line(sink, line):
+        return 1
+    buf = page.buf(sink)
+    _hreserve(buf, b - a + 1)
+    if sink == SINK_CODE:
+        for k in range(a, b):
+            c = s[k]
+            if c == 10:
+                page.newline(sink)
+            else:
+                buf.d[buf.n] = c
+                buf.n += 1
+    elif sink == SINK_TEXT:
+        for k in range(a, b):
+            c = s[k]
+            if c == 10:
+                page.newline(sink)
+            else:
+                _hput(buf, c)
+    else:
+        for k in range(a, b):
+            _hput(buf, s[k])
+    return 0
