@@ -147,3 +147,53 @@ def crc32(bytes data):
 def hash64(bytes data):
     """The 64-bit token hash of ``data``; exposed for tests and the reference twin."""
     return _hash64(<const uint8_t*>data, len(data))
+
+
+# ---------------------------------------------------------------------------------------------
+# The token str cache
+# ---------------------------------------------------------------------------------------------
+
+cdef struct Slot:
+    uint64_t h
+    PyObject* s
+
+
+cdef class _StrCache:
+    """Token bytes -> one shared str per call, so a repeated token costs a lookup, not an
+    allocation and a decode (creating str objects dominates ``tokenize``)."""
+    cdef Slot* t
+    cdef uint64_t mask
+    cdef Py_ssize_t used
+
+    def __cinit__(self):
+        self.mask = (1 << 16) - 1
+        self.t = <Slot*>calloc(self.mask + 1, sizeof(Slot))
+        if self.t == NULL:
+            raise MemoryError("cannot allocate the token cache")
+
+    def __dealloc__(self):
+        cdef uint64_t i
+        if self.t != NULL:
+            for i in range(self.mask + 1):
+                if self.t[i].s != NULL:
+                    Py_DECREF(<object>self.t[i].s)
+            free(self.t)
+
+    cdef object get(self, const uint8_t* p, Py_ssize_t n):
+        cdef uint64_t h = _hash64(p, n) | 1
+        cdef uint64_t slot = h & self.mask
+        cdef Py_ssize_t size
+        cdef const char* u
+        while self.t[slot].h != 0:
+            if self.t[slot].h == h:
+                u = PyUnicode_AsUTF8AndSize(<object>self.t[slot].s, &size)
+                if size == n and memcmp(u, p, n) == 0:
+                    return <object>self.t[slot].s
+            slot = (slot + 1) & self.mask
+        obj = PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+        if self.used < <Py_ssize_t>(self.mask // 2):
+            Py_INCREF(obj)
+            self.t[slot].h = h
+            self.t[slot].s = <PyObject*>obj
+            self.used += 1
+        return obj

@@ -39,7 +39,7 @@ cdef extern from "Python.h":
     object PyUnicode_FromObject(object obj)
 
 # The parts, one concept each, compiled with this file as one module: hashing and character
-# tables; the stop-word set; the term table (token -> term id while scanning, and ``Terms``);
+# tables, and the cache of token strs by hash; the stop-word set; the term table (token -> term id while scanning, and ``Terms``);
 # the scanner and its token sinks; the hashing embedder's rows (``Rows``,
 # ``embed_hashing_rows``); BM25 postings of a batch (``count_postings``). This file keeps the batches and the entry points over them.
 include "_hashes.pxi"
