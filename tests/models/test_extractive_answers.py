@@ -321,6 +321,19 @@ def test_every_quoted_unit_is_text_of_its_passage(text: str, question: str, n: i
         assert words and all(w in text for w in words)
 
 
+def test_a_page_reference_ends_no_sentence() -> None:
+    # gnuplot's PDF manual (LaTeX): "see multiple keys (p. 123)" was cut after "(p."
+    text = (
+        "To place titles elsewhere, see multiple keys (p. 123). When inside, keys move. Up p. Next."
+    )
+    assert [u.text for u in units(p("gnuplot.pdf#key", text), 0)] == [
+        "To place titles elsewhere, see multiple keys (p. 123).",
+        "When inside, keys move.",
+        "Up p.",  # a "p." before no page number ends its sentence
+        "Next.",
+    ]
+
+
 def test_a_closing_bracket_or_quote_stays_with_its_sentence() -> None:
     # Lua's manual: "(So, there is no n such that ... of that table.)" lost its ")"
     text = '(So, the table is no sequence.) He said "Stop." Then it ends.'

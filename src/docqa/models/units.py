@@ -104,10 +104,14 @@ def _split(block: str) -> list[str]:
 
 def _goes_on(before: str, piece: str) -> bool:
     """Whether ``piece`` continues the sentence ``before`` that the split ended: after an
-    abbreviation ("(e.g."), a mark standing alone ("the ? operator"), or a "!", "?" or "..."
-    before a lower-case word ("calling panic! or returning", "works? not")."""
+    abbreviation ("(e.g."), a page's ("see multiple keys (p. 123)", LaTeX's manuals), a mark
+    standing alone ("the ? operator"), or a "!", "?" or "..." before a lower-case word
+    ("calling panic! or returning", "works? not")."""
     last = before.rsplit(" ", 1)[-1]
-    if last.lower().strip("([{\"'.") in _ABBREVIATIONS or last in (".", "!", "?"):
+    word = last.lower().strip("([{\"'.")
+    if word in _ABBREVIATIONS or last in (".", "!", "?"):
+        return True
+    if word in ("p", "pp") and piece[:1].isdigit():
         return True
     return piece[:1].islower() and _MARK_GOES_ON.search(before) is not None
 
