@@ -243,7 +243,7 @@ def test_layout_keeps_what_is_text() -> None:
 
     body = ["Interior line", "Interior line", "Interior line"]  # on every page, never at an edge
     pages = [
-        ["Repeated twice", "one", *body, "two", "manip\ufffeulation of encod\ufffeings"],
+        ["Repeated twice", "one", *body, "two", "\x88 manip\ufffeulation of encod\ufffeings"],
         ["Repeated twice", "three", *body, "four", "mix"],
         ["head 3", "five", *body, "six", "x"],
         ["iv", "seven", *body, "eight", "Mild"],
@@ -251,7 +251,8 @@ def test_layout_keeps_what_is_text() -> None:
         ["Head 14", "eleven", *body, "and then....", "13"],
     ]
     out = _layout(pages)
-    assert out[0][-1] == "manipulation of encodings"  # PDFium's hyphenation marks go
+    # PDFium's hyphenation marks go, and C1 controls (gnuplot's bullets come out as U+0088)
+    assert out[0][-1] == " manipulation of encodings"
     assert out[1][0] == "Repeated twice"  # at the edge of two pages only: text
     assert out[1][-1] == "mix" and out[3][-1] == "Mild"  # words, not roman page numbers
     assert out[2][-1] == "" and out[3][0] == ""  # "x" and "iv" are page numbers
@@ -295,3 +296,45 @@ def test_numbered_heads_stay_when_the_pages_agree_on_no_offset() -> None:
     ends = ["alpha", "beta", "gamma", "delta"]
     out = _layout([[head, *body, end] for head, end in zip(heads, ends)])
     assert [p[0] for p in out] == heads
+
+
+@pytest.mark.parametrize("outlined", [False, True])
+def test_lines_set_in_a_monospaced_font_are_code(tmp_path: Path, outlined: bool) -> None:
+    """gnuplot's PDF manual (LaTeX, CMTT10 for its examples) ran each example into the prose
+    around it: "Syntax: load "<input-file>" The name of the input file ...". Lines in a
+    monospaced font are code blocks, their lines kept; a lone one with no character of code
+    in it (a Texinfo table's term, "exit status") stays in its paragraph."""
+    doc = FPDF()
+    doc.add_page()
+    if outlined:  # cut at its outline's headings (pdf_outline), not at its pages
+        doc.set_font("helvetica", size=14)
+        doc.start_section("Load")
+        doc.cell(0, 8, "Load", new_x="LMARGIN", new_y="NEXT")
+    for font, line in [
+        ("helvetica", "The load command runs each line of a file. Syntax:"),
+        ("courier", 'load "<input-file>"'),
+        ("helvetica", "The name of the file must be quoted. Examples:"),
+        ("courier", "load 'work.gnu'"),
+        ("courier", "load 'func.dat'"),
+        ("helvetica", "Files are loaded in order."),
+        ("courier", "exit status"),
+        ("helvetica", "The value a command returns."),
+    ]:
+        doc.set_font(font, size=11)
+        doc.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    path = tmp_path / "docs" / "manual.pdf"
+    path.parent.mkdir()
+    doc.output(str(path))
+    chunks, _ = load_chunks([tmp_path / "docs"])
+    blocks = chunks[0].text.split("\n\n")
+    assert blocks == [
+        "The load command runs each line of a file. Syntax:",
+        'load "<input-file>"',
+        "The name of the file must be quoted. Examples:",
+        "load 'work.gnu'\nload 'func.dat'",
+        "Files are loaded in order. exit status The value a command returns.",
+    ]
+    assert chunks[0].id == ("manual.pdf#load" if outlined else "manual.pdf#p1")
+    sections = pdf.pdf_sections(path.read_bytes())
+    assert [b.kind for b in sections[-1].blocks] == ["text", "code", "text", "code", "text"]
+    assert [line.number for line in sections[-1].blocks[3].lines] == [4 + outlined, 5 + outlined]

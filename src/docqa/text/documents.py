@@ -22,9 +22,10 @@ BlockKind = Literal["text", "table", "code"]
 # Raise it with any change to what a reader yields for the same bytes: an index built by other
 # readers is then rebuilt rather than updated, so no file keeps what an older reader made of it.
 # 2: reStructuredText read; plain-text headings. 3: AsciiDoc read (.adoc, and .txt files
-# whose text is AsciiDoc). 4: an HTML definition list's terms read with the first paragraph
-# of their definition, as one block; with it every reader change made under 3 (MyST pages,
-# PDF outlines, plain-text lists, permalinks and admonitions in HTML, rst roles).
+# whose text is AsciiDoc). 4: a definition list's terms read with the first paragraph of
+# their definition, as one block (HTML, rst, AsciiDoc); a long <pre> of prose read as text; a
+# PDF's lines in a monospaced font as code; with it every reader change made under 3 (MyST
+# pages, PDF outlines, plain-text lists, permalinks and admonitions in HTML, rst roles).
 READERS = 4
 
 

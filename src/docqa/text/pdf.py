@@ -7,7 +7,8 @@ daily bread. A file with an outline (bookmarks) is cut at its headings
 the one it starts on; the pages before the first heading, and every page of a file without
 an outline, are a section each whose heading is ``"p. 7"`` and whose ``page`` is 7, so its
 id is ``guide.pdf#p7``. Chunks carry ``metadata["page"]``; lines are numbered through the
-whole file, paragraphs split at blank lines and page ends. An encrypted
+whole file, paragraphs split at blank lines and page ends; lines set in a monospaced font
+(Courier, ``*Mono*``, TeX's CMTT) are ``"code"`` blocks (:func:`code_lines`). An encrypted
 file, a corrupt one, or one with no text layer at all (a scan) raises ``PdfSkip`` with the
 reason, which the loader reports as a skipped file.
 
@@ -25,7 +26,9 @@ What a page's text layer holds that is not the document's text is left out (``_l
 - page numbers: a lone number or roman numeral as a page's first or last line;
 - table-of-contents and index entries: a line of dot leaders ("2.1 ASN.1 syntax . . . . 3");
 - PDFium's mark of a word hyphenated across lines (U+FFFE, where it joined the word): dropped,
-  so that "manip-/ulation" is the word "manipulation".
+  so that "manip-/ulation" is the word "manipulation";
+- C1 control characters (U+0080 to U+009F), which no text holds: what a font without a map
+  to Unicode gives (gnuplot's bullets, U+0088).
 
 The line numbers stay those of the text layer: a left-out line is a blank one.
 
@@ -56,8 +59,9 @@ def page_texts(data: bytes) -> list[str]:
     return read_pdf(data)[0]
 
 
-def read_pdf(data: bytes) -> tuple[list[str], list[Mark]]:
-    """:func:`page_texts` and the file's outline entries that point at a page, in order."""
+def read_pdf(data: bytes) -> tuple[list[str], list[Mark], list[frozenset[int]]]:
+    """:func:`page_texts`, the file's outline entries that point at a page, in order, and
+    each page's lines of code (:func:`code_lines`)."""
     try:
         import pypdfium2 as pdfium
     except ImportError as exc:
@@ -72,12 +76,14 @@ def read_pdf(data: bytes) -> tuple[list[str], list[Mark]]:
         count = len(document)
         sample = {(count - 1) * i // (SAMPLED - 1) for i in range(SAMPLED)} if count else set()
         joined = any(_joined(document[i].get_textpage()) for i in sorted(sample))
-        texts = []
+        fonts: dict[bytes, bool] = {}  # font name: monospaced?
+        texts, code = [], []
         for index in range(count):
             textpage = document[index].get_textpage()
             text = spaced(textpage) if joined else textpage.get_text_range()
             texts.append(text.replace("\r\n", "\n").replace("\r", "\n"))
-        return texts, _marks(document)
+            code.append(code_lines(textpage, fonts))
+        return texts, _marks(document), code
     finally:
         document.close()
 
@@ -137,6 +143,45 @@ def spaced(textpage: Any) -> str:
     return "".join(out)
 
 
+# a monospaced font, by its name (TeX's Computer Modern and Latin Modern typewriter faces do not
+# set the fixed-pitch flag): Courier, *Mono*, CMTT10, SFTT1000, LMTypewriter, Consolas, ...
+_MONOSPACED = re.compile(
+    rb"(?i:courier|mono|typewriter|consol|menlo|monaco|inconsolata|sourcecode)|CMTT|SFTT|TT\d"
+)
+FIXED_PITCH = 1  # PDF font descriptor flag 1
+
+
+def code_lines(textpage: Any, fonts: dict[bytes, bool]) -> frozenset[int]:
+    """The lines of a page (a pypdfium2 ``PdfTextPage``; its text's ``"\r\n"``-split lines,
+    by index) set in a monospaced font: code. A line is, when its first, middle and last
+    characters other than space are (a word of code at a prose line's start is not). ``fonts``
+    caches what each font name says. None are when the text and its characters do not map one
+    to one."""
+    import ctypes
+
+    from pypdfium2 import raw  # ``read_pdf`` imported pypdfium2
+
+    text: str = textpage.get_text_range()
+    if len(text) != textpage.count_chars():
+        return frozenset()
+    handle, flags, name = textpage.raw, ctypes.c_int(), ctypes.create_string_buffer(128)
+
+    def monospaced(index: int) -> bool:
+        size = raw.FPDFText_GetFontInfo(handle, index, name, len(name), ctypes.byref(flags))
+        font = name.value if 0 < size <= len(name) else b""
+        if font not in fonts:
+            fonts[font] = bool(flags.value & FIXED_PITCH) or _MONOSPACED.search(font) is not None
+        return fonts[font]
+
+    found, start = set(), 0
+    for number, line in enumerate(text.split("\r\n")):
+        shown = [start + i for i, c in enumerate(line) if not c.isspace() and c not in "\ufffe"]
+        if shown and all(monospaced(i) for i in {shown[0], shown[len(shown) // 2], shown[-1]}):
+            found.add(number)
+        start += len(line) + 2
+    return frozenset(found)
+
+
 def _joined(textpage: Any) -> bool:
     """Whether ``spaced`` puts a space in this page."""
     text: str = textpage.get_text_range()
@@ -182,10 +227,16 @@ def _edges(lines: list[str]) -> list[int]:
     return sorted(set(filled[:EDGE] + filled[-EDGE:]))
 
 
+# PDFium's mark of a word hyphenated across lines, and C1 control characters, which no text
+# holds (a font without a map to Unicode: gnuplot's PDF gives its bullets as U+0088)
+_NOT_TEXT = re.compile("[\ufffe\x80-\x9f]")
+
+
 def _layout(pages: list[list[str]]) -> list[list[str]]:
     """``pages`` (each a list of lines) with running heads and feet, page numbers and dot
-    leader lines blanked and PDFium's hyphenation marks dropped (see the module's doc)."""
-    pages = [[line.replace("\ufffe", "") for line in lines] for lines in pages]
+    leader lines blanked and PDFium's hyphenation marks and C1 controls dropped (see the
+    module's doc)."""
+    pages = [[_NOT_TEXT.sub("", line) for line in lines] for lines in pages]
     edges = [_edges(lines) for lines in pages]
     seen = Counter(k for lines, at in zip(pages, edges) for k in {_key(lines[i]) for i in at})
     offset = _page_offset(pages, edges)
@@ -208,8 +259,10 @@ def _layout(pages: list[list[str]]) -> list[list[str]]:
     return out
 
 
-def _page_section(page: int, first_line: int, raw: list[str]) -> Section | None:
-    blocks = list(paragraphs(raw, first_line))
+def _page_section(
+    page: int, first_line: int, raw: list[str], code: frozenset[int]
+) -> Section | None:
+    blocks = list(paragraphs(raw, first_line, code))
     if not blocks:
         return None
     start, end = blocks[0].lines[0].number, blocks[-1].lines[-1].number
@@ -220,16 +273,17 @@ def pdf_sections(data: bytes) -> tuple[Section, ...]:
     """The sections at the file's outline entries (``pdf_outline``), the pages before the
     first one a section each; a file without an outline, a section per page that has text.
     Raises ``PdfSkip`` when no page has any."""
-    texts, marks = read_pdf(data)
+    texts, marks, code = read_pdf(data)
     pages = _layout([t.split("\n") for t in texts])
     starts = [1]
     for lines in pages:
         starts.append(starts[-1] + len(lines))
-    outlined = outline_sections(pages, marks, starts)
+    outlined = outline_sections(pages, marks, starts, code)
     (front, cut), outline = outlined if outlined is not None else ((len(pages), 0), [])
     sections = []
     for index, lines in enumerate(pages[: front + 1] if cut else pages[:front]):
-        section = _page_section(index + 1, starts[index], lines[:cut] if index == front else lines)
+        kept = lines[:cut] if index == front else lines
+        section = _page_section(index + 1, starts[index], kept, code[index])
         if section is not None:
             sections.append(section)
     sections.extend(outline)

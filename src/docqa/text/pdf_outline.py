@@ -90,37 +90,57 @@ def _placed(pages: list[list[str]], marks: list[Mark]) -> list[tuple[int, int, i
     return places
 
 
-def paragraphs(lines: list[str], first: int) -> Iterator[Block]:
+_CODE_CHARS = frozenset("()[]{}<>;=|\\$`*/#@%&+~^\"'")
+
+
+def paragraphs(lines: list[str], first: int, code: frozenset[int] = frozenset()) -> Iterator[Block]:
     """A page's ``lines`` (the first numbered ``first``) as paragraphs: runs of non-blank
-    lines, whitespace collapsed."""
+    lines, whitespace collapsed; the lines at the indexes ``code`` (set in a monospaced font)
+    are ``"code"`` blocks of their own, a block a run, their lines kept apart (an example
+    between two lines of prose: "Example:" / ``plot sin(x)`` / "This graph ..."); but a lone
+    such line with no character of code in it (a term of a Texinfo table set in ``@code``:
+    "exit status") stays in its paragraph."""
+    code = frozenset(
+        i
+        for i in code
+        if i - 1 in code or i + 1 in code or (i < len(lines) and _CODE_CHARS & set(lines[i]))
+    )
     run: list[Line] = []
-    for number, line in enumerate([*lines, ""], start=first):
+    kind = "text"
+    for at, line in enumerate([*lines, ""]):
         words = " ".join(line.split())
-        if words:
-            run.append(Line(number, words))
-        elif run:
-            yield Block("text", tuple(run))
+        is_code = at in code
+        if run and (not words or (is_code != (kind == "code"))):
+            yield Block("code" if kind == "code" else "text", tuple(run))
             run = []
+        if words:
+            kind = "code" if is_code else "text"
+            run.append(Line(first + at, words))
 
 
 def _blocks(pages: list[list[str]], starts: list[int], first: tuple[int, int],
-            end: tuple[int, int]) -> Iterator[Block]:  # fmt: skip
+            end: tuple[int, int], code: list[frozenset[int]]) -> Iterator[Block]:  # fmt: skip
     """The paragraphs from ``first`` up to ``end`` (``(page index, line index)``, end
     excluded), split at blank lines and page ends; ``starts[p]`` numbers page ``p``'s first
-    line."""
+    line; ``code[p]``: page ``p``'s lines of code."""
     page, at = first
     while (page, at) < end and page < len(pages):
         stop = end[1] if page == end[0] else len(pages[page])
-        yield from paragraphs(pages[page][at:stop], starts[page] + at)
+        lines = frozenset(i - at for i in code[page] if at <= i < stop) if code else frozenset()
+        yield from paragraphs(pages[page][at:stop], starts[page] + at, lines)
         page, at = page + 1, 0
 
 
 def outline_sections(
-    pages: list[list[str]], marks: list[Mark], starts: list[int]
+    pages: list[list[str]],
+    marks: list[Mark],
+    starts: list[int],
+    code: list[frozenset[int]] | None = None,
 ) -> tuple[tuple[int, int], list[Section]] | None:
     """Where the first outlined section begins (``(page index, line index)``: the lines
     before it are the front matter) and the sections at ``marks`` over the cleaned ``pages``
-    (``starts[p]``: the file's line number of page ``p``'s first line); None when no mark
+    (``starts[p]``: the file's line number of page ``p``'s first line; ``code[p]``: its lines
+    of code, :func:`paragraphs`); None when no mark
     points at a page of the file or the marks do not go forward through the pages (the
     caller then cuts the file at its pages)."""
     marks = [m for m in marks if 1 <= m.page <= len(pages) and m.title.strip()]
@@ -131,7 +151,7 @@ def outline_sections(
     for k, (mark, (page, at, printed)) in enumerate(zip(marks, places, strict=True)):
         body = (page, at + printed)
         end = places[k + 1][:2] if k + 1 < len(places) else (len(pages), 0)
-        blocks = tuple(_blocks(pages, starts, body, end))
+        blocks = tuple(_blocks(pages, starts, body, end, code or []))
         start = starts[page] + at
         last = blocks[-1].lines[-1].number if blocks else start
         heading = " ".join(mark.title.split())
