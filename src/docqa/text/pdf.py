@@ -152,11 +152,10 @@ FIXED_PITCH = 1  # PDF font descriptor flag 1
 
 
 def code_lines(textpage: Any, fonts: dict[bytes, bool]) -> frozenset[int]:
-    """The lines of a page (a pypdfium2 ``PdfTextPage``; its text's ``"\r\n"``-split lines,
-    by index) set in a monospaced font: code. A line is, when its first, middle and last
-    characters other than space are (a word of code at a prose line's start is not). ``fonts``
-    caches what each font name says. None are when the text and its characters do not map one
-    to one."""
+    """The lines of a page (a pypdfium2 ``PdfTextPage``; its text's lines, by index) set in a
+    monospaced font: code. A line is when its first, middle and last characters other than
+    space are (a word of code at a prose line's start is not). ``fonts`` caches what each font
+    name says. No line is when the text and its characters do not map one to one."""
     import ctypes
 
     from pypdfium2 import raw  # ``read_pdf`` imported pypdfium2
