@@ -307,6 +307,33 @@ def test_a_passage_holding_too_little_of_the_question_is_not_quoted() -> None:
     assert "[a#renewals]" in answer
 
 
+def test_a_passage_is_judged_with_its_title() -> None:
+    # fish's manual: the titles ask the question, the texts say only "greeting", a word every
+    # unit holds and so weighs little; judged by their texts alone no passage held 0.15 of
+    # the question's weight, and the answer was the refusal
+    faq = Passage(
+        "faq#how-do-i-change-the-greeting-message",
+        "Frequently asked questions > How do I change the greeting message?",
+        "Change the value of the variable fish_greeting or create a fish_greeting function. "
+        "For example, to remove the greeting use:\n\nset -U fish_greeting\n\n"
+        "Or if you prefer not to use a universal variable, use:\n\nset -g fish_greeting\n\n"
+        "in config.fish.",
+    )
+    example = Passage(
+        "cmds/fish_greeting#example",
+        "fish_greeting - display a welcome message in interactive shells > Example",
+        "To just empty the text, with the default greeting function:\n\nset -U fish_greeting\n\n"
+        "or set -g fish_greeting in config.fish.\n\nA simple greeting:\n\n"
+        "function fish_greeting\n    echo Hello friend!\nend",
+    )
+    question = "How do I turn off the greeting message?"
+    answer = reply(question, [faq, example])
+    assert "set -U fish_greeting" in answer and "[faq#how-do-i-change-the-greeting-message]" in answer
+    # the same texts without titles hold too little of the question: the title is what counts
+    untitled = [Passage(x.id, "", x.text) for x in (faq, example)]
+    assert reply(question, untitled) == REFUSAL
+
+
 def test_no_shared_word_means_the_refusal() -> None:
     assert reply("zebras?", [p("a#b", "The library opens at nine.")]) == REFUSAL
     assert reply("zebras?", []) == REFUSAL
@@ -551,7 +578,9 @@ def reference_features(question: str, passages: list[Passage]) -> tuple[list[int
 
     if total <= 0:
         return [], []
-    eligible = {i for i, x in enumerate(passages) if share(content_words(x.text)) >= 0.15}
+    eligible = {
+        i for i, x in enumerate(passages) if share(content_words(f"{x.title}\n{x.text}")) >= 0.15
+    }
     order = [
         i
         for i in range(n)

@@ -13,11 +13,11 @@ retrieved window can begin or end inside a sentence; such a fragment is never qu
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
 units of the prompt, so a word every unit holds says little. Only units holding a question
 word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
-(the guard's coverage rule, per passage), are quoted, and no label of fewer than
-:data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described by a few
-:data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
-holds in a row, its passage's rank and title, its place and length, its neighbours' share,
-and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
+in their title and text (the guard's coverage rule, per passage), are quoted, and no label of
+fewer than :data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described
+by a few :data:`FEATURES` (the share of the question's weight it holds, the question's word
+pairs it holds in a row, its passage's rank and title, its place and length, its neighbours'
+share, and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
 cosine to the question) and scored by fixed :data:`WEIGHTS`, fitted on labelled collections
 to make the unit holding the key fact the likeliest pick. The reply (:func:`pick`) is
 
@@ -53,8 +53,8 @@ from docqa.types import Prompt
 MAX_UNITS = 3
 """At most this many units (sentences, or a sentence with its block) in a reply."""
 MIN_PASSAGE_COVERAGE = 0.15
-"""A passage quoted from must hold this share of the question's weight (the guard's
-``min_coverage`` default, applied to each passage)."""
+"""A passage quoted from must hold this share of the question's weight in its title and text
+(the guard's ``min_coverage`` default, applied to each passage)."""
 
 
 def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
@@ -123,7 +123,12 @@ def candidates(
     def share(held: Iterable[str]) -> float:
         return math.fsum(weight[w] for w in set(held) & wanted) / total
 
-    eligible = {i for i, body in enumerate(bodies) if share(body) >= MIN_PASSAGE_COVERAGE}
+    # a passage is judged with its title, as the guard judges its row with the heading path
+    eligible = {
+        i
+        for i, (title, body) in enumerate(zip(titles, bodies, strict=True))
+        if share([*title, *body]) >= MIN_PASSAGE_COVERAGE
+    }
     order = [
         i for i in range(n) if found[i].passage in eligible and words[i] and not is_label(found[i])
     ]
