@@ -431,6 +431,12 @@ def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> No
                 "Typical values include Debug.",
             ],
         ),
+        # Valgrind's quick start: "Your program will run much slower (eg." was a sentence;
+        # "eg." and "ie." (no inner stop) are as common in manuals as "e.g." and "i.e."
+        (
+            "It runs slower (eg. 20 to 30 times). It checks reads, ie. Memcheck does. Done.",
+            ["It runs slower (eg. 20 to 30 times).", "It checks reads, ie. Memcheck does.", "Done."],
+        ),
     ],
 )
 def test_sentences_split_before_lower_case_names_but_not_where_one_goes_on(

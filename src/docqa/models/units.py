@@ -27,10 +27,11 @@ src/main.rs"): a sentence ending in ``:`` above it takes both along."""
 
 # the space after ". ! ?" and up to two closing quotes or brackets, which stay with the sentence
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]])|(?<=[.!?][\"')\]][\"')\]]))\s+")
-# Words ending in "." that do not end a sentence: "e.g. the", "etc. and", "vs. dict".
-_ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig", "no", "sec", "ch"]
-)
+# Words ending in "." that do not end a sentence: "e.g. the", "eg. 20", "etc. and", "vs. dict".
+_ABBREVIATIONS = frozenset([
+    "e.g", "eg", "i.e", "ie", "viz", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig",
+    "no", "sec", "ch",
+])  # fmt: skip
 _MARK_GOES_ON = re.compile(r"(?:[!?]|\.\.\.)[\"')\]]*$")
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
