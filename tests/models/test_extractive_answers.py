@@ -105,6 +105,26 @@ def test_a_sentence_written_around_a_command_is_one_unit() -> None:
     assert not answer.startswith("directs")
 
 
+def test_a_list_of_lower_case_items_is_no_sentence_around_commands() -> None:
+    """rsyslog's "Processing Principles": items that begin in lower case and end with no
+    stop were joined as one sentence written around commands, the whole list one unit."""
+    items = [
+        "a rule consists of a filter and an action list",
+        "an action list contains one or many actions",
+        "inside an action list no further filters are possible",
+        "actions consist of the action call itself (e.g. “:omusrmsg:”) as well as all"
+        " action-defining configuration statements ($Action… directives)",
+        "rules are evaluated in sequence. No rules are skipped.",
+    ]
+    found = [u.text for u in units(p("a#b", "\n\n".join(items)), 0)]
+    assert found == [*items[:4], "rules are evaluated in sequence.", "No rules are skipped."]
+    # a command inside a sentence, and a term its description goes on from, are still joined
+    term = "'-i, --case-insensitive'\n\ninstructs flex to generate a case-insensitive scanner."
+    assert [u.text for u in units(p("a#b", term), 0)] == [term.replace("\n\n", "\n")]
+    command = "Show it with the command\n\ngit log --oneline --all\n\nwhich lists each commit."
+    assert [u.text for u in units(p("a#b", command), 0)] == [command.replace("\n\n", "\n")]
+
+
 def test_a_block_is_joined_only_inside_a_sentence() -> None:
     """A sentence that ended, a next block that starts a sentence or is a table, or a block
     too long to quote: each stays a unit of its own."""

@@ -38,6 +38,7 @@ _CONTINUATION = re.compile(r"-p\d+$")
 _DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
+_PLAIN_WORD = re.compile(r"[a-z]+[,;:]?")
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
 
@@ -219,6 +220,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             and not (table or code or attached[-1])
             and "\n" not in pieces[-1]
             and not _ENDS_SENTENCE.search(pieces[-1])
+            and not _reads_as_prose(pieces[-1])  # a list's items: "each ruleset contains ..."
             and b < len(blocks)
             and _continues(blocks[b])
             and not _inserted(blocks[b])
@@ -295,10 +297,23 @@ def _captions(blocks: list[str], b: int) -> bool:
 
 def _inserted(block: str) -> bool:
     """Whether ``block`` can stand inside a sentence: up to :data:`MAX_BLOCK_CHARS`, one
-    piece that does not end like a sentence (a command, code, a formula; not a paragraph)."""
+    piece that does not end like a sentence and does not read as prose (a command, code, a
+    formula; not a paragraph, nor a list's item: "inside an action list no filters ...")."""
     return (
-        len(block) <= MAX_BLOCK_CHARS and len(_split(block)) == 1 and not _FULL_STOP.search(block)
+        len(block) <= MAX_BLOCK_CHARS
+        and len(_split(block)) == 1
+        and not _FULL_STOP.search(block)
+        and not _reads_as_prose(block)
     )
+
+
+def _reads_as_prose(text: str) -> bool:
+    """Whether ``text`` reads as words rather than a command or a term: at least five of its
+    space-separated tokens, and at least half of them, are plain lower-case words (``ls >
+    dirlist 2>&1``, ``'-i, --case-insensitive'`` and ``git log --oneline --all`` are not)."""
+    tokens = text.split()
+    plain = sum(_PLAIN_WORD.fullmatch(t) is not None for t in tokens)
+    return plain >= 5 and 2 * plain >= len(tokens)
 
 
 def _continues(block: str) -> bool:
