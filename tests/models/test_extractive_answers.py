@@ -123,6 +123,12 @@ def test_a_list_of_lower_case_items_is_no_sentence_around_commands() -> None:
     assert [u.text for u in units(p("a#b", term), 0)] == [term.replace("\n\n", "\n")]
     command = "Show it with the command\n\ngit log --oneline --all\n\nwhich lists each commit."
     assert [u.text for u in units(p("a#b", command), 0)] == [command.replace("\n\n", "\n")]
+    # code whose comments are words is code (rsyslog's log rotation tutorial)
+    commented = (
+        "Putting the following directive\n\n# start log rotation via outchannel\n"
+        "*.* :omfile:$log_rotation\n\nto rsyslog.conf instruct rsyslog to log everything."
+    )
+    assert [u.text for u in units(p("a#b", commented), 0)] == [commented.replace("\n\n", "\n")]
 
 
 def test_a_block_is_joined_only_inside_a_sentence() -> None:

@@ -308,9 +308,12 @@ def _inserted(block: str) -> bool:
 
 
 def _reads_as_prose(text: str) -> bool:
-    """Whether ``text`` reads as words rather than a command or a term: at least five of its
-    space-separated tokens, and at least half of them, are plain lower-case words (``ls >
+    """Whether ``text`` reads as a line of words rather than a command, a term or code: one
+    line (a paragraph's lines are joined; code keeps its own, comments and all), at least five
+    of its space-separated tokens, and at least half of them, plain lower-case words (``ls >
     dirlist 2>&1``, ``'-i, --case-insensitive'`` and ``git log --oneline --all`` are not)."""
+    if "\n" in text.strip():
+        return False
     tokens = text.split()
     plain = sum(_PLAIN_WORD.fullmatch(t) is not None for t in tokens)
     return plain >= 5 and 2 * plain >= len(tokens)
