@@ -131,6 +131,34 @@ def test_a_list_of_lower_case_items_is_no_sentence_around_commands() -> None:
     assert [u.text for u in units(p("a#b", commented), 0)] == [commented.replace("\n\n", "\n")]
 
 
+def test_a_sentence_that_cannot_end_where_it_stops_ends_in_the_command_below() -> None:
+    """R's manual (Texinfo): "the command is" / ``> help(solve)`` / "An alternative is": the
+    command was a unit of its own and the sentence stopped at "is"."""
+    text = (
+        "To get help on a function, for example solve, the command is\n\n> help(solve)\n\n"
+        "An alternative is\n\n> ?solve\n\nQuotes are needed for special characters.\n\n"
+        '> help("[[")\n\nEither form of quote mark may be used.'
+    )
+    assert [u.text for u in units(p("R-intro#help", text), 0)] == [
+        "To get help on a function, for example solve, the command is\n> help(solve)",
+        "An alternative is\n> ?solve",
+        "Quotes are needed for special characters.",
+        '> help("[[")',  # a command typed at a prompt is no term the next paragraph defines
+        "Either form of quote mark may be used.",
+    ]
+    answer = reply("How do I get help on a function?", [p("R-intro#help", text)])
+    assert "the command is\n> help(solve)" in answer
+    # a sentence that stops on a noun (a full stop left out) does not take the next option's
+    # name along (CMake's ctest manual)
+    options = (
+        "It can also be enabled by the CTEST_OUTPUT_ON_FAILURE environment variable\n\n"
+        "--stop-on-failure\n\nStop running the tests when the first failure happens."
+    )
+    assert [u.text for u in units(p("ctest#run", options), 0)][0] == (
+        "It can also be enabled by the CTEST_OUTPUT_ON_FAILURE environment variable"
+    )
+
+
 def test_a_block_is_joined_only_inside_a_sentence() -> None:
     """A sentence that ended, a next block that starts a sentence or is a table, or a block
     too long to quote: each stays a unit of its own."""

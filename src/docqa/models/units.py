@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from docqa.prompt import Passage
 from docqa.text.plain import prose_shares
+from docqa.text.stopwords import ENGLISH_STOP_WORDS
 
 MAX_BLOCK_CHARS = 600
 """A block longer than this is not attached to the sentence introducing it, nor quoted alone."""
@@ -39,6 +40,7 @@ _DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
 _PLAIN_WORD = re.compile(r"[a-z]+[,;:]?")
+_PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
 
@@ -188,6 +190,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             and len(found) == 1
             and len(_WORD.findall(found[0])) < MIN_WORDS
             and ":" not in found[0]  # a field ("Returns: {string}"), or it takes the next block
+            and not _PROMPT.match(found[0])  # a command typed at a prompt: ``> help("[[")``
             and (not pieces or bool(terms) or _ENDS_SENTENCE.search(pieces[-1]) is not None)
         )
         if terms and found and not (term or table or code):
@@ -250,6 +253,20 @@ def units(passage: Passage, index: int) -> list[Unit]:
             terms = []  # a label that begins such a sentence ("For example") defines nothing
             b += 2
             open_ = not _ENDS_SENTENCE.search(pieces[-1])
+        if (
+            open_
+            and _needs_more(pieces[-1])
+            and len(_WORD.findall(pieces[-1])) >= MIN_WORDS  # a label ("See also") ends in none
+            and b < len(blocks)
+            and _inserted(blocks[b])
+        ):
+            # a sentence that cannot end where it stops ends in the block below it, what goes
+            # on after that starting a sentence of its own (R's manual: "the command is" /
+            # ``> help(solve)`` / "An alternative is"): one unit, as after a ":"
+            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
+            attached[-1] = True
+            terms = []
+            b += 1
     if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
         pieces.pop()
     return [
@@ -305,6 +322,14 @@ def _inserted(block: str) -> bool:
         and not _FULL_STOP.search(block)
         and not _reads_as_prose(block)
     )
+
+
+def _needs_more(piece: str) -> bool:
+    """Whether ``piece`` stops where no sentence can end: on a stop word ("the command is",
+    "replaced with either ... or"), not on a noun ("... the environment variable", where a
+    manual left out a full stop before the next option's name)."""
+    words = _WORD.findall(piece)
+    return bool(words) and words[-1].lower() in ENGLISH_STOP_WORDS
 
 
 def _reads_as_prose(text: str) -> bool:
