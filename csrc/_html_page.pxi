@@ -212,7 +212,7 @@ cdef class _Page:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
                 self.drop_depth += 1
             return 0
-        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0 and (self.sections == 0 or (n == 6 and memcmp(name, b"footer", 6) == 0))) or nav or (code == T_A and permalink):
+        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0 and (self.sections == 0 or (n == 6 and memcmp(name, b"footer", 6) == 0))) or nav or (code == T_A and permalink) or (self.in_link and n == 3 and memcmp(name, b"sup", 3) == 0):
             memcpy(self.drop_name, name, n)
             self.drop_len, self.drop_depth = n, 1
             return 0

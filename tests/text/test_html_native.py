@@ -339,6 +339,26 @@ def test_texinfo_bars_and_mini_tables_of_contents_are_dropped(fast: bool) -> Non
     assert same(TEXINFO)
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_footnotes_mark_is_dropped(fast: bool) -> None:
+    # R's manuals (Texinfo): "R CMD build will automatically59 create the vignettes"; Pandoc
+    # writes its marks alike; a sup elsewhere (a power, "5<sup>th</sup>") and a footnote's
+    # own text stay
+    page = (
+        '<p><code>R CMD build</code> will automatically<a id="DOCF59" href="#FOOT59"><sup>59'
+        '</sup></a> create the 5<sup>th</sup> vignette.<a href="#fn1" class="footnote-ref">'
+        '<sup>1</sup></a> See <a href="#x">x<b>y</b></a>.</p>\n<h4 id="FOOT59">(59)</h4>'
+        "<p>Unless told not to.</p>"
+    )
+    _, items = parse_html(page, fast=fast)
+    text = [line.text for item in items if isinstance(item, Block) for line in item.lines]
+    assert text == [
+        "R CMD build will automatically create the 5th vignette. See xy.",
+        "Unless told not to.",
+    ]
+    assert same(page)
+
+
 def test_a_header_or_footer_div_inside_the_marked_content_is_kept() -> None:
     # as the header and footer elements: an article's own header is content
     page = (

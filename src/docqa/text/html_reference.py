@@ -167,7 +167,8 @@ class PageParser(HTMLParser):
                 not classes.isdisjoint(_NAV_CLASSES) or (named.get("id") or "").lower() in _NAV_IDS
             )
         )
-        return tag in _DROP or chrome or permalink or nav
+        footnote = tag == "sup" and self._in_link  # a footnote's mark: "automatically⁵⁹"
+        return tag in _DROP or chrome or permalink or nav or footnote
 
     def _track_main(self, tag: str, attrs: list[tuple[str, str | None]], opening: bool) -> None:
         """Follow the element with ``role="main"`` (by its tag's nesting) in and out."""
