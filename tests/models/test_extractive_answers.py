@@ -148,6 +148,12 @@ def test_a_sentence_that_cannot_end_where_it_stops_ends_in_the_command_below() -
     ]
     answer = reply("How do I get help on a function?", [p("R-intro#help", text)])
     assert "the command is\n> help(solve)" in answer
+    # a sentence stopping on a noun before a command typed at a prompt ends in the command
+    vector = "To set up a vector x, use the R command\n\n> x <- c(10.4, 5.6)\n\nThis assigns it."
+    assert [u.text for u in units(p("R-intro#vectors", vector), 0)] == [
+        "To set up a vector x, use the R command\n> x <- c(10.4, 5.6)",
+        "This assigns it.",
+    ]
     # a sentence that stops on a noun (a full stop left out) does not take the next option's
     # name along (CMake's ctest manual)
     options = (

@@ -255,14 +255,15 @@ def units(passage: Passage, index: int) -> list[Unit]:
             open_ = not _ENDS_SENTENCE.search(pieces[-1])
         if (
             open_
-            and _needs_more(pieces[-1])
             and len(_WORD.findall(pieces[-1])) >= MIN_WORDS  # a label ("See also") ends in none
             and b < len(blocks)
             and _inserted(blocks[b])
+            and (_needs_more(pieces[-1]) or _PROMPT.match(blocks[b]) is not None)
         ):
-            # a sentence that cannot end where it stops ends in the block below it, what goes
-            # on after that starting a sentence of its own (R's manual: "the command is" /
-            # ``> help(solve)`` / "An alternative is"): one unit, as after a ":"
+            # a sentence that cannot end where it stops, or stops before a command typed at a
+            # prompt, ends in the block below it, what goes on after that starting a sentence
+            # of its own (R's manual: "the command is" / ``> help(solve)`` / "An alternative
+            # is"; "use the R command" / ``> x <- c(10.4, 5.6)``): one unit, as after a ":"
             pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
             attached[-1] = True
             terms = []
