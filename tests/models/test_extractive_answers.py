@@ -123,6 +123,12 @@ def test_a_list_of_lower_case_items_is_no_sentence_around_commands() -> None:
     assert [u.text for u in units(p("a#b", term), 0)] == [term.replace("\n\n", "\n")]
     command = "Show it with the command\n\ngit log --oneline --all\n\nwhich lists each commit."
     assert [u.text for u in units(p("a#b", command), 0)] == [command.replace("\n\n", "\n")]
+    # a list of names written on one line is no prose (man-db's manual)
+    names = (
+        "The interfaces are known as\n\no ndbm (UNIX) o gdbm (GNU) o btree (Berkeley DB)\n\n"
+        "and man-db uses one at a time."
+    )
+    assert [u.text for u in units(p("a#b", names), 0)] == [names.replace("\n\n", "\n")]
     # code whose comments are words is code (rsyslog's log rotation tutorial)
     commented = (
         "Putting the following directive\n\n# start log rotation via outchannel\n"

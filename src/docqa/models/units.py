@@ -39,7 +39,7 @@ _CONTINUATION = re.compile(r"-p\d+$")
 _DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
-_PLAIN_WORD = re.compile(r"[a-z]+[,;:]?")
+_PLAIN_WORD = re.compile(r"[a-z]{2,}[,;:]?")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
@@ -334,15 +334,17 @@ def _needs_more(piece: str) -> bool:
 
 
 def _reads_as_prose(text: str) -> bool:
-    """Whether ``text`` reads as a line of words rather than a command, a term or code: one
-    line (a paragraph's lines are joined; code keeps its own, comments and all), at least five
-    of its space-separated tokens, and at least half of them, plain lower-case words (``ls >
-    dirlist 2>&1``, ``'-i, --case-insensitive'`` and ``git log --oneline --all`` are not)."""
+    """Whether ``text`` reads as a line of words rather than a command, a term, code or a
+    list of names: one line (a paragraph's lines are joined; code keeps its own, comments and
+    all), at least five of its space-separated tokens, and at least half of them, plain
+    lower-case words, two of those stop words (``ls > dirlist 2>&1``, ``git log --oneline
+    --all``, ``cat file | grep foo | sort`` and ``o ndbm (UNIX) o gdbm (GNU)`` are not)."""
     if "\n" in text.strip():
         return False
     tokens = text.split()
-    plain = sum(_PLAIN_WORD.fullmatch(t) is not None for t in tokens)
-    return plain >= 5 and 2 * plain >= len(tokens)
+    plain = [t.rstrip(",;:") for t in tokens if _PLAIN_WORD.fullmatch(t)]
+    stops = sum(w in ENGLISH_STOP_WORDS for w in plain)
+    return len(plain) >= 5 and 2 * len(plain) >= len(tokens) and stops >= 2
 
 
 def _continues(block: str) -> bool:
