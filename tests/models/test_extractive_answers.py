@@ -374,9 +374,9 @@ def test_a_passage_holding_too_little_of_the_question_is_not_quoted() -> None:
 
 
 def test_a_passage_is_judged_with_its_title() -> None:
-    # fish's manual: the titles ask the question, the texts say only "greeting", a word every
-    # unit holds and so weighs little; judged by their texts alone no passage held 0.15 of
-    # the question's weight, and the answer was the refusal
+    # fish's manual: the titles ask the question, the texts say only "greeting"; judged by
+    # their texts alone no passage held 0.15 of the question's weight, and the answer was the
+    # refusal
     faq = Passage(
         "faq#how-do-i-change-the-greeting-message",
         "Frequently asked questions > How do I change the greeting message?",
@@ -392,12 +392,38 @@ def test_a_passage_is_judged_with_its_title() -> None:
         "or set -g fish_greeting in config.fish.\n\nA simple greeting:\n\n"
         "function fish_greeting\n    echo Hello friend!\nend",
     )
-    question = "How do I turn off the greeting message?"
+    question = "How do I turn off the greeting message at login?"
     answer = reply(question, [faq, example])
     assert "set -U fish_greeting" in answer and "[faq#how-do-i-change-the-greeting-message]" in answer
     # the same texts without titles hold too little of the question: the title is what counts
     untitled = [Passage(x.id, "", x.text) for x in (faq, example)]
     assert reply(question, untitled) == REFUSAL
+
+
+def test_a_passage_is_judged_by_words_weighed_over_the_passages() -> None:
+    # R's "The plot() function": every unit holds "plot", none "scatter" (the text says
+    # "scatterplot"); weighed over the units "plot" was next to nothing and the answer refused
+    plot = Passage(
+        "R-intro#the-plot-function",
+        "Graphical procedures > The plot() function",
+        "One of the most used plotting functions is the plot() function.\n\n"
+        "plot(x, y): If x and y are vectors, plot(x, y) produces a scatterplot of y against x."
+        "\n\nplot(x): If x is a time series, this produces a time-series plot. If x is a "
+        "vector, it produces a plot of its values.\n\nplot(f): The first form generates a "
+        "bar plot of f.\n\nplot(df): The first form plots the variables of a data frame. The "
+        "third form plots y against every object named in expr.",
+    )
+    pairs = Passage(
+        "R-intro#multivariate",
+        "Graphical procedures > Displaying multivariate data",
+        "R provides two useful functions for multivariate data. The command pairs(X) plots "
+        "every column of X against every other column.",
+    )
+    answer = reply("How do I make a scatter plot?", [plot, pairs])
+    assert "plot(x, y) produces a scatterplot of y against x." in answer
+    # a passage holding only a word that every passage holds, of a longer question, is not
+    # quoted from
+    assert reply("How do I make a scatter plot with colour legends?", [plot, pairs]) == REFUSAL
 
 
 def test_no_shared_word_means_the_refusal() -> None:
@@ -650,8 +676,13 @@ def reference_features(question: str, passages: list[Passage]) -> tuple[list[int
 
     if total <= 0:
         return [], []
+    held = [content_words(f"{x.title}\n{x.text}") & wanted for x in passages]
+    by_passage = {
+        w: math.log1p(len(held) / (1 + sum(w in h for h in held))) for w in sorted(wanted)
+    }
+    mass = math.fsum(by_passage.values())
     eligible = {
-        i for i, x in enumerate(passages) if share(content_words(f"{x.title}\n{x.text}")) >= 0.15
+        i for i, h in enumerate(held) if math.fsum(by_passage[w] for w in h) / mass >= 0.15
     }
     order = [
         i

@@ -13,7 +13,8 @@ retrieved window can begin or end inside a sentence; such a fragment is never qu
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
 units of the prompt, so a word every unit holds says little. Only units holding a question
 word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
-in their title and text (the guard's coverage rule, per passage), are quoted, and no label of
+in their title and text (the guard's coverage rule, per passage, each word weighing its
+inverse frequency among the passages), are quoted, and no label of
 fewer than :data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described
 by a few :data:`FEATURES` (the share of the question's weight it holds, the question's word
 pairs it holds in a row, its passage's rank and title, its place and length, its neighbours'
@@ -53,12 +54,14 @@ from docqa.types import Prompt
 MAX_UNITS = 3
 """At most this many units (sentences, or a sentence with its block) in a reply."""
 MIN_PASSAGE_COVERAGE = 0.15
-"""A passage quoted from must hold this share of the question's weight in its title and text
-(the guard's ``min_coverage`` default, applied to each passage)."""
+"""A passage quoted from must hold this share of the question's weight in its title and text,
+each word weighing ``log(1 + n / (1 + passages holding it))`` over the prompt's ``n``
+passages (the guard's ``min_coverage`` default, applied to each passage)."""
 
 
 def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
-    """Each question word's weight: ``log(1 + n / (1 + units holding it))`` over the units."""
+    """Each question word's weight: ``log(1 + n / (1 + pieces holding it))`` over the ``n``
+    pieces (units, or passages) whose question words ``words`` are."""
     n = len(words)
     return {w: math.log1p(n / (1 + sum(w in u for u in words))) for w in sorted(question)}
 
@@ -123,11 +126,17 @@ def candidates(
     def share(held: Iterable[str]) -> float:
         return math.fsum(weight[w] for w in set(held) & wanted) / total
 
-    # a passage is judged with its title, as the guard judges its row with the heading path
+    # a passage is judged as the guard judges a row: with its title, each word weighing its
+    # inverse frequency among the passages (not the units: "plot", which every unit of R's
+    # "The plot() function" holds, would weigh next to nothing beside "scatter", which none
+    # holds, and the passage saying "plot(x, y) produces a scatterplot" would go unquoted)
+    held = [(set(t) | set(b)) & wanted for t, b in zip(titles, bodies, strict=True)]
+    by_passage = _weights(wanted, held)
+    mass = math.fsum(by_passage.values())
     eligible = {
         i
-        for i, (title, body) in enumerate(zip(titles, bodies, strict=True))
-        if share([*title, *body]) >= MIN_PASSAGE_COVERAGE
+        for i, words_held in enumerate(held)
+        if math.fsum(by_passage[w] for w in words_held) / mass >= MIN_PASSAGE_COVERAGE
     }
     order = [
         i for i in range(n) if found[i].passage in eligible and words[i] and not is_label(found[i])
