@@ -112,8 +112,10 @@ def test_a_list_of_lower_case_items_is_no_sentence_around_commands() -> None:
         "a rule consists of a filter and an action list",
         "an action list contains one or many actions",
         "inside an action list no further filters are possible",
-        "actions consist of the action call itself (e.g. “:omusrmsg:”) as well as all"
-        " action-defining configuration statements ($Action… directives)",
+        (
+            "actions consist of the action call itself (e.g. “:omusrmsg:”) as well as all"
+            " action-defining configuration statements ($Action… directives)"
+        ),
         "rules are evaluated in sequence. No rules are skipped.",
     ]
     found = [u.text for u in units(p("a#b", "\n\n".join(items)), 0)]
@@ -166,7 +168,7 @@ def test_a_sentence_that_cannot_end_where_it_stops_ends_in_the_command_below() -
         "It can also be enabled by the CTEST_OUTPUT_ON_FAILURE environment variable\n\n"
         "--stop-on-failure\n\nStop running the tests when the first failure happens."
     )
-    assert [u.text for u in units(p("ctest#run", options), 0)][0] == (
+    assert next(u.text for u in units(p("ctest#run", options), 0)) == (
         "It can also be enabled by the CTEST_OUTPUT_ON_FAILURE environment variable"
     )
 
@@ -394,7 +396,9 @@ def test_a_passage_is_judged_with_its_title() -> None:
     )
     question = "How do I turn off the greeting message at login?"
     answer = reply(question, [faq, example])
-    assert "set -U fish_greeting" in answer and "[faq#how-do-i-change-the-greeting-message]" in answer
+    assert (
+        "set -U fish_greeting" in answer and "[faq#how-do-i-change-the-greeting-message]" in answer
+    )
     # the same texts without titles hold too little of the question: the title is what counts
     untitled = [Passage(x.id, "", x.text) for x in (faq, example)]
     assert reply(question, untitled) == REFUSAL
@@ -527,7 +531,11 @@ def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> No
         # "eg." and "ie." (no inner stop) are as common in manuals as "e.g." and "i.e."
         (
             "It runs slower (eg. 20 to 30 times). It checks reads, ie. Memcheck does. Done.",
-            ["It runs slower (eg. 20 to 30 times).", "It checks reads, ie. Memcheck does.", "Done."],
+            [
+                "It runs slower (eg. 20 to 30 times).",
+                "It checks reads, ie. Memcheck does.",
+                "Done.",
+            ],
         ),
     ],
 )
@@ -681,9 +689,7 @@ def reference_features(question: str, passages: list[Passage]) -> tuple[list[int
         w: math.log1p(len(held) / (1 + sum(w in h for h in held))) for w in sorted(wanted)
     }
     mass = math.fsum(by_passage.values())
-    eligible = {
-        i for i, h in enumerate(held) if math.fsum(by_passage[w] for w in h) / mass >= 0.15
-    }
+    eligible = {i for i, h in enumerate(held) if math.fsum(by_passage[w] for w in h) / mass >= 0.15}
     order = [
         i
         for i in range(n)

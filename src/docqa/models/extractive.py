@@ -14,11 +14,11 @@ Each question word (stop words dropped, plurals folded) weighs its inverse frequ
 units of the prompt, so a word every unit holds says little. Only units holding a question
 word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
 in their title and text (the guard's coverage rule, per passage, each word weighing its
-inverse frequency among the passages), are quoted, and no label of
-fewer than :data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described
-by a few :data:`FEATURES` (the share of the question's weight it holds, the question's word
-pairs it holds in a row, its passage's rank and title, its place and length, its neighbours'
-share, and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
+inverse frequency among the passages), are quoted, and no label of fewer than
+:data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described by a few
+:data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
+holds in a row, its passage's rank and title, its place and length, its neighbours' share,
+and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
 cosine to the question) and scored by fixed :data:`WEIGHTS`, fitted on labelled collections
 to make the unit holding the key fact the likeliest pick. The reply (:func:`pick`) is
 

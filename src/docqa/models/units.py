@@ -144,10 +144,13 @@ def units(passage: Passage, index: int) -> list[Unit]:
     that goes on with the same sentence after a block (a command in mid-sentence). A last
     piece that does not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is
     the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
-    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept. A piece
-    that does not end like a sentence, followed by a block that can stand inside a sentence
-    (:func:`_inserted`) and then by a block that does not start like one, is a sentence
-    written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
+    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept, and so does
+    one that stops where no sentence ends (on a stop word: "the command is") or before a
+    command typed at a prompt (``> help(solve)``), when that block can stand inside a
+    sentence and nothing after it goes on with the sentence. A piece that does not end like a
+    sentence, followed by a block that can stand inside a sentence (:func:`_inserted`: no line
+    of prose, such as a list's item) and then by a block that does not start like one, is a
+    sentence written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
     "directs only the standard output ..."): one unit, to the end of the first sentence after
     the block (and on through the next such block). A block of several lines that is no table
     and no prose wrapped by hand (:func:`_wrapped_prose`) is code: standing alone it
