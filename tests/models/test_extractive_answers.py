@@ -252,6 +252,51 @@ def test_prose_wrapped_by_hand_is_cut_into_sentences_not_quoted_as_code() -> Non
     assert [u.text for u in units(p("a#b", f"Do this.\n\n{script}"), 0)] == ["Do this.", script]
 
 
+# pytest's reference prints ``pytest --help`` in a <pre>: an option table wrapped by hand
+HELP = """usage: pytest [options] [file_or_dir] [file_or_dir] [...]
+general:
+  -k EXPRESSION         Only run tests which match the given substring
+                        expression. An expression is a Python evaluatable
+                        expression where all names are substring-matched.
+  --markers             show markers (builtin, plugin and per-project ones).
+  -x, --exitfirst       Exit instantly on first error or failed test
+  --fixtures, --funcargs
+                        Show available fixtures, sorted by plugin appearance
+  --lf, --last-failed   Rerun only the tests that failed at the last run (or
+                        all if none failed)"""
+
+
+def test_an_option_table_wrapped_by_hand_gives_each_option_its_own_sentences() -> None:
+    found = [u.text for u in units(p("reference#command-line-flags", HELP), 0)]
+    assert found == [
+        "usage: pytest [options] [file_or_dir] [file_or_dir] [...]",
+        "general:",
+        "-k EXPRESSION Only run tests which match the given substring expression.",
+        "An expression is a Python evaluatable expression where all names are substring-matched.",
+        "--markers show markers (builtin, plugin and per-project ones).",
+        "-x, --exitfirst Exit instantly on first error or failed test",
+        "--fixtures, --funcargs Show available fixtures, sorted by plugin appearance",
+        (
+            "--lf, --last-failed Rerun only the tests that failed at the last run (or all if"
+            " none failed)"
+        ),
+    ]
+    answer = reply("How do I run only the tests that failed last time?",
+                   [p("reference#command-line-flags", HELP)])  # fmt: skip
+    assert "--lf, --last-failed Rerun only the tests that failed at the last run" in answer
+    # hanging indents without a table: each keyword over its indented description (HAProxy)
+    keywords = (
+        "maxconn <number>\n  Sets the maximum number of concurrent connections. It is\n"
+        "  equivalent to the command-line argument.\nmaxconnrate <number>\n"
+        "  Sets the maximum per-process number of connections per second."
+    )
+    assert [u.text for u in units(p("configuration#maxconn", keywords), 0)] == [
+        "maxconn <number> Sets the maximum number of concurrent connections.",
+        "It is equivalent to the command-line argument.",
+        "maxconnrate <number> Sets the maximum per-process number of connections per second.",
+    ]
+
+
 def test_a_block_of_code_alone_begins_its_own_line_in_a_reply() -> None:
     text = (
         "To protect the directory, use the following directives in its section.\n\n"

@@ -41,6 +41,8 @@ _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
 _PLAIN_WORD = re.compile(r"[a-z]{2,}[,;:]?")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
+# an option table's line: an option (or one word that ends no sentence), two spaces, its text
+_COLUMNS = re.compile(r" {0,8}(?:-\S*(?: \S+)*?|\S*[^\s.!?]) {2,}\S")
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
 
@@ -176,8 +178,8 @@ def units(passage: Passage, index: int) -> list[Unit]:
             found = [r if _FULL_STOP.search(r) else f"{r}." for r in table_rows(lines) if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
-        else:
-            found = _split(blocks[b])
+        else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
+            found = [s for entry in _entries(lines) for s in _split(entry)]
         starts = _STARTS_SENTENCE.match(blocks[b]) and not (code and b == 0)
         if inside and found and (b == 0 or not table) and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
@@ -297,6 +299,32 @@ def _wrapped_prose(lines: list[str]) -> bool:
     symbols = sum(c in _CODE_SYMBOLS for c in text)
     wordy, ends = prose_shares(lines)
     return symbols <= 0.04 * visible and wordy >= 0.5 and ends > 0
+
+
+def _entries(lines: list[str]) -> list[str]:
+    """The entries of a paragraph's ``lines``: one, unless its prose is wrapped by hand in an
+    option table or in hanging indents. In a table (a line holds an option or a word, two or
+    more spaces, then text: ``pytest --help`` in a ``<pre>``, ``  -k EXPRESSION   Only run
+    tests ...``) each such line, and each indented no more than its entry's first, begins an
+    entry, the lines indented under it going on with it; elsewhere a line indented less than the line before
+    it, when that line went on with an entry, begins one (HAProxy's ``maxconn <number>`` over
+    its indented description, then ``maxconnrate <number>``)."""
+    table = any(_COLUMNS.match(line) for line in lines)
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(lines)):
+        indent = _indent(lines[i])
+        if (table and (indent <= _indent(lines[start]) or _COLUMNS.match(lines[i]))) or (
+            indent < _indent(lines[i - 1]) and i - 1 > start
+        ):
+            out.append("\n".join(lines[start:i]))
+            start = i
+    out.append("\n".join(lines[start:]))
+    return out
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _captions(blocks: list[str], b: int) -> bool:
