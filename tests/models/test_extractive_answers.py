@@ -391,6 +391,27 @@ def test_terms_defined_by_the_paragraph_after_them() -> None:
     ]
 
 
+def test_a_table_opening_a_continuation_window_has_no_header_row() -> None:
+    # the rest of Python's LogRecord attributes table, cut by the window before: its first
+    # row was read as the header ("filename: levelname; %(filename)s: %(levelname)s; ...") and
+    # the row after it dropped as a sentence's tail
+    rest = (
+        "| filename | %(filename)s | Filename portion of pathname. |\n"
+        "| funcName | %(funcName)s | Name of function containing the logging call. |\n"
+        "| levelno | %(levelno)s | Numeric logging level for the message. |"
+    )
+    assert [u.text for u in units(p("logging#logrecord-attributes-p2", rest), 0)] == [
+        "filename; %(filename)s; Filename portion of pathname.",
+        "funcName; %(funcName)s; Name of function containing the logging call.",
+        "levelno; %(levelno)s; Numeric logging level for the message.",
+    ]
+    # a table in the first window keeps its header
+    whole = "| Attribute | Format |\n| filename | %(filename)s |"
+    assert [u.text for u in units(p("logging#logrecord-attributes", whole), 0)] == [
+        "Attribute: filename; Format: %(filename)s."
+    ]
+
+
 def test_units_from_several_passages_are_cited_in_prompt_order() -> None:
     passages = [
         p("fines#overdue", "Overdue DVDs cost $1.00 a day. Cats are not fined."),

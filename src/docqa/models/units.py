@@ -70,16 +70,23 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def table_rows(lines: list[str]) -> Iterator[str]:
+def table_rows(lines: list[str], header: bool = True) -> Iterator[str]:
     """Each data row of a ``| a | b |`` table as one sentence naming its columns:
     ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
     delimiter row such as ``| --- | :-: |`` is no data; an empty cell is left out). A table
     whose every first cell ends in ``:`` is a list of fields with no header (the Apache
     manual's ``Description: | ...``, ``Default: | KeepAliveTimeout 5``): each row reads as its
-    cells, ``"Default: KeepAliveTimeout 5"``."""
+    cells, ``"Default: KeepAliveTimeout 5"``. Without its ``header`` (the rest of a long table
+    a window cut) each row reads as its cells, ``"DVDs; 7 days"``."""
     if all(_cells(line)[0].endswith(":") for line in lines):
         for line in lines:
             yield " ".join(c for c in _cells(line) if c)
+        return
+    if not header:
+        for line in lines:
+            cells = _cells(line)
+            if not all(_DELIMITER.fullmatch(c) for c in cells):
+                yield "; ".join(c for c in cells if c)
         return
     header = _cells(lines[0])
     for line in lines[1:]:
@@ -174,14 +181,15 @@ def units(passage: Passage, index: int) -> list[Unit]:
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
         table = _is_table(lines)
         code = len(lines) > 1 and not table and not _wrapped_prose(lines)
-        if table:
-            found = [r if _FULL_STOP.search(r) else f"{r}." for r in table_rows(lines) if r]
+        if table:  # opening a continuation window, its header stayed in the window before
+            read = table_rows(lines, header=not (inside and b == 0))
+            found = [r if _FULL_STOP.search(r) else f"{r}." for r in read if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
         else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
             found = [s for entry in _entries(lines) for s in _split(entry)]
         starts = _STARTS_SENTENCE.match(blocks[b]) and not (code and b == 0)
-        if inside and found and (b == 0 or not table) and not starts:
+        if inside and found and not table and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
             # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
             inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
