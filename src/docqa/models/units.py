@@ -70,19 +70,19 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def table_rows(lines: list[str], header: bool = True) -> Iterator[str]:
+def table_rows(lines: list[str], headed: bool = True) -> Iterator[str]:
     """Each data row of a ``| a | b |`` table as one sentence naming its columns:
     ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
     delimiter row such as ``| --- | :-: |`` is no data; an empty cell is left out). A table
     whose every first cell ends in ``:`` is a list of fields with no header (the Apache
     manual's ``Description: | ...``, ``Default: | KeepAliveTimeout 5``): each row reads as its
-    cells, ``"Default: KeepAliveTimeout 5"``. Without its ``header`` (the rest of a long table
-    a window cut) each row reads as its cells, ``"DVDs; 7 days"``."""
+    cells, ``"Default: KeepAliveTimeout 5"``. When not ``headed`` (the rest of a long table
+    a window cut), each row reads as its cells, ``"DVDs; 7 days"``."""
     if all(_cells(line)[0].endswith(":") for line in lines):
         for line in lines:
             yield " ".join(c for c in _cells(line) if c)
         return
-    if not header:
+    if not headed:
         for line in lines:
             cells = _cells(line)
             if not all(_DELIMITER.fullmatch(c) for c in cells):
@@ -182,7 +182,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
         table = _is_table(lines)
         code = len(lines) > 1 and not table and not _wrapped_prose(lines)
         if table:  # opening a continuation window, its header stayed in the window before
-            read = table_rows(lines, header=not (inside and b == 0))
+            read = table_rows(lines, headed=not (inside and b == 0))
             found = [r if _FULL_STOP.search(r) else f"{r}." for r in read if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
