@@ -314,9 +314,9 @@ def _entries(lines: list[str]) -> list[str]:
     option table or in hanging indents. In a table (a line holds an option or a word, two or
     more spaces, then text: ``pytest --help`` in a ``<pre>``, ``  -k EXPRESSION   Only run
     tests ...``) each such line, and each indented no more than its entry's first, begins an
-    entry, the lines indented under it going on with it; elsewhere a line indented less than the line before
-    it, when that line went on with an entry, begins one (HAProxy's ``maxconn <number>`` over
-    its indented description, then ``maxconnrate <number>``)."""
+    entry, the lines indented under it going on with it; elsewhere a line indented less than
+    the line before it, when that line went on with an entry, begins one (HAProxy's ``maxconn
+    <number>`` over its indented description, then ``maxconnrate <number>``)."""
     table = any(_COLUMNS.match(line) for line in lines)
     out: list[str] = []
     start = 0
