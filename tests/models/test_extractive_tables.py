@@ -1,3 +1,4 @@
+from docqa.models.extractive import quote
 from docqa.models.units import sentences, units
 from docqa.prompt import Passage
 
@@ -47,3 +48,32 @@ def test_a_table_after_a_sentence_ending_in_a_colon_comes_as_its_rows() -> None:
     )
     rows = "Variable: HOME; Value: From USER\nVariable: TERM; Value: xterm with a TTY"
     assert quoted(text) == [f"These variables are set:\n{rows}", "More follows."]
+
+
+def test_a_row_that_does_not_match_the_header_reads_as_its_cells() -> None:
+    # borg's option tables (Sphinx): a one-cell group label over rows of an empty cell, an
+    # option and its text; read as " --append-only create ..." before, with a leading space
+    table = (
+        "| options |\n|  | -e MODE, --encryption MODE | select encryption key mode |\n"
+        "|  | --append-only | create an append-only mode repository. |"
+    )
+    assert quoted(table) == [
+        "-e MODE, --encryption MODE; select encryption key mode.",
+        "--append-only; create an append-only mode repository.",
+    ]
+    assert list(sentences("| a | b |\n| x | | y |")) == ["x; y"]
+
+
+def test_each_quoted_row_has_a_line_of_its_own() -> None:
+    # three option rows quoted together ran on as one sentence: "... details. --storage-quota"
+    text = (
+        "Options of init follow.\n\n| options |\n|  | --append-only | create an append-only "
+        "repository. |\n|  | --storage-quota QUOTA | Set the quota of the new repository. |"
+    )
+    passage = Passage("usage/init#borg-init", "borg init", text)
+    chosen = units(passage, 0)
+    assert [u.row for u in chosen] == [False, True, True]
+    assert quote(chosen, [passage]) == (
+        "Options of init follow.\n--append-only; create an append-only repository.\n"
+        "--storage-quota QUOTA; Set the quota of the new repository. [usage/init#borg-init]"
+    )

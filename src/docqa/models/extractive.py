@@ -219,13 +219,15 @@ def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
     """``chosen`` (units of ``passages``, in prompt order) as a reply, each run from one passage
     followed by ``[its id]``; :data:`~docqa.prompt.REFUSAL` for none. A unit that quotes a
     block with its line breaks (a command after "run:") ends its line, so that no sentence
-    reads as the command's last words, and a block of code standing alone begins one."""
+    reads as the command's last words, and a block of code standing alone begins one, as does
+    a table row and what follows it (rows run together read as one sentence)."""
     if not chosen:
         return REFUSAL
     out: list[str] = []
     for j, unit in enumerate(chosen):
         if j:
-            out.append("\n" if "\n" in chosen[j - 1].text or unit.block else " ")
+            before = chosen[j - 1]
+            out.append("\n" if "\n" in before.text or unit.block or unit.row or before.row else " ")
         out.append(unit.text)
         if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
             out.append(f" [{passages[unit.passage].id}]")

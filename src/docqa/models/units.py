@@ -77,7 +77,9 @@ def table_rows(lines: list[str], headed: bool = True) -> Iterator[str]:
     whose every first cell ends in ``:`` is a list of fields with no header (the Apache
     manual's ``Description: | ...``, ``Default: | KeepAliveTimeout 5``): each row reads as its
     cells, ``"Default: KeepAliveTimeout 5"``. When not ``headed`` (the rest of a long table
-    a window cut), each row reads as its cells, ``"DVDs; 7 days"``."""
+    a window cut), each row reads as its cells, ``"DVDs; 7 days"``; so does a row whose cells
+    do not match the header's (Sphinx's option tables: a one-cell group label such as
+    ``| options |`` over rows of an empty cell, an option and its text)."""
     if all(_cells(line)[0].endswith(":") for line in lines):
         for line in lines:
             yield " ".join(c for c in _cells(line) if c)
@@ -96,7 +98,7 @@ def table_rows(lines: list[str], headed: bool = True) -> Iterator[str]:
         if len(cells) == len(header):  # an empty cell says nothing: left out
             yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
         else:
-            yield " ".join(cells)
+            yield "; ".join(c for c in cells if c)
 
 
 def _is_table(lines: list[str]) -> bool:
