@@ -1,11 +1,15 @@
-"""Which ``.txt`` files docqa reads as AsciiDoc: every ``*.txt`` and ``*.txt.gz`` below the roots.
+"""Which ``.txt`` files docqa reads as AsciiDoc (or, with ``--format rst``, as
+reStructuredText): every ``*.txt`` and ``*.txt.gz`` below the roots.
 
-Prints the files read, how many the detector (``docqa.text.asciidoc_detect``) claims, by
-folder, and every claimed file outside the folders given with ``--expect`` (the folders known
-to hold AsciiDoc sources: git's documentation by default), to read by eye; then the files of
-the expected folders it does not claim. Run:
+Prints the files read, how many the detector (``docqa.text.asciidoc_detect``,
+``docqa.text.rst_detect``, as ``docqa.text.reading.text_format`` asks them) claims, by folder,
+and every claimed file outside the folders given with ``--expect`` (the folders known to hold
+that markup: git's documentation for AsciiDoc, lighttpd's and Docutils' for
+reStructuredText, by default), to read by eye; then the files of the expected folders it does
+not claim. Run:
 
-    .venv/bin/python benchmarks/quality/adoc_detect.py [--root DIR ...] [--expect DIR ...]
+    .venv/bin/python benchmarks/quality/adoc_detect.py [--format asciidoc|rst]
+        [--root DIR ...] [--expect DIR ...]
 """
 
 from __future__ import annotations
@@ -15,10 +19,14 @@ import gzip
 from collections import Counter
 from pathlib import Path
 
-from docqa.text.asciidoc_detect import looks_like_asciidoc
+from docqa.text.reading import format_of, text_format
 
 ROOTS = [Path("/usr/share/doc")]
-EXPECT = [Path("/usr/share/doc/git-doc"), Path("/usr/share/doc/git/contrib")]
+EXPECT = {
+    "asciidoc": [Path("/usr/share/doc/git-doc"), Path("/usr/share/doc/git/contrib")],
+    "rst": [Path("/usr/share/doc/lighttpd"), Path("/usr/share/doc/docutils-doc")],
+}
+NAMES = {"asciidoc": "AsciiDoc", "rst": "reStructuredText"}
 
 
 def text_files(roots: list[Path]) -> list[tuple[Path, str]]:
@@ -26,8 +34,7 @@ def text_files(roots: list[Path]) -> list[tuple[Path, str]]:
     out = []
     for root in roots:
         for path in sorted(root.rglob("*")):
-            name = path.name.removesuffix(".gz")
-            if not (path.is_file() and name.endswith(".txt")):
+            if not (path.is_file() and format_of(path.name) == "text"):
                 continue
             raw = path.read_bytes()
             try:
@@ -40,14 +47,15 @@ def text_files(roots: list[Path]) -> list[tuple[Path, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--format", choices=sorted(EXPECT), default="asciidoc")
     parser.add_argument("--root", type=Path, action="append")
     parser.add_argument("--expect", type=Path, action="append")
     args = parser.parse_args()
-    expect = args.expect or EXPECT
+    expect = args.expect or EXPECT[args.format]
     files = text_files(args.root or ROOTS)
-    claimed = [(p, t) for p, t in files if looks_like_asciidoc(t)]
+    claimed = [(p, t) for p, t in files if text_format(t) == args.format]
     expected = [p for p, _ in files if any(p.is_relative_to(e) for e in expect)]
-    print(f"{len(files)} .txt files; {len(claimed)} read as AsciiDoc")
+    print(f"{len(files)} .txt files; {len(claimed)} read as {NAMES[args.format]}")
     for folder, count in Counter(str(p.parent) for p, _ in claimed).most_common():
         print(f"  {count:4d} {folder}")
     unexpected = [p for p, _ in claimed if not any(p.is_relative_to(e) for e in expect)]

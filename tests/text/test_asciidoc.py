@@ -327,8 +327,6 @@ PLAIN = {
     "   -v   be verbose\n\nSee also: foo(1), http://example.org/foo\n",
     "man": "NAME\n       ls - list directory contents\n\nSYNOPSIS\n"
     "       ls [OPTION]... [FILE]...\n",
-    "rst": "Title\n=====\n\n.. note::\n\n   A note.\n\n:param x: value\n\nExample::\n\n"
-    "    code\n\n----\n\nterm::\n",
     "markdown": "# Title\n\nSome *text* and a [link](https://example.org).\n\n```\ncode\n```\n",
     "relnotes": "Git v2.0 Release Notes\n======================\n\nFixes since v1.9\n"
     '----------------\n\n * "git add" no longer dies.\n   (merge 1234 jc/topic later to maint).\n',
@@ -352,6 +350,16 @@ def test_the_detector_claims_asciidoc_txt_files() -> None:
 def test_the_detector_leaves_plain_text_alone(name: str) -> None:
     assert not looks_like_asciidoc(PLAIN[name])
     assert parse_document(f"{name}.txt", PLAIN[name]).metadata["format"] == "text"
+
+
+def test_restructuredtext_is_never_asciidoc() -> None:
+    # its directive, field list and literal block look like AsciiDoc's weak signs
+    rst = (
+        "Title\n=====\n\n.. note::\n\n   A note.\n\n:param x: value\n\nExample::\n\n"
+        "    code\n\n----\n\nterm::\n"
+    )
+    assert not looks_like_asciidoc(rst)
+    assert parse_document("rst.txt", rst).metadata["format"] == "rst"
 
 
 def test_two_weak_signs_are_not_enough() -> None:

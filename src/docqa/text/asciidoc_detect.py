@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 
-_RST = re.compile(r"^\.\. (?:[\w:-]+ ?::|_[^:]*:|\|[^|]+\| )", re.MULTILINE)
+from docqa.text.rst_detect import MARKUP
+
 _STRONG = (
     re.compile(r"linkgit:[\w.-]+\[\d*\]"),
     re.compile(r"^(?:include|ifdef|ifndef|endif)::[^\[\s]*\[[^\]\n]*\]$", re.MULTILINE),
@@ -60,7 +61,7 @@ WEAK_KINDS = 3
 
 def looks_like_asciidoc(text: str) -> bool:
     """Whether ``text`` (a ``.txt`` file's) is AsciiDoc (module doc)."""
-    if _RST.search(text):
+    if MARKUP.search(text):
         return False
     if any(sign.search(text) for sign in _STRONG):
         return True

@@ -27,7 +27,8 @@ BlockKind = Literal["text", "table", "code"]
 # PDF's lines in a monospaced font as code; with it every reader change made under 3 (MyST
 # pages, PDF outlines, plain-text lists, permalinks and admonitions in HTML, rst roles).
 # 5: a footnote's mark in HTML (a sup inside a link to the page's own anchor) dropped.
-READERS = 5
+# 6: a .txt file whose text is reStructuredText read as reStructuredText (lighttpd's manual).
+READERS = 6
 
 
 @dataclass(frozen=True, slots=True)

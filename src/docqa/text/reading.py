@@ -8,7 +8,8 @@ A file that cannot become a document (not valid UTF-8, binary, empty, unreadable
 matter, no text at all; an HTML page that asks not to be indexed, unless given by name) is a
 ``SkippedFile`` with the reason. A Sphinx build's copy of a page's source, ``page.rst.txt``,
 is read as reStructuredText; a ``.txt`` file whose text is clearly
-AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, any other as plain text. A
+AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, one whose text is clearly
+reStructuredText (``docqa.text.rst_detect``) as reStructuredText, any other as plain text. A
 Markdown page written in MyST has its roles and directives read first (``docqa.text.myst``).
 The build reads a long plain text as it is chunked (``document_stream``): its sections first,
 their blocks as they are taken, so that the file is never held parsed whole.
@@ -34,6 +35,7 @@ from docqa.text.myst import myst_to_markdown
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.plain import text_bodies, text_items, text_outline
 from docqa.text.rst import rst_items
+from docqa.text.rst_detect import looks_like_rst
 
 FORMATS = {
     ".md": "markdown",
@@ -175,8 +177,8 @@ def parse_document(source: str, text: str) -> Document:
     if kind is None:
         raise InputError(f"{source!r} is not a file docqa reads; {READS}")
     metadata: dict[str, object] = {}
-    if kind == "text" and looks_like_asciidoc(text):
-        kind = "asciidoc"
+    if kind == "text":
+        kind = text_format(text)
     if kind == "markdown":
         metadata, items = parse_markdown_fast(myst_to_markdown(text))
         found = metadata.get("title") or next(
@@ -201,6 +203,14 @@ def parse_document(source: str, text: str) -> Document:
         sections=build_sections(items),
         metadata={**metadata, "format": kind},
     )
+
+
+def text_format(text: str) -> str:
+    """The format a ``.txt`` file's ``text`` is read as: ``"asciidoc"`` or ``"rst"`` when its
+    text is clearly that markup, else ``"text"``."""
+    if looks_like_asciidoc(text):
+        return "asciidoc"
+    return "rst" if looks_like_rst(text) else "text"
 
 
 def _txt_title(line: str) -> str:
@@ -290,7 +300,7 @@ def _long_text(source: str, content: str | bytes) -> str | None:
     than ``STREAM_CHARS`` characters), else None."""
     if not isinstance(content, str) or len(content) <= STREAM_CHARS:
         return None
-    return content if format_of(source) == "text" and not looks_like_asciidoc(content) else None
+    return content if format_of(source) == "text" and text_format(content) == "text" else None
 
 
 def _pdf_document(source: str, data: bytes) -> Document:
