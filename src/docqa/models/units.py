@@ -391,6 +391,8 @@ def _reads_as_prose(text: str) -> bool:
 def _continues(block: str) -> bool:
     """Whether ``block`` goes on with a sentence begun above the block before it: it starts
     as no sentence does (in lower case: "directs only the standard output ..."), and is no
-    table."""
+    table and no code (lighttpd's "e.g.:" over ``accesslog.filename = "/var/log/..."``: code
+    starting in lower case, which would be quoted as one line)."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
-    return not _STARTS_SENTENCE.match(block) and not _is_table(lines)
+    code = len(lines) > 1 and not _wrapped_prose(lines)
+    return not _STARTS_SENTENCE.match(block) and not _is_table(lines) and not code
