@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from docqa.models.blocks import entries, is_code, is_table, reads_as_prose, table_rows
 from docqa.prompt import Passage
-from docqa.text.plain import prose_shares
 from docqa.text.stopwords import ENGLISH_STOP_WORDS
 
 MAX_BLOCK_CHARS = 600
@@ -36,15 +36,10 @@ _ABBREVIATIONS = frozenset([
 _MARK_GOES_ON = re.compile(r"(?:[!?]|\.\.\.)[\"')\]]*$")
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
-_DELIMITER = re.compile(r":?-+:?")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
-_PLAIN_WORD = re.compile(r"[a-z]{2,}[,;:]?")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
-# an option table's line: an option (or one word that ends no sentence), two spaces, its text
-_COLUMNS = re.compile(r" {0,8}(?:-\S*(?: \S+)*?|\S*[^\s.!?]) {2,}\S")
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
-_CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,45 +59,6 @@ class Unit:
 def is_label(unit: Unit) -> bool:
     """Whether ``unit`` is a label rather than a sentence (see :data:`MIN_WORDS`)."""
     return len(_WORD.findall(unit.text)) < MIN_WORDS
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def table_rows(lines: list[str], headed: bool = True) -> Iterator[str]:
-    """Each data row of a ``| a | b |`` table as one sentence naming its columns:
-    ``"Item type: DVDs; Loan period: 7 days"`` (the first row is the header; a Markdown
-    delimiter row such as ``| --- | :-: |`` is no data; an empty cell is left out). A table
-    whose every first cell ends in ``:`` is a list of fields with no header (the Apache
-    manual's ``Description: | ...``, ``Default: | KeepAliveTimeout 5``): each row reads as its
-    cells, ``"Default: KeepAliveTimeout 5"``. When not ``headed`` (the rest of a long table
-    a window cut), each row reads as its cells, ``"DVDs; 7 days"``; so does a row whose cells
-    do not match the header's (Sphinx's option tables: a one-cell group label such as
-    ``| options |`` over rows of an empty cell, an option and its text)."""
-    if all(_cells(line)[0].endswith(":") for line in lines):
-        for line in lines:
-            yield " ".join(c for c in _cells(line) if c)
-        return
-    if not headed:
-        for line in lines:
-            cells = _cells(line)
-            if not all(_DELIMITER.fullmatch(c) for c in cells):
-                yield "; ".join(c for c in cells if c)
-        return
-    header = _cells(lines[0])
-    for line in lines[1:]:
-        cells = _cells(line)
-        if all(_DELIMITER.fullmatch(c) for c in cells):
-            continue
-        if len(cells) == len(header):  # an empty cell says nothing: left out
-            yield "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
-        else:
-            yield "; ".join(c for c in cells if c)
-
-
-def _is_table(lines: list[str]) -> bool:
-    return len(lines) > 1 and all(ln.lstrip().startswith("|") for ln in lines)
 
 
 def _split(block: str) -> list[str]:
@@ -137,7 +93,7 @@ def sentences(text: str) -> Iterator[str]:
     gives one sentence per row; whitespace inside a sentence collapsed; empty pieces skipped."""
     for block in re.split(r"\n\s*\n", text):
         lines = [ln for ln in block.splitlines() if ln.strip()]
-        if _is_table(lines):
+        if is_table(lines):
             yield from table_rows(lines)
         elif lines:
             yield from _split(block)
@@ -163,10 +119,10 @@ def units(passage: Passage, index: int) -> list[Unit]:
     of prose, such as a list's item) and then by a block that does not start like one, is a
     sentence written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
     "directs only the standard output ..."): one unit, to the end of the first sentence after
-    the block (and on through the next such block). A block of several lines that is no table
-    and no prose wrapped by hand (:func:`_wrapped_prose`) is code: standing alone it
-    is one unit, line breaks kept, never cut into "sentences" at the full stops inside it
-    (a synopsis, a script), and no unit when longer than :data:`MAX_BLOCK_CHARS`, nor when it
+    the block (and on through the next such block). A block of code
+    (:func:`~docqa.models.blocks.is_code`) standing alone is one unit, line breaks kept, never
+    cut into "sentences" at the full stops inside it (a synopsis, a script), and no unit when
+    longer than :data:`MAX_BLOCK_CHARS`, nor when it
     opens a continuation window (it may be the tail of a block the window cut). Labels after a
     finished sentence (no ``:`` in them) are the terms of a definition list: the next
     paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``.
@@ -181,15 +137,15 @@ def units(passage: Passage, index: int) -> list[Unit]:
     terms: list[str] = []  # the labels just before this block: the terms it defines
     while b < len(blocks):
         lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
-        table = _is_table(lines)
-        code = len(lines) > 1 and not table and not _wrapped_prose(lines)
+        table = is_table(lines)
+        code = is_code(lines)
         if table:  # opening a continuation window, its header stayed in the window before
             read = table_rows(lines, headed=not (inside and b == 0))
             found = [r if _FULL_STOP.search(r) else f"{r}." for r in read if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
         else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
-            found = [s for entry in _entries(lines) for s in _split(entry)]
+            found = [s for entry in entries(lines) for s in _split(entry)]
         starts = _STARTS_SENTENCE.match(blocks[b]) and not (code and b == 0)
         if inside and found and not table and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
@@ -226,7 +182,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             and len(blocks[b]) <= MAX_BLOCK_CHARS
         ):
             after = [ln for ln in blocks[b].splitlines() if ln.strip()]
-            block = "\n".join(table_rows(after)) if _is_table(after) else blocks[b]
+            block = "\n".join(table_rows(after)) if is_table(after) else blocks[b]
             if _captions(blocks, b):  # "Filename: src/main.rs" and the code it names
                 block = f"{block}\n{blocks[b + 1]}"
                 b += 1
@@ -238,7 +194,7 @@ def units(passage: Passage, index: int) -> list[Unit]:
             and not (table or code or attached[-1])
             and "\n" not in pieces[-1]
             and not _ENDS_SENTENCE.search(pieces[-1])
-            and not _reads_as_prose(pieces[-1])  # a list's items: "each ruleset contains ..."
+            and not reads_as_prose(pieces[-1])  # a list's items: "each ruleset contains ..."
             and b < len(blocks)
             and _continues(blocks[b])
             and not _inserted(blocks[b])
@@ -298,45 +254,6 @@ def _defined(terms: list[str], sentence: str) -> str:
     return f"{head} {sentence}" if head.endswith((".", ";", ",")) else f"{head}: {sentence}"
 
 
-def _wrapped_prose(lines: list[str]) -> bool:
-    """Whether a block's ``lines`` are prose wrapped by hand rather than code: a passage
-    holds a paragraph as one line (``Block.text``), but a page may set its prose in a
-    ``<pre>`` (HAProxy's manual: each keyword's description). Prose: at least one sentence
-    ends inside it, at most 4% of its visible characters are code's symbols (brackets, ``;``,
-    ``=``, ``$``, ``#``, ...), and at least half its lines hold five lower-case words."""
-    text = "".join(lines)
-    visible = sum(not c.isspace() for c in text)
-    symbols = sum(c in _CODE_SYMBOLS for c in text)
-    wordy, ends = prose_shares(lines)
-    return symbols <= 0.04 * visible and wordy >= 0.5 and ends > 0
-
-
-def _entries(lines: list[str]) -> list[str]:
-    """The entries of a paragraph's ``lines``: one, unless its prose is wrapped by hand in an
-    option table or in hanging indents. In a table (a line holds an option or a word, two or
-    more spaces, then text: ``pytest --help`` in a ``<pre>``, ``  -k EXPRESSION   Only run
-    tests ...``) each such line, and each indented no more than its entry's first, begins an
-    entry, the lines indented under it going on with it; elsewhere a line indented less than
-    the line before it, when that line went on with an entry, begins one (HAProxy's ``maxconn
-    <number>`` over its indented description, then ``maxconnrate <number>``)."""
-    table = any(_COLUMNS.match(line) for line in lines)
-    out: list[str] = []
-    start = 0
-    for i in range(1, len(lines)):
-        indent = _indent(lines[i])
-        if (table and (indent <= _indent(lines[start]) or _COLUMNS.match(lines[i]))) or (
-            indent < _indent(lines[i - 1]) and i - 1 > start
-        ):
-            out.append("\n".join(lines[start:i]))
-            start = i
-    out.append("\n".join(lines[start:]))
-    return out
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
 def _captions(blocks: list[str], b: int) -> bool:
     """Whether ``blocks[b]`` is the caption of a block of code right after it (mdBook's
     "Filename: src/main.rs"): one line of at most :data:`CAPTION_WORDS` words that ends
@@ -348,9 +265,7 @@ def _captions(blocks: list[str], b: int) -> bool:
     return (
         len(_WORD.findall(blocks[b])) <= CAPTION_WORDS
         and len(blocks[b]) + len(blocks[b + 1]) < MAX_BLOCK_CHARS
-        and len(lines) > 1
-        and not _is_table(lines)
-        and not _wrapped_prose(lines)
+        and is_code(lines)
     )
 
 
@@ -362,7 +277,7 @@ def _inserted(block: str) -> bool:
         len(block) <= MAX_BLOCK_CHARS
         and len(_split(block)) == 1
         and not _FULL_STOP.search(block)
-        and not _reads_as_prose(block)
+        and not reads_as_prose(block)
     )
 
 
@@ -374,25 +289,10 @@ def _needs_more(piece: str) -> bool:
     return bool(words) and words[-1].lower() in ENGLISH_STOP_WORDS
 
 
-def _reads_as_prose(text: str) -> bool:
-    """Whether ``text`` reads as a line of words rather than a command, a term, code or a
-    list of names: one line (a paragraph's lines are joined; code keeps its own, comments and
-    all), at least five of its space-separated tokens, and at least half of them, plain
-    lower-case words, two of those stop words (``ls > dirlist 2>&1``, ``git log --oneline
-    --all``, ``cat file | grep foo | sort`` and ``o ndbm (UNIX) o gdbm (GNU)`` are not)."""
-    if "\n" in text.strip():
-        return False
-    tokens = text.split()
-    plain = [t.rstrip(",;:") for t in tokens if _PLAIN_WORD.fullmatch(t)]
-    stops = sum(w in ENGLISH_STOP_WORDS for w in plain)
-    return len(plain) >= 5 and 2 * len(plain) >= len(tokens) and stops >= 2
-
-
 def _continues(block: str) -> bool:
     """Whether ``block`` goes on with a sentence begun above the block before it: it starts
     as no sentence does (in lower case: "directs only the standard output ..."), and is no
     table and no code (lighttpd's "e.g.:" over ``accesslog.filename = "/var/log/..."``: code
     starting in lower case, which would be quoted as one line)."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
-    code = len(lines) > 1 and not _wrapped_prose(lines)
-    return not _STARTS_SENTENCE.match(block) and not _is_table(lines) and not code
+    return not _STARTS_SENTENCE.match(block) and not is_table(lines) and not is_code(lines)
