@@ -552,17 +552,20 @@ def test_a_term_is_quoted_with_the_description_going_on_from_it() -> None:
 
 def test_code_starting_in_lower_case_goes_on_with_no_sentence() -> None:
     # lighttpd's manual: "if the name starts with a '|' ... output" / "e.g.:" / the example;
-    # the example was read as the sentence going on, and quoted as one line
+    # the example was read as the sentence going on, and quoted as one line: the sentence
+    # goes on in the lead-in, which takes its example along, lines kept
     code = 'accesslog.filename = "/var/log/lighttpd.log"\n$HTTP["host"] == "mail.example.org" {\n}'
     text = f"if the name starts with a bar it is taken as a process\n\ne.g.:\n\n{code}\n\nDone."
     assert [u.text for u in units(p("accesslog#options", text), 0)] == [
-        "if the name starts with a bar it is taken as a process",
-        f"e.g.:\n{code}",
+        f"if the name starts with a bar it is taken as a process\ne.g.:\n{code}",
         "Done.",
     ]
     # a term with code under it: the code stands alone, its lines kept
     text = f"'--log'\n\n{code}\n\nMore follows."
     assert [u.text for u in units(p("a#b", text), 0)] == ["'--log'", code, "More follows."]
+    # a lead-in that starts a sentence of its own takes the code by itself
+    text = f"if the name starts with a bar it is taken as a process\n\nFor example:\n\n{code}"
+    assert [u.text for u in units(p("a#b", text), 0)][-1] == f"For example:\n{code}"
 
 
 def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> None:

@@ -181,14 +181,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
             and b < len(blocks)
             and len(blocks[b]) <= MAX_BLOCK_CHARS
         ):
-            after = [ln for ln in blocks[b].splitlines() if ln.strip()]
-            block = "\n".join(table_rows(after)) if is_table(after) else blocks[b]
-            if _captions(blocks, b):  # "Filename: src/main.rs" and the code it names
-                block = f"{block}\n{blocks[b + 1]}"
-                b += 1
-            pieces[-1] = f"{pieces[-1]}\n{block}"  # a table as its rows, as standing alone
+            block, b = _introduced(blocks, b)
+            pieces[-1] = f"{pieces[-1]}\n{block}"
             attached[-1] = True
-            b += 1
         if (
             found
             and not (table or code or attached[-1])
@@ -226,6 +221,23 @@ def units(passage: Passage, index: int) -> list[Unit]:
             open_ = not _ENDS_SENTENCE.search(pieces[-1])
         if (
             open_
+            and b + 1 < len(blocks)
+            and blocks[b].endswith(":")
+            and _continues(blocks[b])
+            and _inserted(blocks[b])
+            and len(blocks[b + 1]) <= MAX_BLOCK_CHARS
+        ):
+            # a sentence going on in a lead-in that ends in ":" takes it and the block it
+            # introduces (lighttpd's "file-extensions that are handled by a CGI program" /
+            # "e.g.:" / ``cgi.assign = ( ".pl" => ...``): one unit, as after a ":"
+            lead = blocks[b]
+            block, b = _introduced(blocks, b + 1)
+            pieces[-1] = f"{pieces[-1]}\n{lead}\n{block}"
+            attached[-1] = True
+            terms = []
+            open_ = False
+        if (
+            open_
             and len(_WORD.findall(pieces[-1])) >= MIN_WORDS  # a label ("See also") ends in none
             and b < len(blocks)
             and _inserted(blocks[b])
@@ -244,6 +256,17 @@ def units(passage: Passage, index: int) -> list[Unit]:
     return [
         Unit(text, index, place, place in rows, place in alone) for place, text in enumerate(pieces)
     ]
+
+
+def _introduced(blocks: list[str], b: int) -> tuple[str, int]:
+    """The block ``blocks[b]`` as a sentence ending in ``:`` takes it along (a table as its
+    rows, as standing alone; a caption with the code it names, "Filename: src/main.rs"), and
+    the place of the block after it."""
+    lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
+    block = "\n".join(table_rows(lines)) if is_table(lines) else blocks[b]
+    if _captions(blocks, b):
+        return f"{block}\n{blocks[b + 1]}", b + 2
+    return block, b + 1
 
 
 def _defined(terms: list[str], sentence: str) -> str:
