@@ -85,6 +85,7 @@ cdef class _Page:
     cdef bint in_title, in_heading, in_code, in_cell, in_row
     cdef int heading_level, heading_line, row_line, row_cells
     cdef bint row_any
+    cdef bint row_td  # the open row has a data cell (a row of th cells only is a header)
     cdef HBuf title_b, heading_b, cell_b, row_b, code_b, text_b, tmp_b
     cdef int code_line, text_line  # the line being appended to; -1: none
     cdef list code_lines, text_lines, rows
@@ -241,10 +242,12 @@ cdef class _Page:
         elif code == T_TR:
             self.close_row()
             self.in_row, self.row_line, self.row_cells, self.row_any = True, self.line, 0, False
+            self.row_td = False
             self.row_b.n = 0
         elif code == T_TD or code == T_TH:
             self.close_cell()
             self.in_cell = True
+            self.row_td = self.row_td or code == T_TD
             _hclear(&self.cell_b)
         elif code == T_BR:
             self.space()
@@ -370,6 +373,9 @@ cdef class _Page:
         self.close_cell()
         if self.in_row:
             if self.row_any:
+                if not self.rows and self.row_td:  # no header row: an empty one says so
+                    empty = "| " + " | ".join([""] * self.row_cells) + " |"
+                    self.rows.append(_atomic(_line(self.row_line, empty)))
                 text = "| " + _hstr(&self.row_b, 0, self.row_b.n) + " |"
                 self.rows.append(_atomic(_line(self.row_line, text)))
             self.in_row = False

@@ -325,3 +325,53 @@ def test_code_in_a_long_pre_stays_code() -> None:
         for fast in (True, False):
             items = parse_html(f"<pre>{text}</pre>", fast=fast)[1]
             assert [i.kind for i in items if isinstance(i, Block)] == ["code"]
+
+
+# ImageMagick's jp2.html: a table of options and what they do, no header row; its first row
+# was read as the columns' names ("jp2:layer-number=x: jp2:reduce-factor=x; set the ...")
+NO_HEADER = """<p>Here is a complete list of JPEG-2000 decoding options:</p>
+<table class="table table-sm table-hover">
+  <tr>
+    <td>jp2:layer-number=<var>x</var></td>
+    <td>set the maximum number of quality layers to decode.</td>
+  </tr>
+  <tr>
+    <td>jp2:reduce-factor=<var>x</var></td>
+    <td>set the number of highest resolution levels to be discarded.</td>
+  </tr>
+</table>
+<table><tr><th>Name</th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>
+<table><tr><th>Default:</th><td>5</td></tr><tr><th>Context:</th><td>server</td></tr></table>
+"""
+
+
+def test_a_table_with_no_header_row_gets_an_empty_one() -> None:
+    for fast in (True, False):
+        _, items = parse_html(NO_HEADER, fast=fast)
+        tables = [[ln.text for ln in i.lines] for i in items if getattr(i, "kind", "") == "table"]
+        assert tables == [
+            [
+                "|  |  |",
+                "| jp2:layer-number=x | set the maximum number of quality layers to decode. |",
+                (
+                    "| jp2:reduce-factor=x | set the number of highest resolution levels to be"
+                    " discarded. |"
+                ),
+            ],
+            ["| Name | Value |", "| a | 1 |"],  # a row of header cells is the header
+            ["|  |  |", "| Default: | 5 |", "| Context: | server |"],  # header cells by rows
+        ]
+
+
+def test_the_answer_reads_each_row_of_a_table_with_no_header_as_its_cells() -> None:
+    from docqa.models.units import sentences
+
+    document = parse_document("www/jp2.html", NO_HEADER)
+    assert list(sentences(document.sections[0].text)) == [
+        "Here is a complete list of JPEG-2000 decoding options:",
+        "jp2:layer-number=x; set the maximum number of quality layers to decode.",
+        "jp2:reduce-factor=x; set the number of highest resolution levels to be discarded.",
+        "Name: a; Value: 1",
+        "Default: 5",
+        "Context: server",
+    ]

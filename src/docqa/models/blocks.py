@@ -32,7 +32,11 @@ def table_rows(lines: list[str], headed: bool = True) -> Iterator[str]:
     cells, ``"Default: KeepAliveTimeout 5"``. When not ``headed`` (the rest of a long table
     a window cut), each row reads as its cells, ``"DVDs; 7 days"``; so does a row whose cells
     do not match the header's (Sphinx's option tables: a one-cell group label such as
-    ``| options |`` over rows of an empty cell, an option and its text)."""
+    ``| options |`` over rows of an empty cell, an option and its text), and each row under a
+    header of empty cells (an HTML table with no header row: ``"-quality value; JPEG
+    quality"``)."""
+    if lines and not any(_cells(lines[0])):  # no header row
+        lines, headed = lines[1:], False
     if all(_cells(line)[0].endswith(":") for line in lines):
         for line in lines:
             yield " ".join(c for c in _cells(line) if c)

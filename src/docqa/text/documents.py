@@ -28,7 +28,8 @@ BlockKind = Literal["text", "table", "code"]
 # pages, PDF outlines, plain-text lists, permalinks and admonitions in HTML, rst roles).
 # 5: a footnote's mark in HTML (a sup inside a link to the page's own anchor) dropped.
 # 6: a .txt file whose text is reStructuredText read as reStructuredText (lighttpd's manual).
-READERS = 6
+# 7: an HTML table with no header row gets one of empty cells (its first row is data).
+READERS = 7
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,10 @@ What becomes what:
 - the title is the ``<title>`` unless it starts with the first h1 (``"secrets — ... —
   Python 3.11 documentation"`` with the h1 ``"secrets — ..."``): then the h1, without the
   site's suffix;
-- a table's header and body rows (``thead`` / ``tbody``) stay one table block;
+- a table's header and body rows (``thead`` / ``tbody``) stay one table block; a table whose
+  first row holds a data cell (``td``) has no header row, and one of empty cells is written
+  over it (``|  |  |``), so that its first row is read as data, not as its columns' names
+  (ImageMagick's two-column tables of options and what they do);
 - a table that lays the page out rather than holding data (``TableSurvey``: one with a
   heading or another table inside, one with ``role="presentation"`` or ``"none"``, or one
   of a single column and no header cell) is not a table: its cells are read as the page's

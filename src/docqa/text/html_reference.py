@@ -119,6 +119,7 @@ class PageParser(HTMLParser):
         self._code: dict[int, list[str]] | None = None
         self._cell: list[str] | None = None
         self._row: tuple[int, list[str]] | None = None
+        self._row_td = False  # the open row has a data cell (a row of th cells only is a header)
         self._rows: list[Line] = []
         self._in_link = False  # inside an ``a`` to one of the page's own anchors
         # the outermost open list: [its nesting, len(items) at its start, all its text in
@@ -239,9 +240,11 @@ class PageParser(HTMLParser):
         elif tag == "tr":
             self._close_row()
             self._row = (self._line(), [])
+            self._row_td = False
         elif tag in ("td", "th"):
             self._close_cell()
             self._cell = []
+            self._row_td = self._row_td or tag == "td"
         elif tag == "br":
             self.handle_data(" ")
         elif tag in _BLOCK_TAGS and self._row is None:
@@ -383,6 +386,8 @@ class PageParser(HTMLParser):
         if self._row is not None:
             line, cells = self._row
             if any(cells):
+                if not self._rows and self._row_td:  # no header row: an empty one says so
+                    self._rows.append(Line(line, "| " + " | ".join([""] * len(cells)) + " |"))
                 self._rows.append(Line(line, "| " + " | ".join(cells) + " |"))
             self._row = None
 
