@@ -20,6 +20,7 @@ from docqa.models.extractive import (
     candidates,
     choose,
     pick,
+    quote,
     reply,
 )
 from docqa.models.units import is_label, units
@@ -820,3 +821,39 @@ def test_the_features_equal_their_slow_twin(
     else:
         assert found.order == order
         assert found.features.tolist() == [[float(x) for x in row] for row in rows]
+
+
+def test_units_left_out_between_two_quoted_ones_are_marked() -> None:
+    # ImageMagick's architecture page: "Set global resource limits ... policy.xml" and, a few
+    # sentences on, "Here is an example:" with the MPC commands, quoted side by side as if
+    # the example set the limits
+    example = "convert image.tif image.mpc\nconvert image.mpc 1.png"
+    text = (
+        "Set limits in the policy file. Use the MPC format for speed.\n\n"
+        f"It is fast. Here is an example:\n\n{example}\n\nMPC is ideal for web sites.\n\n"
+        "convert a.mpc b.png\nconvert a.mpc c.png"
+    )
+    passage = p("www/architecture#best-practices", text)
+    found = units(passage, 0)
+    assert [u.text for u in found] == [
+        "Set limits in the policy file.",
+        "Use the MPC format for speed.",
+        "It is fast.",
+        f"Here is an example:\n{example}",
+        "MPC is ideal for web sites.",
+        "convert a.mpc b.png\nconvert a.mpc c.png",
+    ]
+    cite = " [www/architecture#best-practices]"
+    assert quote(found[:2], [passage]) == f"{found[0].text} {found[1].text}{cite}"
+    assert quote([found[0], found[3]], [passage]) == (
+        f"Set limits in the policy file. … Here is an example:\n{example}{cite}"
+    )
+    assert found[5].block  # code standing alone: the ellipsis has a line of its own
+    assert quote([found[3], found[5]], [passage]) == (
+        f"Here is an example:\n{example}\n…\nconvert a.mpc b.png\nconvert a.mpc c.png{cite}"
+    )
+    # units of different passages are runs of their own, each with its id
+    other = p("www/mogrify#usage", "Use mogrify to convert in place.")
+    assert quote([found[0], units(other, 1)[0]], [passage, other]) == (
+        f"Set limits in the policy file.{cite} Use mogrify to convert in place. [www/mogrify#usage]"
+    )

@@ -220,14 +220,20 @@ def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
     followed by ``[its id]``; :data:`~docqa.prompt.REFUSAL` for none. A unit that quotes a
     block with its line breaks (a command after "run:") ends its line, so that no sentence
     reads as the command's last words, and a block of code standing alone begins one, as does
-    a table row and what follows it (rows run together read as one sentence)."""
+    a table row and what follows it (rows run together read as one sentence). Where a run
+    leaves out units of its passage between two it quotes, an ellipsis says so (``… ``, on a
+    line of its own before a block of code), so that no sentence reads as introducing what
+    did not follow it in the passage."""
     if not chosen:
         return REFUSAL
     out: list[str] = []
     for j, unit in enumerate(chosen):
         if j:
             before = chosen[j - 1]
-            out.append("\n" if "\n" in before.text or unit.block or unit.row or before.row else " ")
+            new_line = "\n" in before.text or unit.block or unit.row or before.row
+            out.append("\n" if new_line else " ")
+            if unit.passage == before.passage and unit.place != before.place + 1:
+                out.append("…\n" if unit.block else "… ")
         out.append(unit.text)
         if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
             out.append(f" [{passages[unit.passage].id}]")
