@@ -5,7 +5,10 @@
 character per question, in file order) and the sha256 of every verdict's reasons. It was
 recorded once from the code before the guard's rules were split into named functions and its
 settings resolved in one place; rerecord it (``python tests/retrieve/test_guard_verdicts.py``)
-only for a change meant to change verdicts. The settings avoid MiniLM (the drift check is judged
+only for a change meant to change verdicts, or for a reader's change that moves passages and
+leaves every verdict the same (2026-12-07: an HTML table with no header row got a row of empty
+cells, 14 of pydocs' 3,516 windows were cut a row later, and the floors' reasons quote their
+scores). The settings avoid MiniLM (the drift check is judged
 by the index's own hashing embedder with a given ``max_drift``), so the figures hold on any
 machine.
 """
