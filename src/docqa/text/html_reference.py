@@ -7,44 +7,9 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from docqa.text.documents import Block, Heading, Line
+from docqa.text.html_chrome import is_chrome
 from docqa.text.html_layout import CELLS, NO_LAYOUT
 
-_DROP = frozenset({"script", "style", "noscript", "template", "svg", "nav", "aside", "button"})
-# the classes of an ``a`` that is a heading's permalink mark (compared as written, token by
-# token): Sphinx's and MkDocs's, rustdoc's (two) and GitHub's, Bootstrap's and Jupyter's,
-# Docusaurus's, Node.js's, the Apache HTTP Server manual's, Texinfo's (6.8; 7)
-_PERMALINK_CLASSES = frozenset(
-    {
-        *("headerlink", "anchor", "doc-anchor", "anchor-link", "hash-link", "mark", "permalink"),
-        *("copiable-anchor", "copiable-link"),
-    }
-)
-_SITE_CHROME = frozenset({"header", "footer"})
-# class names that mark navigation, on the elements documentation generators put it in
-# (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
-# Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents),
-# and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip);
-# compared lower-cased, token by token
-_NAV_CLASSES = frozenset(
-    {
-        *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
-        *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
-        "ttc",
-    }
-)
-_NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
-# ids that mark a table of contents on those elements (npm's section#table_of_contents),
-# compared lower-cased
-_NAV_IDS = frozenset({"toc", "table-of-contents", "table_of_contents"})
-# ARIA landmark roles of what is around a page's content, not in it: its navigation, the
-# site's banner and footer (contentinfo), asides (complementary) and the search form
-_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
-# a div of these classes is site chrome as the header and footer elements are (HTML5 named
-# those elements after these most common class names): Texinfo's Next / Previous / Up bar
-_CHROME_CLASSES = frozenset({"header", "footer"})
-# ... and a div of this id (AsciiDoc's "Last updated" line, the Apache manual's copyright and
-# menu); not "header", which AsciiDoc gives the div holding a page's title and NAME section
-_CHROME_IDS = frozenset({"footer"})
 _CONTENT = frozenset({"main", "article"})
 # the classes of a div that sets an admonition apart (DocBook's and the Apache manual's
 # div.note with its h3 "Note", Docusaurus's div.admonition with its h5): a heading inside one is
@@ -147,30 +112,6 @@ class PageParser(HTMLParser):
             self.items.append(Block("table", tuple(self._rows)))
             self._rows = []
 
-    def _starts_drop(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-        named = dict(attrs)
-        value = (named.get("class") or "").split()
-        classes = {c.lower() for c in value}
-        chrome = self._content_depth == 0 and (
-            (tag in _SITE_CHROME and (tag == "footer" or self._sections == 0))
-            or (
-                tag == "div"
-                and (
-                    not classes.isdisjoint(_CHROME_CLASSES)
-                    or (named.get("id") or "").lower() in _CHROME_IDS
-                )
-            )
-        )
-        permalink = tag == "a" and not _PERMALINK_CLASSES.isdisjoint(value)
-        nav = any(k == "role" and v in _CHROME_ROLES for k, v in attrs) or (
-            tag in _NAV_CONTAINERS
-            and (
-                not classes.isdisjoint(_NAV_CLASSES) or (named.get("id") or "").lower() in _NAV_IDS
-            )
-        )
-        footnote = tag == "sup" and self._in_link  # a footnote's mark: "automatically⁵⁹"
-        return tag in _DROP or chrome or permalink or nav or footnote
-
     def _track_main(self, tag: str, attrs: list[tuple[str, str | None]], opening: bool) -> None:
         """Follow the element with ``role="main"`` (by its tag's nesting) in and out."""
         if self._main is None:
@@ -210,7 +151,8 @@ class PageParser(HTMLParser):
             if tag not in CELLS and tag != "tr":
                 return
             self._nav_cell = False
-        if self._starts_drop(tag, attrs):
+        outside = self._content_depth == 0
+        if is_chrome(tag, attrs, outside, in_section=self._sections > 0, in_link=self._in_link):
             self._drop = (tag, 1)
             return
         if tag == "table":
@@ -229,6 +171,19 @@ class PageParser(HTMLParser):
             self._fragment += 1
         if self._heading is not None and (tag in _BLOCK_TAGS or tag in _BREAKS_HEADING):
             self._close_heading()  # bad markup: a heading never holds a block
+        self._open(tag)
+        if tag == "a":
+            href = dict(attrs).get("href") or ""
+            self._in_link = len(href) > 1 and href.startswith("#")
+        elif tag in _LISTS:
+            if self._toc is None:
+                self._toc = [1, len(self.items), True, False]
+            else:
+                self._toc[0] += 1
+
+    def _open(self, tag: str) -> None:
+        """What the start tag ``tag`` opens: the title, a heading, code, a table's row or
+        cell, a text block (a ``dt``'s or a ``dd``'s)."""
         if tag == "title":
             self._title = []
         elif tag in _HEADINGS:
@@ -255,14 +210,6 @@ class PageParser(HTMLParser):
             elif tag == "dd":
                 self._term_at = None
                 self.definitions.append(len(self.items))
-        if tag == "a":
-            href = dict(attrs).get("href") or ""
-            self._in_link = len(href) > 1 and href.startswith("#")
-        elif tag in _LISTS:
-            if self._toc is None:
-                self._toc = [1, len(self.items), True, False]
-            else:
-                self._toc[0] += 1
 
     def handle_endtag(self, tag: str) -> None:
         if self._drop is not None:
