@@ -127,98 +127,134 @@ def units(passage: Passage, index: int) -> list[Unit]:
     finished sentence (no ``:`` in them) are the terms of a definition list: the next
     paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``.
     """
-    pieces: list[str] = []
-    attached: list[bool] = []
-    rows: set[int] = set()
-    alone: set[int] = set()  # the places of blocks of code standing alone
-    blocks = _blocks(passage.text)
-    b = 0
-    inside = _CONTINUATION.search(passage.id) is not None  # may begin inside a sentence
-    terms: list[str] = []  # the labels just before this block: the terms it defines
-    while b < len(blocks):
-        lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
+    cut = _Cut(passage)
+    while cut.b < len(cut.blocks):
+        table, code = cut.read()
+        if cut.found:
+            cut.follow(table, code)
+    pieces, attached = cut.pieces, cut.attached
+    if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
+        pieces.pop()
+    return [
+        Unit(text, index, place, place in cut.rows, place in cut.alone)
+        for place, text in enumerate(pieces)
+    ]
+
+
+class _Cut:
+    """A passage being cut into units (:func:`units`): its blocks and the place ``b`` of the
+    next to read, the pieces so far and whether each ends in a block it took along, the places
+    of table rows and of code standing alone, whether the window may begin inside a sentence,
+    the labels just read (the terms the next paragraph defines), and what the last block
+    read gave (``found``)."""
+
+    def __init__(self, passage: Passage) -> None:
+        self.blocks = _blocks(passage.text)
+        self.b = 0
+        self.pieces: list[str] = []
+        self.attached: list[bool] = []
+        self.rows: set[int] = set()
+        self.alone: set[int] = set()
+        self.inside = _CONTINUATION.search(passage.id) is not None  # may begin in a sentence
+        self.terms: list[str] = []
+        self.found: list[str] = []
+
+    def read(self) -> tuple[bool, bool]:
+        """Read the next block into pieces (a table's rows, code whole, prose's sentences);
+        whether it is a table, and code."""
+        block = self.blocks[self.b]
+        lines = [ln for ln in block.splitlines() if ln.strip()]
         table = is_table(lines)
         code = is_code(lines)
         if table:  # opening a continuation window, its header stayed in the window before
-            read = table_rows(lines, headed=not (inside and b == 0))
+            read = table_rows(lines, headed=not (self.inside and self.b == 0))
             found = [r if _FULL_STOP.search(r) else f"{r}." for r in read if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
-            found = [blocks[b]] if len(blocks[b]) <= MAX_BLOCK_CHARS else []
+            found = [block] if len(block) <= MAX_BLOCK_CHARS else []
         else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
             found = [s for entry in entries(lines) for s in _split(entry)]
-        starts = _STARTS_SENTENCE.match(blocks[b]) and not (code and b == 0)
-        if inside and found and not table and not starts:
+        starts = _STARTS_SENTENCE.match(block) and not (code and self.b == 0)
+        if self.inside and found and not table and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
             # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
-            inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
+            self.inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
             found = found[1:]
         else:
-            inside = False
+            self.inside = False
         # a label after a finished sentence (not a command inside one) is a term the next
         # paragraph defines
+        pieces = self.pieces
         term = (
             not (table or code)
             and len(found) == 1
             and len(_WORD.findall(found[0])) < MIN_WORDS
             and ":" not in found[0]  # a field ("Returns: {string}"), or it takes the next block
             and not _PROMPT.match(found[0])  # a command typed at a prompt: ``> help("[[")``
-            and (not pieces or bool(terms) or _ENDS_SENTENCE.search(pieces[-1]) is not None)
+            and (not pieces or bool(self.terms) or _ENDS_SENTENCE.search(pieces[-1]) is not None)
         )
-        if terms and found and not (term or table or code):
-            found[0] = _defined(terms, found[0])
-        terms = [*terms, found[0]] if term else []
+        if self.terms and found and not (term or table or code):
+            found[0] = _defined(self.terms, found[0])
+        self.terms = [*self.terms, found[0]] if term else []
         if table:
-            rows.update(range(len(pieces), len(pieces) + len(found)))
+            self.rows.update(range(len(pieces), len(pieces) + len(found)))
         elif code:
-            alone.update(range(len(pieces), len(pieces) + len(found)))
+            self.alone.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
-        attached.extend([code] * len(found))  # a block, kept at the window's end as attached ones
-        b += 1
+        self.attached.extend([code] * len(found))  # a block, kept at the window's end as attached
+        self.b += 1
+        self.found = found
+        return table, code
+
+    def follow(self, table: bool, code: bool) -> None:
+        """Take along what goes on from the block just read (it gave pieces): the block a
+        sentence ending in ``:`` introduces, the description a term goes on into, the rest of
+        a sentence written around a block, a lead-in's block, the block a sentence ends in."""
+        blocks, pieces, b = self.blocks, self.pieces, self.b
         if (
-            found
-            and not code
-            and found[-1].endswith(":")
+            not code
+            and pieces[-1].endswith(":")
             and b < len(blocks)
             and len(blocks[b]) <= MAX_BLOCK_CHARS
         ):
-            block, b = _introduced(blocks, b)
-            pieces[-1] = f"{pieces[-1]}\n{block}"
-            attached[-1] = True
+            block, self.b = _introduced(blocks, b)
+            self._attach(block)
         if (
-            found
-            and not (table or code or attached[-1])
+            not (table or code or self.attached[-1])
             and "\n" not in pieces[-1]
             and not _ENDS_SENTENCE.search(pieces[-1])
             and not reads_as_prose(pieces[-1])  # a list's items: "each ruleset contains ..."
-            and b < len(blocks)
-            and _continues(blocks[b])
-            and not _inserted(blocks[b])
+            and self.b < len(blocks)
+            and _continues(blocks[self.b])
+            and not _inserted(blocks[self.b])
         ):
             # a line its description goes on from, as a definition list's term (Texinfo's
             # "'-i, --case-insensitive'" / "instructs flex to generate a case-insensitive
             # scanner.") or a command ("ls 2>&1 > dirlist" / "directs only ..."): one unit
-            rest = _split(blocks[b])
-            pieces[-1] = f"{pieces[-1]}\n{rest[0]}"
-            pieces.extend(rest[1:])
-            attached.extend([False] * (len(rest) - 1))
-            terms = []
-            b += 1
+            self._go_on(_split(blocks[self.b]), "")
+            self.b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
         # only ...") is one unit with that block, to the end of its sentence; a single word
         # begins none (a code block's caption: "flaskr/db.py")
-        open_ = (
-            bool(found)
-            and " " in pieces[-1]
-            and not (table or attached[-1] or _ENDS_SENTENCE.search(pieces[-1]))
+        open_ = " " in pieces[-1] and not (
+            table or self.attached[-1] or _ENDS_SENTENCE.search(pieces[-1])
         )
+        self._ends(self._around(open_))
+
+    def _around(self, open_: bool) -> bool:
+        """Take the sentence left open on through the blocks written inside it; whether it is
+        still open."""
+        blocks, b = self.blocks, self.b
         while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
-            rest = _split(blocks[b + 1])
-            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}\n{rest[0]}"
-            pieces.extend(rest[1:])
-            attached.extend([False] * (len(rest) - 1))
-            terms = []  # a label that begins such a sentence ("For example") defines nothing
+            self._go_on(_split(blocks[b + 1]), blocks[b])
             b += 2
-            open_ = not _ENDS_SENTENCE.search(pieces[-1])
+            open_ = not _ENDS_SENTENCE.search(self.pieces[-1])
+        self.b = b
+        return open_
+
+    def _ends(self, open_: bool) -> None:
+        """End a sentence left open in the block below it, when it goes on in a lead-in or
+        cannot end where it stops."""
+        blocks, b, piece = self.blocks, self.b, self.pieces[-1] if self.pieces else ""
         if (
             open_
             and b + 1 < len(blocks)
@@ -230,32 +266,36 @@ def units(passage: Passage, index: int) -> list[Unit]:
             # a sentence going on in a lead-in that ends in ":" takes it and the block it
             # introduces (lighttpd's "file-extensions that are handled by a CGI program" /
             # "e.g.:" / ``cgi.assign = ( ".pl" => ...``): one unit, as after a ":"
-            lead = blocks[b]
-            block, b = _introduced(blocks, b + 1)
-            pieces[-1] = f"{pieces[-1]}\n{lead}\n{block}"
-            attached[-1] = True
-            terms = []
-            open_ = False
-        if (
+            block, self.b = _introduced(blocks, b + 1)
+            self._attach(f"{blocks[b]}\n{block}")
+        elif (
             open_
-            and len(_WORD.findall(pieces[-1])) >= MIN_WORDS  # a label ("See also") ends in none
+            and len(_WORD.findall(piece)) >= MIN_WORDS  # a label ("See also") ends in none
             and b < len(blocks)
             and _inserted(blocks[b])
-            and (_needs_more(pieces[-1]) or _PROMPT.match(blocks[b]) is not None)
+            and (_needs_more(piece) or _PROMPT.match(blocks[b]) is not None)
         ):
             # a sentence that cannot end where it stops, or stops before a command typed at a
             # prompt, ends in the block below it, what goes on after that starting a sentence
             # of its own (R's manual: "the command is" / ``> help(solve)`` / "An alternative
             # is"; "use the R command" / ``> x <- c(10.4, 5.6)``): one unit, as after a ":"
-            pieces[-1] = f"{pieces[-1]}\n{blocks[b]}"
-            attached[-1] = True
-            terms = []
-            b += 1
-    if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
-        pieces.pop()
-    return [
-        Unit(text, index, place, place in rows, place in alone) for place, text in enumerate(pieces)
-    ]
+            self._attach(blocks[b])
+            self.b = b + 1
+
+    def _attach(self, block: str) -> None:
+        """The last piece takes ``block`` along, on a line of its own; it defines nothing."""
+        self.pieces[-1] = f"{self.pieces[-1]}\n{block}"
+        self.attached[-1] = True
+        self.terms = []
+
+    def _go_on(self, rest: list[str], inserted: str) -> None:
+        """The last piece goes on (past the ``inserted`` block, if any) with the first of the
+        sentences ``rest``; the others are pieces of their own."""
+        between = f"{inserted}\n" if inserted else ""
+        self.pieces[-1] = f"{self.pieces[-1]}\n{between}{rest[0]}"
+        self.pieces.extend(rest[1:])
+        self.attached.extend([False] * (len(rest) - 1))
+        self.terms = []  # a label that begins such a sentence ("For example") defines nothing
 
 
 def _introduced(blocks: list[str], b: int) -> tuple[str, int]:
