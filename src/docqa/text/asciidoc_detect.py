@@ -19,7 +19,7 @@ AsciiDoc when it holds no reStructuredText (no ``.. directive::``, no ``.. _targ
   ``footnote:[...]``, ``xref:``); an attribute entry (``:name: value``); a ``== Section``
   title; a comment block (``////``).
 
-``benchmarks/quality/adoc_detect.py`` counts what this claims among the text files of a folder.
+``benchmarks/quality/txt_formats.py`` counts what this claims among the text files of a folder.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ together into one sentence. It is reStructuredText when it holds
 Each sign alone is common enough in plain text (510 of the 715 plain-text files Debian
 installed on the machine this was measured on underline a title by hand), and Markdown can
 show rst in a fenced block; all three together held, in that documentation, in lighttpd's 32
-pages and 58 of Docutils' and in no other file (``benchmarks/quality/adoc_detect.py --format
+pages and 58 of Docutils' and in no other file (``benchmarks/quality/txt_formats.py --format
 rst`` lists them). A file that is reStructuredText is never AsciiDoc
 (``docqa.text.asciidoc_detect`` asks for none of this markup).
 """

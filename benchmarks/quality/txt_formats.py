@@ -8,7 +8,7 @@ that markup: git's documentation for AsciiDoc, lighttpd's and Docutils' for
 reStructuredText, by default), to read by eye; then the files of the expected folders it does
 not claim. Run:
 
-    .venv/bin/python benchmarks/quality/adoc_detect.py [--format asciidoc|rst]
+    .venv/bin/python benchmarks/quality/txt_formats.py [--format asciidoc|rst]
         [--root DIR ...] [--expect DIR ...]
 """
 
