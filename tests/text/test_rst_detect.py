@@ -11,7 +11,7 @@ import pytest
 
 from docqa.text.loaders import load_path
 from docqa.text.reading import STREAM_CHARS, document_stream, parse_document, text_format
-from docqa.text.rst_detect import looks_like_rst
+from docqa.text.rst_detect import MARKUP, looks_like_rst
 
 # the head of lighttpd's rewrite.txt, as Debian's lighttpd-doc ships it
 LIGHTTPD = """============
@@ -134,3 +134,13 @@ def test_a_folder_loads_a_restructuredtext_txt_file_as_restructuredtext(tmp_path
         "ssl.txt.gz": "rst",
     }
     assert report.loaded == ("NEWS.txt", "rewrite.txt", "ssl.txt.gz") and not report.skipped
+
+
+def test_a_target_or_substitution_left_open_is_no_markup() -> None:
+    # each is read within its line: before, ".. _x" scanned on to the next ":" anywhere below
+    # (once for every such line, so a file of them took seconds to judge)
+    assert not MARKUP.search(".. _x\nfoo: bar\n")
+    assert not MARKUP.search(".. |x\n| y\n")
+    assert MARKUP.search(".. _options:\n") and MARKUP.search(".. |logo| image:: a.png\n")
+    text = "Title\n=====\n\n" + ".. _x\n" * 2000 + "Default: none\n"
+    assert not looks_like_rst(text) and text_format(text) == "text"

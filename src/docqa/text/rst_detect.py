@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import re
 
-MARKUP = re.compile(r"^\.\. (?:[\w:-]+ ?::|_[^:]*:|\|[^|]+\| )", re.MULTILINE)
+MARKUP = re.compile(r"^\.\. (?:[\w:-]+ ?::|_[^:\n]*:|\|[^|\n]+\| )", re.MULTILINE)
 """A directive, hyperlink target or substitution definition: markup only reStructuredText
-writes at the start of a line."""
+writes at the start of a line (each within its line: a target or substitution left open
+must not scan the rest of the text, once per such line)."""
 
 # rst's adornment characters: the printable 7-bit characters that are no letter or digit
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1*")
