@@ -587,6 +587,25 @@ def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> No
     assert found[1] == "Here is the error:\nFilename: a caption of more than six words here"
 
 
+def test_a_title_over_a_block_of_code_is_quoted_with_it() -> None:
+    # git's reset examples: a title, the commands, what they do; the commands were quoted with
+    # no word of what they are for
+    text = (
+        "Switch to topic/wip branch and keep working.\n\n"
+        "Undo commits permanently\n\n"
+        "$ git commit ...\n$ git reset --hard HEAD~3   <1>\n\n"
+        "The last three commits were bad.\n\n"
+        "or\n\n$ git reset --keep HEAD~3\n$ git status"
+    )
+    assert [u.text for u in units(p("git-reset#examples-p2", text), 0)] == [
+        "Switch to topic/wip branch and keep working.",
+        "Undo commits permanently\n$ git commit ...\n$ git reset --hard HEAD~3   <1>",
+        "The last three commits were bad.",
+        "or",  # a word between two blocks is no title
+        "$ git reset --keep HEAD~3\n$ git status",
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -64,6 +64,15 @@ def test_a_row_that_does_not_match_the_header_reads_as_its_cells() -> None:
     assert list(sentences("| a | b |\n| x | | y |")) == ["x; y"]
 
 
+def test_an_escaped_bar_stays_inside_its_cell() -> None:
+    # Python's stdtypes: the operator "x | y" in a cell (the reStructuredText reader writes "\\|")
+    table = "| Operation | Result |\n| x \\| y | bitwise or of x and y |\n| ~x | inverted |"
+    assert quoted(table) == [
+        "Operation: x | y; Result: bitwise or of x and y.",
+        "Operation: ~x; Result: inverted.",
+    ]
+
+
 def test_each_quoted_row_has_a_line_of_its_own() -> None:
     # three option rows quoted together ran on as one sentence: "... details. --storage-quota"
     text = (

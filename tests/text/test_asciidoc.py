@@ -212,16 +212,28 @@ def test_lists_and_description_lists() -> None:
     ]
 
 
-def test_tables_are_rows_of_cells() -> None:
+def test_tables_are_rows_of_their_columns_cells_under_a_header() -> None:
+    # a row's cells on lines of their own (git's manual writes them so) make one row
     text = (
         '[cols="1,2",options="header"]\n|===\n|Item |Weeks\n\n|Book\n|*3*\n'
         "2+|Both columns\na|AsciiDoc cell ^.^|centred\n|===\n\n"
         ",===\nItem,Weeks\nDVD,1\n,===\n"
     )
     assert shown(text) == [
-        ("table", "Item | Weeks\nBook\n3\nBoth columns\nAsciiDoc cell | centred"),
-        ("table", "Item | Weeks\nDVD | 1"),
+        ("table", "| Item | Weeks |\n| Book | 3 |\n| Both columns |\n| AsciiDoc cell | centred |"),
+        ("table", "|  |  |\n| Item | Weeks |\n| DVD | 1 |"),
     ]
+
+
+def test_a_table_header_is_the_first_line_over_a_blank_one_unless_noheader() -> None:
+    implicit = "|===\n|Item |Weeks\n\n|Book |3\n|DVD\n|one week,\nrenewable\n|===\n"
+    assert shown(implicit) == [
+        ("table", "| Item | Weeks |\n| Book | 3 |\n| DVD | one week, renewable |")
+    ]
+    assert shown("[%noheader]\n" + implicit)[0][1].startswith("|  |  |\n| Item | Weeks |")
+    repeated = '[cols="3*"]\n|===\n|a |b\n|c\n\n|d |e |f\n|===\n'
+    assert shown(repeated) == [("table", "|  |  |  |\n| a | b | c |\n| d | e | f |")]
+    assert shown("|===\n|x \\| y |z\n|===\n") == [("table", "|  |  |\n| x \\| y | z |")]
 
 
 @pytest.mark.parametrize(

@@ -217,6 +217,19 @@ FFMPEG = """<dl compact="compact">
 </dl>"""
 
 
+def test_a_term_that_asks_a_question_takes_no_colon_after_it() -> None:
+    # git's FAQ (gitfaq.html): "How do I change it?" over its answer, read "How do I change it?:"
+    faq = (
+        "<dl><dt>How do I change it?</dt><dd><p>Run git commit --amend.</p></dd>"
+        "<dt>Stop!</dt><dd><p>Wait.</p></dd></dl>"
+    )
+    for fast in (True, False):
+        assert [i.text for i in parse_html(faq, fast=fast)[1] if isinstance(i, Block)] == [
+            "How do I change it? Run git commit --amend.",
+            "Stop! Wait.",
+        ]
+
+
 def test_a_definition_lists_terms_come_with_their_definitions_first_paragraph() -> None:
     for fast in (True, False):
         items = parse_html(FFMPEG, fast=fast)[1]

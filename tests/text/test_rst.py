@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from docqa.build import IndexSettings, build_index
 from docqa.index import open_index
+from docqa.models.blocks import table_rows
 from docqa.text import load_path, parse_document
 from docqa.text.documents import Block, Heading
 from docqa.text.loaders import BUILT_SOURCES, find_files
@@ -233,13 +234,103 @@ def test_a_directive_first_in_a_list_item_is_read_as_one() -> None:
     assert shown(text) == [("text", "Added in version 3.15: Include the file named by X.")]
 
 
-def test_grid_and_simple_tables_are_rows_of_cells() -> None:
+def test_grid_and_simple_tables_are_rows_of_cells_under_their_header() -> None:
     grid = (
         "+------+-------+\n| Term | Weeks |\n+======+=======+\n| Book | 3     |\n+------+-------+\n"
     )
-    assert shown(grid) == [("table", "Term | Weeks\nBook | 3")]
+    assert shown(grid) == [("table", "| Term | Weeks |\n| Book | 3 |")]
     simple = "=====  ======\nItem   Weeks\n=====  ======\nBook   3\nDVD    ``1``\n=====  ======\n"
-    assert shown(simple) == [("table", "Item | Weeks\nBook | 3\nDVD | 1")]
+    assert shown(simple) == [("table", "| Item | Weeks |\n| Book | 3 |\n| DVD | 1 |")]
+
+
+def test_a_grid_row_is_every_line_between_two_borders() -> None:
+    # Python's stdtypes: a cell wrapped over two lines, its markup spanning them
+    grid = (
+        "+-------------------+--------------------------+\n"
+        "| Operation         | Result                   |\n"
+        "+===================+==========================+\n"
+        "| :func:`round(x[,  | x rounded to *n* digits, |\n"
+        "| n]) <round>`      | half to even             |\n"
+        "+-------------------+--------------------------+\n"
+        "| ``x | y``         | bitwise or               |\n"
+        "+-------------------+--------------------------+\n"
+    )
+    rows = [
+        "| Operation | Result |",
+        "| round(x[, n]) | x rounded to n digits, half to even |",
+        "| x \\| y | bitwise or |",
+    ]
+    assert shown(grid) == [("table", "\n".join(rows))]
+
+
+def test_a_grid_cell_spanning_columns_is_one_and_no_equals_border_means_no_header() -> None:
+    grid = "+------+------+\n| one  | two  |\n+------+------+\n| both cells  |\n+------+------+\n"
+    assert shown(grid) == [("table", "|  |  |\n| one | two |\n| both cells |")]
+
+
+def test_a_simple_table_row_goes_on_where_its_first_column_is_blank() -> None:
+    simple = (
+        "=====  =================\n"
+        "Book   three weeks, then\n"
+        "       renewed once\n"
+        "DVD    one week\n"
+        "=====  =================\n"
+        "\n"
+        "After.\n"
+    )
+    assert shown(simple) == [
+        ("table", "|  |  |\n| Book | three weeks, then renewed once |\n| DVD | one week |"),
+        ("text", "After."),
+    ]
+
+
+def test_csv_and_list_tables_take_their_header_from_their_options() -> None:
+    csv_table = (
+        ".. csv-table:: Loans\n"
+        '   :header: "Item", "Weeks"\n'
+        "   :widths: 10, 10\n"
+        "\n"
+        '   "Book, hardback", 3\n'
+        '   "DVD", "1, renewable"\n'
+    )
+    assert shown(csv_table) == [
+        ("table", "| Item | Weeks |\n| Book, hardback | 3 |\n| DVD | 1, renewable |")
+    ]
+    rows = ".. csv-table::\n   :header-rows: 1\n   :delim: ;\n\n   Item; Weeks\n   Book; 3\n"
+    assert shown(rows) == [("table", "| Item | Weeks |\n| Book | 3 |")]
+    list_table = (
+        ".. list-table::\n"
+        "   :header-rows: 1\n"
+        "\n"
+        "   * - Function\n"
+        "     - What it does\n"
+        "   * - :func:`run`\n"
+        "     - Create an event loop and run a coroutine\n"
+        "       until it is done.\n"
+    )
+    rows = [
+        "| Function | What it does |",
+        "| run | Create an event loop and run a coroutine until it is done. |",
+    ]
+    assert shown(list_table) == [("table", "\n".join(rows))]
+    assert shown(".. list-table::\n\n   * - a\n     - b\n") == [("table", "|  |  |\n| a | b |")]
+
+
+def test_a_table_row_reads_as_a_sentence_naming_its_columns() -> None:
+    # CMake's install(): what the answer quotes of a simple table's row
+    simple = (
+        "=========== =========================== ================\n"
+        "Target Type GNUInstallDirs Variable     Built-In Default\n"
+        "=========== =========================== ================\n"
+        "``RUNTIME`` ``${CMAKE_INSTALL_BINDIR}`` ``bin``\n"
+        "``LIBRARY`` ``${CMAKE_INSTALL_LIBDIR}`` ``lib``\n"
+        "=========== =========================== ================\n"
+    )
+    [(_, text)] = shown(simple)
+    assert list(table_rows(text.split("\n")))[1] == (
+        "Target Type: LIBRARY; GNUInstallDirs Variable: ${CMAKE_INSTALL_LIBDIR}; "
+        "Built-In Default: lib"
+    )
 
 
 def test_footnotes_and_line_blocks_are_text() -> None:

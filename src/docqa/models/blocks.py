@@ -19,8 +19,14 @@ _COLUMNS = re.compile(r" {0,8}(?:-\S*(?: \S+)*?|\S*[^\s.!?]) {2,}\S")
 _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
 
 
+_BAR = re.compile(r"(?<!\\)\|")
+
+
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
+    """A ``| a | b |`` row's cells; ``\\|`` is a ``|`` inside a cell."""
+    inner = line.strip().removeprefix("|")
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [c.strip().replace("\\|", "|") for c in _BAR.split(inner)]
 
 
 def table_rows(lines: list[str], headed: bool = True) -> Iterator[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from docqa.models.blocks import entries, is_code, is_table, reads_as_prose, table_rows
 from docqa.prompt import Passage
+from docqa.text.documents import NO_COLON
 from docqa.text.stopwords import ENGLISH_STOP_WORDS
 
 MAX_BLOCK_CHARS = 600
@@ -211,6 +212,18 @@ class _Cut:
         a sentence written around a block, a lead-in's block, the block a sentence ends in."""
         blocks, pieces, b = self.blocks, self.pieces, self.b
         if (
+            not (table or code)
+            and len(self.found) == 1
+            and self.found[0][:1].isupper()  # a title, not a word between two blocks ("or")
+            and _captions(blocks, b - 1)
+            and not (b + 1 < len(blocks) and _continues(blocks[b + 1]))  # a sentence around it
+        ):
+            # a title over a block of code is quoted with it (git's examples: "Undo commits
+            # permanently" / ``$ git reset --hard HEAD~3``), as a sentence ending in ":" is
+            self._attach(blocks[b])
+            self.b = b + 1
+            return
+        if (
             not code
             and pieces[-1].endswith(":")
             and b < len(blocks)
@@ -314,7 +327,7 @@ def _defined(terms: list[str], sentence: str) -> str:
     definition list's ``%~`` / "As %d and %/, but ..." (zsh's prompt escapes), ``-f, --follow`` /
     "Follow log output" read ``"%~: As %d and %/, but ..."``."""
     head = ", ".join(terms)
-    return f"{head} {sentence}" if head.endswith((".", ";", ",")) else f"{head}: {sentence}"
+    return f"{head} {sentence}" if head.endswith(NO_COLON) else f"{head}: {sentence}"
 
 
 def _captions(blocks: list[str], b: int) -> bool:

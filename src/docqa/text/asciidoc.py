@@ -14,8 +14,9 @@ What becomes what:
   ``[source]``, ``[listing]`` or ``[literal]``, and indented (literal) paragraphs ->
   ``"code"`` blocks, relative indentation kept, attribute references not replaced
   (Asciidoctor replaces none there);
-- tables (``|===``, and CSV ``,===`` and ``:===``) -> ``"table"`` blocks, one line per source
-  line, cell specifiers (``2+|``, ``a|``) dropped and cells separated by ``|``;
+- tables (``|===``, and CSV ``,===`` and ``:===``) -> ``"table"`` blocks, a header row and a
+  ``| a | b |`` line per row, however many source lines a row takes
+  (``docqa.text.asciidoc_tables``);
 - example, sidebar, quote and open blocks (``====``, ``****``, ``____``, ``--``): their
   content read as AsciiDoc; a passthrough block (``++++``): its text, tags dropped;
 - attribute entries (``:name: value``) are dropped and their values replace ``{name}`` in
@@ -40,6 +41,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from docqa.text.asciidoc_inline import inline_lines, inline_text, section_id, substitute
+from docqa.text.asciidoc_tables import adoc_table
 from docqa.text.documents import Block, Heading, Line, with_terms
 from docqa.text.numbered_lines import Lines, dedent, indent, numbered
 
@@ -342,7 +344,9 @@ def _delimited(lines: Lines, i: int, read: _File, attributes: str) -> Construct:
     if kind in "-.`" and opening != "--" or style in _CODE_STYLES:
         yield from _code(inner, read, attributes)
     elif kind in "|,:!":
-        yield from _table(inner, read, {"|": "|", "!": "!", ",": ",", ":": ":"}[kind])
+        found = adoc_table(inner, kind, attributes, lambda cell: _cell(cell, read))
+        if found is not None:
+            yield found
     elif kind == "+" or style == "pass":
         yield from _text([(n, _TAG.sub(" ", t)) for n, t in inner], read)
     else:  # example, sidebar, quote, open: content read as AsciiDoc
@@ -352,22 +356,6 @@ def _delimited(lines: Lines, i: int, read: _File, attributes: str) -> Construct:
     return after
 
 
-_CELL_SPEC = re.compile(r"(?:\d+(?:\.\d+)?[*+])?(?:[<^>]?(?:\.[<^>])?)?[adehlmsv]?")
-_CELL_SPEC_END = re.compile(r"[ \t]+" + _CELL_SPEC.pattern + "$")
-
-
-def _table(inner: Lines, read: _File, separator: str) -> Iterator[Block]:
-    """A table's rows: each source line's cells (specifiers dropped), joined with `` | ``;
-    each row's markup read on its own (a row is one line, so no line is lost)."""
-    rows: list[Line] = []
-    split = re.compile(rf"(?<!\\){re.escape(separator)}")
-    for number, text in inner:
-        cells = split.split(text)
-        if separator in "|!":  # the text before the first "|" is a cell specifier, or text
-            if _CELL_SPEC.fullmatch(cells[0].strip()):
-                cells = cells[1:]
-            cells = [_CELL_SPEC_END.sub("", c) for c in cells[:-1]] + cells[-1:]
-        row = " | ".join(c for c in (" ".join(c.split()) for c in cells) if c)
-        rows.extend(inline_lines([(number, row)], read.attributes, read.titles) if row else ())
-    if rows:
-        yield Block("table", tuple(rows))
+def _cell(text: str, read: _File) -> str:
+    """A table cell's text, attribute references replaced and inline markup read."""
+    return inline_text(substitute(text, read.attributes), read.titles)

@@ -29,7 +29,10 @@ BlockKind = Literal["text", "table", "code"]
 # 5: a footnote's mark in HTML (a sup inside a link to the page's own anchor) dropped.
 # 6: a .txt file whose text is reStructuredText read as reStructuredText (lighttpd's manual).
 # 7: an HTML table with no header row gets one of empty cells (its first row is data).
-READERS = 7
+# 8: reStructuredText's tables (grid, simple, csv-table, list-table) written as ``| a | b |``
+# under their header, a grid cell's lines one cell; AsciiDoc's tables grouped into rows by their
+# columns; a definition's term ending in "?" or "!" takes no colon (a FAQ's question).
+READERS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,21 +72,50 @@ def with_terms(terms: Sequence[Block], body: Sequence[Heading | Block]) -> list[
     return [*terms, *body]
 
 
+NO_COLON = (":", ".", ";", ",", "?", "!")
+"""What a term may end in to take no colon before its definition (a question in a FAQ's list,
+``How do I change it?``, is followed by its answer, not by ``?:``)."""
+
+
 def defined(terms: Sequence[Block], definition: Block) -> Block:
     """One block of a definition list's ``terms`` (text blocks: their text joined with ``", "``
     unless one ends in ``,`` or ``;``, at the first one's line) and the first paragraph of their ``definition``: ``"-y (global):
-    Overwrite ..."``. A term ending in ``: . ; ,`` takes no colon after it; a term and its
+    Overwrite ..."``. A term ending in one of :data:`NO_COLON` takes no colon after it; a term and its
     definition on one source line share one ``Line``, so the lines stay in source order."""
     head = terms[0].text
     for term in terms[1:]:  # Graphviz's "<dt>svg</dt>,<dt>svgz</dt>": no second comma
         head += f" {term.text}" if head.endswith((",", ";")) else f", {term.text}"
     number = terms[0].lines[0].number
-    if not head.endswith((":", ".", ";", ",")):
+    if not head.endswith(NO_COLON):
         head += ":"
     first, *rest = definition.lines
     if first.number == number:  # the term and its definition on one line
         return Block("text", (Line(number, f"{head} {first.text}"), *rest))
     return Block("text", (Line(number, head), *definition.lines))
+
+
+Row = tuple[int, list[str]]
+"""A table row as a reader found it: the number of its first source line, its cells' text."""
+
+
+def table_block(header: Sequence[Row], body: Sequence[Row]) -> Block | None:
+    """A ``"table"`` block as every reader writes one, from cells whose markup is read: a header
+    line (``header``'s rows merged into one; cells left empty when there is none, so the first
+    row reads as data) over one ``| a | b |`` line per ``body`` row, each cell's whitespace
+    collapsed and a ``|`` inside it written ``\\|``; None for no row."""
+    if not body and not header:
+        return None
+    width = max(len(cells) for _, cells in (*header, *body))
+    names = [""] * width
+    for _, cells in header:
+        names = [f"{a} {b}" for a, b in zip(names, [*cells, *[""] * (width - len(cells))])]
+    number = header[0][0] if header else body[0][0]
+    rows = [Line(number, _table_line(names)), *(Line(n, _table_line(c)) for n, c in body)]
+    return Block("table", tuple(rows))
+
+
+def _table_line(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |"
 
 
 @dataclass(frozen=True, slots=True)

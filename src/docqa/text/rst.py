@@ -9,8 +9,9 @@ What becomes what:
   ``"text"`` blocks of their shown text (``docqa.text.rst_inline``);
 - literal blocks (after ``::``), doctest blocks (``>>>``) and code directives
   (``code-block``, ``doctest`` ...) -> ``"code"`` blocks, relative indentation kept;
-- grid and simple tables -> ``"table"`` blocks, one line per row, borders dropped and cells
-  separated by ``|``;
+- grid and simple tables, ``csv-table`` and ``list-table`` -> ``"table"`` blocks: a header
+  row, then a ``| a | b |`` line per row, a cell wrapped over several lines one cell
+  (``docqa.text.rst_tables``);
 - directives: their body is read as reStructuredText, their arguments shown after their
   label (``.. versionadded:: 3.2`` -> "Added in version 3.2"; ``.. function:: walk(top)`` ->
   "walk(top)"), their options (``:caption:``) dropped; those that show nothing of their own
@@ -41,6 +42,14 @@ from docqa.text.rst_inline import (
     inline_lines,
     inline_text,
 )
+from docqa.text.rst_tables import (
+    GRID_BORDER,
+    SIMPLE_BORDER,
+    csv_table,
+    grid_table,
+    list_table,
+    simple_table,
+)
 
 # the heading level of each title style met so far, (character, overlined) -> level; None in a
 # body where no title may stand (a directive's, a list item's)
@@ -56,9 +65,6 @@ _OPTION = re.compile(r":[\w][\w .-]*:(?:\s.*)?")
 _BULLET = re.compile(r"[-*+•‣⁃](?:\s+|$)")
 _ENUMERATED = re.compile(r"(?:\d+|#|[A-Za-z]|[ivxlcdm]+|[IVXLCDM]+)[.)]\s+|\((?:\d+|#|[a-z])\)\s+")
 _FIELD = re.compile(r":(?P<name>[^:\s](?:[^:]*?[^:\s])?):(?:\s+(?P<body>.*))?")
-_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+")
-_SIMPLE_BORDER = re.compile(r"=+(?: +=+)+|=+")
-_SIMPLE_RULE = re.compile(r"[-=]+(?: +[-=]+)*")
 # Sphinx's file-wide metadata fields (``:orphan:`` first on a page): settings, not text
 _PAGE_METADATA = frozenset({"orphan", "nocomments", "nosearch", "tocdepth"})
 
@@ -107,10 +113,11 @@ def _construct(lines: Lines, i: int, styles: Styles) -> Construct:
         return end
     if text == ".." or text.startswith(".. "):
         return (yield from _explicit(lines, i))
-    if _GRID_BORDER.fullmatch(text):
-        return (yield from _grid_table(lines, i))
-    if _SIMPLE_BORDER.fullmatch(text) and " " in text:
-        return (yield from _simple_table(lines, i))
+    if GRID_BORDER.fullmatch(text) or SIMPLE_BORDER.fullmatch(text) and " " in text:
+        found, end = (grid_table if text[0] == "+" else simple_table)(lines, i)
+        if found is not None:
+            yield found
+        return end
     if len(text) >= 4 and _ADORNMENT.fullmatch(text):  # a transition
         return i + 1
     item = _BULLET.match(text) or _ENUMERATED.match(text)
@@ -170,7 +177,8 @@ def _explicit(lines: Lines, i: int) -> Construct:
 
 
 def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Heading | Block]:
-    """One directive: its label and arguments as a line, its options dropped, its body read."""
+    """One directive: its label and arguments as a line, its body read; its options show
+    nothing (a table directive's say where its header is)."""
     name = found.group("name").lower().rsplit(":", 1)[-1]
     first = found.group("args") or ""
     if name in SILENT:
@@ -182,8 +190,10 @@ def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Headi
     arguments = [(number, first)]
     while body and body[0][1] and not _OPTION.fullmatch(body[0][1]):  # arguments go on
         arguments.append(body.pop(0))
+    options = {}  # by name: a table's (``:header-rows: 1``); the others show nothing
     while body and body[0][1] and _OPTION.fullmatch(body[0][1]):
-        body.pop(0)
+        option, value = body.pop(0)[1][1:].split(":", 1)
+        options[option.strip().lower()] = value
     if name in CODE:
         code = [(n, t) for n, t in dedent(body) if t]
         if code and name == "parsed-literal":  # a literal block whose inline markup is read
@@ -192,10 +202,10 @@ def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Headi
         if code:
             yield Block("code", tuple(Line(n, t) for n, t in code))
         return
-    if name == "csv-table":
-        rows = [Line(n, t.strip()) for n, t in body if t]
-        if rows:
-            yield Block("table", tuple(rows))
+    if name in ("csv-table", "list-table"):
+        table = (csv_table if name == "csv-table" else list_table)(dedent(body), options)
+        if table is not None:
+            yield table
         return
     shown = [(n, t) for n, t in arguments if t] if name not in HIDDEN_ARGUMENTS else []
     if name in LABELS:  # "Added in version 3.2", and ":" when text follows
@@ -264,49 +274,3 @@ def _line_block(lines: Lines, i: int) -> Construct:
     if shown:
         yield Block("text", shown)
     return end
-
-
-def _grid_table(lines: Lines, i: int) -> Construct:
-    """A grid table (``+---+---+`` borders, ``|`` between cells): one line per row line."""
-    end = i
-    while end < len(lines) and lines[end][1].startswith(("+", "|")):
-        end += 1
-    rows = []
-    for n, t in lines[i:end]:
-        if _GRID_BORDER.fullmatch(t):
-            continue
-        cells = [" ".join(c.split()) for c in t.strip("|").split("|")]
-        if any(cells):
-            rows.append(Line(n, " | ".join(cells)))
-    if rows:
-        yield Block("table", tuple(_inline_table(rows)))
-    return end
-
-
-def _simple_table(lines: Lines, i: int) -> Construct:
-    """A simple table (``=====  =====`` borders): one line per row, cells cut at the columns
-    of the top border; it ends at a border followed by a blank line or the end."""
-    border = lines[i][1]
-    columns = [m.span() for m in re.finditer(r"=+", border)]
-    end, rows = i + 1, []
-    while end < len(lines):
-        n, t = lines[end]
-        end += 1
-        if _SIMPLE_BORDER.fullmatch(t) and (end >= len(lines) or not lines[end][1]):
-            break
-        if not t or _SIMPLE_RULE.fullmatch(t):
-            continue
-        starts = [a for a, _ in columns[1:]]
-        cells = [t[a:b] for a, b in zip([0, *starts], [*starts, len(t)])]
-        rows.append(Line(n, " | ".join(" ".join(c.split()) for c in cells if c.strip())))
-    if rows:
-        yield Block("table", tuple(_inline_table(rows)))
-    return end
-
-
-def _inline_table(rows: list[Line]) -> Iterator[Line]:
-    """Table rows with each row's inline markup read (a row is one line, so no line is lost)."""
-    for row in rows:
-        shown = inline_lines([(row.number, row.text)])
-        if shown:
-            yield shown[0]
