@@ -233,6 +233,11 @@ def test_a_table_header_is_the_first_line_over_a_blank_one_unless_noheader() -> 
     assert shown("[%noheader]\n" + implicit)[0][1].startswith("|  |  |\n| Item | Weeks |")
     repeated = '[cols="3*"]\n|===\n|a |b\n|c\n\n|d |e |f\n|===\n'
     assert shown(repeated) == [("table", "|  |  |  |\n| a | b | c |\n| d | e | f |")]
+    # git's reftable.txt: an empty column spec is a column ("avg obj" was read into row 2)
+    empty_spec = (
+        '[cols=",>,>",options="header",]\n|===\n|format |size |avg\n|reflog |173 M |1209\n|===\n'
+    )
+    assert shown(empty_spec) == [("table", "| format | size | avg |\n| reflog | 173 M | 1209 |")]
     assert shown("|===\n|x \\| y |z\n|===\n") == [("table", "|  |  |\n| x \\| y | z |")]
 
 

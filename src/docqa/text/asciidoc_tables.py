@@ -56,7 +56,8 @@ def adoc_table(
 
 
 def _columns(attributes: str) -> int | None:
-    """The number of columns ``cols`` names (``"1,2"``: 2; ``"3*"``: 3; ``"2*,1"``: 3)."""
+    """The number of columns ``cols`` names (``"1,2"``: 2; ``"3*"``: 3; ``"2*,1"``: 3;
+    ``",>,>"``: 3, git's reftable pages)."""
     found = _COLS.search(attributes)
     if found is None:
         return None
@@ -64,10 +65,10 @@ def _columns(attributes: str) -> int | None:
     if spec.isdigit():
         return int(spec)
     total = 0
-    for part in (p.strip() for p in re.split(r"[,;]", spec) if p.strip()):
-        times = re.match(r"(\d+)\*", part)
+    for part in re.split(r"[,;]", spec):  # an empty spec is a column too (``",>,>"``: 3)
+        times = re.match(r"\s*(\d+)\*", part)
         total += int(times.group(1)) if times else 1
-    return total or None
+    return total
 
 
 def _cells(inner: Lines, separator: str) -> list[tuple[int, int, str]]:
