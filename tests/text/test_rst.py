@@ -268,6 +268,20 @@ def test_a_grid_cell_spanning_columns_is_one_and_no_equals_border_means_no_heade
     assert shown(grid) == [("table", "|  |  |\n| one | two |\n| both cells |")]
 
 
+def test_a_header_cell_over_sub_columns_spans_them() -> None:
+    # Python's typeobj.rst: "Info" over the columns O, T; the top border shows two columns
+    grid = (
+        "+------+-------+\n"
+        "| Slot | Info  |\n"
+        "|      +---+---+\n"
+        "|      | O | T |\n"
+        "+======+===+===+\n"
+        "| name | X |   |\n"
+        "+------+---+---+\n"
+    )
+    assert shown(grid) == [("table", "| Slot | Info O \\| T |  |\n| name | X |  |")]
+
+
 def test_a_simple_table_row_goes_on_where_its_first_column_is_blank() -> None:
     simple = (
         "=====  =================\n"

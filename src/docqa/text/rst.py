@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Iterator
 
-from docqa.text.documents import Block, Heading, Line, with_terms
+from docqa.text.documents import Block, Heading, Line, Row, table_block, with_terms
 from docqa.text.numbered_lines import Lines, dedent, indent, numbered
 from docqa.text.rst_inline import (
     ADMONITIONS,
@@ -114,9 +114,8 @@ def _construct(lines: Lines, i: int, styles: Styles) -> Construct:
     if text == ".." or text.startswith(".. "):
         return (yield from _explicit(lines, i))
     if GRID_BORDER.fullmatch(text) or SIMPLE_BORDER.fullmatch(text) and " " in text:
-        found, end = (grid_table if text[0] == "+" else simple_table)(lines, i)
-        if found is not None:
-            yield found
+        rows, end = (grid_table if text[0] == "+" else simple_table)(lines, i)
+        yield from _table(*rows)
         return end
     if len(text) >= 4 and _ADORNMENT.fullmatch(text):  # a transition
         return i + 1
@@ -203,9 +202,9 @@ def _directive(found: re.Match[str], number: int, body: Lines) -> Iterator[Headi
             yield Block("code", tuple(Line(n, t) for n, t in code))
         return
     if name in ("csv-table", "list-table"):
-        table = (csv_table if name == "csv-table" else list_table)(dedent(body), options)
-        if table is not None:
-            yield table
+        yield from _table(
+            *(csv_table if name == "csv-table" else list_table)(dedent(body), options)
+        )
         return
     shown = [(n, t) for n, t in arguments if t] if name not in HIDDEN_ARGUMENTS else []
     if name in LABELS:  # "Added in version 3.2", and ":" when text follows
@@ -274,3 +273,21 @@ def _line_block(lines: Lines, i: int) -> Construct:
     if shown:
         yield Block("text", shown)
     return end
+
+
+def _table(header: list[Row], body: list[Row]) -> Iterator[Block]:
+    """A table of cells given as source text: each cell read as reStructuredText (a cell may
+    hold a list or a directive: Python's ``.. line-block::`` in a type's table), the blocks of
+    one cell run together."""
+    table = table_block(_read_cells(header), _read_cells(body))
+    if table is not None:
+        yield table
+
+
+def _read_cells(rows: list[Row]) -> list[Row]:
+    return [(n, [_cell(text) for text in cells]) for n, cells in rows]
+
+
+def _cell(text: str) -> str:
+    items = _body(dedent(numbered(text)), None) if text.strip() else ()
+    return " ".join(item.text for item in items if isinstance(item, Block))

@@ -1,9 +1,8 @@
-"""reStructuredText's tables as ``"table"`` blocks: a header row, then one line per row.
-
-Every table, whatever its source form, is written as the other readers write one
-(``| cell | cell |``, the first line the header), so the answer reads each row as one sentence
-naming its columns (:func:`docqa.models.blocks.table_rows`: ``Target Type: LIBRARY; Built-In
-Default: lib``):
+"""reStructuredText's tables as their rows of cells' source text; the reader reads each cell
+as reStructuredText and writes the table as every reader does
+(:func:`docqa.text.documents.table_block`: a header row, then ``| cell | cell |`` a row), so
+the answer reads each row as one sentence naming its columns
+(:func:`docqa.models.blocks.table_rows`: ``Target Type: LIBRARY; Built-In Default: lib``).
 
 - a grid table (``+---+`` borders, ``|`` between cells): a row is every line between two
   borders, each cell's lines joined (a cell wrapped over three lines is one cell); cells a
@@ -16,45 +15,39 @@ Default: lib``):
   or a line break), its header from ``:header:`` or its first ``:header-rows:`` rows;
 - ``.. list-table::``: a list of rows, each a list of cells; ``:header-rows:`` as for CSV.
 
-A table with no header row gets one of empty cells (``|  |  |``), as the HTML readers write
-it, so its first row is read as data. A ``|`` inside a cell is written ``\\|``. Each cell's
-inline markup is read whole, across the source lines it spans. Pure functions.
+Pure functions.
 """
 
 from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from itertools import pairwise
 
-from docqa.text.documents import Block, Row, table_block
+from docqa.text.documents import Row
 from docqa.text.numbered_lines import Lines, dedent, indent
-from docqa.text.rst_inline import inline_text
 
 GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+")
 SIMPLE_BORDER = re.compile(r"=+(?: +=+)+|=+")
 _SIMPLE_RULE = re.compile(r"[-=]+(?: +[-=]+)*")
+_INNER_BORDER = re.compile(r"[-=+]*[-=][-=+]*")
 _LIST_ITEM = re.compile(r"[*+-](?: +|$)")
 _DELIMITERS = {"tab": "\t", "space": " "}
 
 
-def table(header: Sequence[Row], body: Sequence[Row]) -> Block | None:
-    """The table of ``header`` and ``body`` rows (:func:`~docqa.text.documents.table_block`),
-    each cell's markup read."""
-    return table_block(_read(header), _read(body))
+Table = tuple[list[Row], list[Row]]
+"""A table's header rows (none, one or more, merged when written) and body rows."""
 
 
-def _read(rows: Sequence[Row]) -> list[Row]:
-    return [(n, [inline_text(c) for c in cells]) for n, cells in rows]
-
-
-def grid_table(lines: Lines, i: int) -> tuple[Block | None, int]:
+def grid_table(lines: Lines, i: int) -> tuple[Table, int]:
     """The grid table whose top border is line ``i``, and the line after it."""
     end = i
     while end < len(lines) and lines[end][1].startswith(("+", "|")):
         end += 1
-    edges = [m.start() for m in re.finditer(r"\+", lines[i][1])]
+    # a column's edge is a "+" in any border (a cell's sub-columns show only in the later ones)
+    borders = (t for _, t in lines[i:end] if GRID_BORDER.fullmatch(t))
+    edges = sorted({m.start() for t in borders for m in re.finditer(r"\+", t)})
     header: list[Row] = []
     rows: list[Row] = []
     group: Lines = []
@@ -69,26 +62,28 @@ def grid_table(lines: Lines, i: int) -> tuple[Block | None, int]:
             header, rows = rows, []
     if group:  # no closing border: the lines read so far are a row
         rows.append(_grid_row(group, edges))
-    return table(header, rows), end
+    return (header, rows), end
 
 
 def _grid_row(group: Lines, edges: list[int]) -> Row:
     """The cells of a grid table's row (its lines ``group``), cut at each inner column edge
-    where every line has a ``|`` (elsewhere a cell spans the edge); the last cell runs to the
-    line's end, its closing ``|`` dropped."""
+    where every line has a ``|`` or ``+`` (elsewhere a cell spans the edge); the last cell runs
+    to the line's end, its closing ``|`` dropped; a border inside a cell (``+---+---+`` under a
+    header cell over sub-columns) is no text."""
     width = max(edges[-1] + 1, *(len(t) for _, t in group))
     padded = [t.ljust(width) for _, t in group]
-    cuts = [edges[0], *(e for e in edges[1:-1] if all(t[e] == "|" for t in padded)), width]
+    cuts = [edges[0], *(e for e in edges[1:-1] if all(t[e] in "|+" for t in padded)), width]
 
     def cell(t: str, a: int, b: int) -> str:
         text = t[a + 1 : b].rstrip()
-        return (text.removesuffix("|") if b == width else text).strip()
+        text = (text.removesuffix("|") if b == width else text).strip()
+        return "" if _INNER_BORDER.fullmatch(text) else text
 
     cells = ["\n".join(cell(t, a, b) for t in padded).strip() for a, b in pairwise(cuts)]
     return group[0][0], cells
 
 
-def simple_table(lines: Lines, i: int) -> tuple[Block | None, int]:
+def simple_table(lines: Lines, i: int) -> tuple[Table, int]:
     """The simple table whose top border is line ``i``, and the line after it: it ends at a
     border followed by a blank line or the end."""
     starts = [m.start() for m in re.finditer(r"=+", lines[i][1])]
@@ -112,7 +107,7 @@ def simple_table(lines: Lines, i: int) -> tuple[Block | None, int]:
             rows[-1] = (rows[-1][0], [f"{a}\n{b}".strip() for a, b in zip(rows[-1][1], cells)])
         else:
             rows.append((n, cells))
-    return table(header, rows), end
+    return (header, rows), end
 
 
 def header_rows(options: dict[str, str]) -> int:
@@ -121,9 +116,9 @@ def header_rows(options: dict[str, str]) -> int:
     return int(value) if value.isdigit() else 0
 
 
-def csv_table(body: Lines, options: dict[str, str]) -> Block | None:
-    """A ``csv-table`` directive's table (its body dedented, its options by name); None for one
-    whose data is in another file (``:file:``, ``:url:``) or empty."""
+def csv_table(body: Lines, options: dict[str, str]) -> Table:
+    """A ``csv-table`` directive's table (its body dedented, its options by name); no rows for
+    one whose data is in another file (``:file:``, ``:url:``)."""
     delimiter = options.get("delim", ",").strip() or ","
     delimiter = _DELIMITERS.get(delimiter, delimiter[0])
     rows = _csv_rows([(n, t) for n, t in body if t.strip()], delimiter)
@@ -133,7 +128,7 @@ def csv_table(body: Lines, options: dict[str, str]) -> Block | None:
     else:
         count = header_rows(options)
         header, rows = rows[:count], rows[count:]
-    return table(header, rows)
+    return header, rows
 
 
 def _csv_rows(lines: Lines, delimiter: str) -> list[Row]:
@@ -149,13 +144,13 @@ def _csv_rows(lines: Lines, delimiter: str) -> list[Row]:
     return out
 
 
-def list_table(body: Lines, options: dict[str, str]) -> Block | None:
+def list_table(body: Lines, options: dict[str, str]) -> Table:
     """A ``list-table`` directive's table: its body (dedented) a list of rows, each a list of
     cells."""
     rows = [(n, [_joined(cell) for _, cell in _items(row)]) for n, row in _items(body)]
     rows = [(n, cells) for n, cells in rows if cells]
     count = header_rows(options)
-    return table(rows[:count], rows[count:])
+    return rows[:count], rows[count:]
 
 
 def _items(lines: Lines) -> Iterator[tuple[int, Lines]]:
