@@ -39,14 +39,17 @@ cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except
     return False
 
 
-# docqa.text.html_reference._NAV_CLASSES (on the elements _NAV_CONTAINERS: class names that mark
+# docqa.text.html_chrome.NAV_CLASSES (on the elements NAV_CONTAINERS: class names that mark
 # navigation where documentation generators put it, DocBook's div.navheader / table.nav,
 # gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
-# tables of contents, Doxygen's hidden tooltips div.ttc) and _CHROME_CLASSES (on a div outside the page's marked content, as the
-# header and footer elements: Texinfo's bars)
+# tables of contents, Doxygen's hidden tooltips div.ttc, a book's index) and _CHROME_CLASSES
+# (on a div outside the page's marked content, as the header and footer elements: Texinfo's
+# bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
     "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc",
+    "indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky", "index-pg",
+    "index-tp",
 })
 _CHROME_CLASSES = frozenset({"header", "footer"})
 # docqa.text.html_reference._ADMONITION_CLASSES (on a div: a heading inside is a label)
@@ -74,7 +77,11 @@ cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept 
         or _same_ci(s, a, b, b"subnav") or _same_ci(s, a, b, b"breadcrumb")
         or _same_ci(s, a, b, b"breadcrumbs") or _same_ci(s, a, b, b"toc")
         or _same_ci(s, a, b, b"nav-panel") or _same_ci(s, a, b, b"mini-toc")
-        or _same_ci(s, a, b, b"ttc")
+        or _same_ci(s, a, b, b"ttc") or _same_ci(s, a, b, b"indexdiv")
+        or _same_ci(s, a, b, b"indextable") or _same_ci(s, a, b, b"index-cp")
+        or _same_ci(s, a, b, b"index-fn") or _same_ci(s, a, b, b"index-vr")
+        or _same_ci(s, a, b, b"index-ky") or _same_ci(s, a, b, b"index-pg")
+        or _same_ci(s, a, b, b"index-tp")
     )
 
 

@@ -217,6 +217,26 @@ FFMPEG = """<dl compact="compact">
 </dl>"""
 
 
+def test_a_books_index_is_navigation_not_text() -> None:
+    # PostgreSQL's bookindex.html (DocBook), Python's genindex-A.html (Sphinx), libffi's
+    # Index.html (Texinfo): lists of words linking to the sections that hold them, which a
+    # question's words matched ("ignore_checksum_failure configuration parameter, Developer
+    # Options, ...") before the sections themselves
+    page = (
+        '<h1>Index</h1><div class="indexdiv"><h3>A</h3><dl><dt>ALTER TABLE, '
+        '<a class="indexterm" href="sql-altertable.html">ALTER TABLE</a></dt></dl></div>'
+        '<table class="indextable"><tr><td><a href="f.html#abs">abs()</a></td></tr></table>'
+        '<table class="index-cp"><tr><td><a href="c.html">closure</a></td></tr></table>'
+        # the letters over an index: Texinfo's "Jump to:" table, DocBook's quick links
+        '<table><tr><th>Jump to:</th><td><a href="#A">A</a> <a href="#C">C</a> '
+        '<a href="#F">F</a></td></tr></table><p><a href="#s">Symbols</a> | <a href="#a">A</a> | '
+        '<a href="#b">B</a> | <a href="#c">C</a></p>'
+        "<p>Body text.</p><p>A B</p><pre>X Y Z</pre>"
+    )
+    for fast in (True, False):
+        assert texts(parse_html(page, fast=fast)[1]) == "Index\nBody text.\nA B\nX Y Z"
+
+
 def test_a_term_that_asks_a_question_takes_no_colon_after_it() -> None:
     # git's FAQ (gitfaq.html): "How do I change it?" over its answer, read "How do I change it?:"
     faq = (

@@ -31,7 +31,8 @@ BlockKind = Literal["text", "table", "code"]
 # 7: an HTML table with no header row gets one of empty cells (its first row is data).
 # 8: reStructuredText's tables (grid, simple, csv-table, list-table) written as ``| a | b |``
 # under their header, a grid cell's lines one cell; AsciiDoc's tables grouped into rows by their
-# columns; a definition's term ending in "?" or "!" takes no colon (a FAQ's question).
+# columns; a definition's term ending in "?" or "!" takes no colon (a FAQ's question); a book's
+# index in HTML (DocBook's, Sphinx's, Texinfo's) dropped as navigation.
 READERS = 8
 
 

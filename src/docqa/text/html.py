@@ -30,7 +30,8 @@ What becomes what:
   ``navigation``, ``navheader``, ``navfooter``, ``navbar``, ``navpath``, ``nav-panel``,
   ``topNav``, ``breadcrumbs``, ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and
   tables of contents, Texinfo's, Doxygen's and Javadoc's bars; ``ttc``, Doxygen's hidden
-  tooltips of the symbols in a code example) or whose id names a table of
+  tooltips of the symbols in a code example; ``indexdiv``, ``indextable``, ``index-cp``...:
+  a book's index, DocBook's, Sphinx's and Texinfo's) or whose id names a table of
   contents (``toc``, ``table-of-contents``, ``table_of_contents``: npm's), ``button`` (a control's label: the "copy" of
   every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
   permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs
@@ -158,7 +159,21 @@ def _scan(
     lists' terms with their definitions (:func:`define_terms`) and a ``<pre>`` holding a page
     of text read as text (:func:`pages_in_pre`)."""
     title, h1, items, terms, definitions = _read(text, first_line, content_only, fast=fast)
+    items = [i for i in items if not _letter_bar(i)]
     return title, h1, pages_in_pre(define_terms(items, terms, definitions))
+
+
+_BAR_WORDS = frozenset({"jump", "to:", "symbols"})
+
+
+def _letter_bar(item: Heading | Block) -> bool:
+    """Whether ``item`` is the row of letters over a book's index (Texinfo's "Jump to: A C F
+    V", DocBook's "Symbols | A | B ...", Sphinx's "_ | A | B ..."): links to the index's
+    parts, navigation as the index is."""
+    if not isinstance(item, Block) or item.kind == "code":
+        return False
+    words = [w for w in item.text.replace("|", " ").split() if w.lower() not in _BAR_WORDS]
+    return len(words) >= 3 and all(len(w) == 1 and (w.isupper() or w == "_") for w in words)
 
 
 PRE_PAGE_LINES = 100

@@ -22,13 +22,17 @@ SITE_CHROME = frozenset({"header", "footer"})
 # class names that mark navigation, on the elements documentation generators put it in
 # (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
 # Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents),
-# and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip);
-# compared lower-cased, token by token
+# and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip), and a
+# book's index, a list of links to the sections that hold its words (DocBook's and gtk-doc's
+# div.indexdiv, PostgreSQL's bookindex.html; Sphinx's table.indextable, its general and module indexes; Texinfo's
+# table.index-cp and its other indexes); compared lower-cased, token by token
 NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
         *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
         "ttc",
+        *("indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky"),
+        *("index-pg", "index-tp"),
     }
 )
 NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
