@@ -14,6 +14,7 @@ from docqa.text import load_path, parse_document
 from docqa.text.asciidoc import asciidoc_items
 from docqa.text.asciidoc_detect import looks_like_asciidoc
 from docqa.text.asciidoc_inline import inline_text, section_id, substitute
+from docqa.text.asciidoc_tables import MAX_COLUMNS
 from docqa.text.documents import Block, Heading
 from docqa.text.loaders import find_files
 
@@ -239,6 +240,11 @@ def test_a_table_header_is_the_first_line_over_a_blank_one_unless_noheader() -> 
     )
     assert shown(empty_spec) == [("table", "| format | size | avg |\n| reflog | 173 M | 1209 |")]
     assert shown("|===\n|x \\| y |z\n|===\n") == [("table", "|  |  |\n| x \\| y | z |")]
+    # a letter right after a "|" is a cell, not the next cell's style ("a|")
+    assert shown("|===\n|a|b\n\n|c|d\n|===\n") == [("table", "| a | b |\n| c | d |")]
+    # a copy count or a column count past MAX_COLUMNS reads no wider (no table of 10^8 cells)
+    [(_, huge)] = shown('[cols="99999999*"]\n|===\n99999999*|a\n|===\n')
+    assert huge.split("\n")[1].count("| a") == MAX_COLUMNS
 
 
 @pytest.mark.parametrize(

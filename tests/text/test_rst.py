@@ -328,6 +328,8 @@ def test_csv_and_list_tables_take_their_header_from_their_options() -> None:
     ]
     assert shown(list_table) == [("table", "\n".join(rows))]
     assert shown(".. list-table::\n\n   * - a\n     - b\n") == [("table", "|  |  |\n| a | b |")]
+    # a CSV table whose data is in another file shows nothing docqa reads: no table, no header
+    assert shown('.. csv-table::\n   :header: "a", "b"\n   :file: loans.csv\n') == []
 
 
 def test_a_table_row_reads_as_a_sentence_naming_its_columns() -> None:

@@ -26,7 +26,9 @@ from docqa.text.numbered_lines import Lines
 # a cell's specifier: duplication (3*) or span (2+, .2+, 2.3+), alignment, style
 _SPEC = r"(?:(?P<times>\d+)\*|(?P<span>\d+)?(?:\.\d+)?\+)?(?:[<^>]?(?:\.[<^>])?)?[adehlmsv]?"
 _CELL_SPEC = re.compile(_SPEC)
-_CELL_SPEC_END = re.compile(r"(?:^|[ \t]+)" + _SPEC + "$")
+_CELL_SPEC_END = re.compile(r"[ \t]+" + _SPEC + "$")  # "|a|b" is two cells, not a spec
+# at most this many columns, and copies of a cell (``3*|``): a table wider is not read wider
+MAX_COLUMNS = 100
 _COLS = re.compile(r"""(?:^|,)\s*cols\s*=\s*(?:"([^"]*)"|'([^']*)'|([^,\s]*))""")
 _HEADER = re.compile(r"(?:^|,)\s*(?:options|opts)\s*=\s*[\"']?[^\"']*\bheader\b|%header")
 
@@ -63,12 +65,12 @@ def _columns(attributes: str) -> int | None:
         return None
     spec = next(g for g in found.groups() if g is not None).strip()
     if spec.isdigit():
-        return int(spec)
+        return min(int(spec), MAX_COLUMNS) or None
     total = 0
     for part in re.split(r"[,;]", spec):  # an empty spec is a column too (``",>,>"``: 3)
         times = re.match(r"\s*(\d+)\*", part)
         total += int(times.group(1)) if times else 1
-    return total
+    return min(total, MAX_COLUMNS)
 
 
 def _cells(inner: Lines, separator: str) -> list[tuple[int, int, str]]:
@@ -91,7 +93,7 @@ def _cells(inner: Lines, separator: str) -> list[tuple[int, int, str]]:
             body = piece[: after.start()] if after is not None else piece
             assert spec is not None  # every specifier pattern matches ""
             span = int(spec.group("span") or 1) if spec.group(0).endswith("+") else 1
-            times = int(spec.group("times") or 1)
+            times = min(int(spec.group("times") or 1), MAX_COLUMNS)
             cells += [(number, span, body.replace(f"\\{separator}", separator))] * times
             spec = after if after is not None else _CELL_SPEC.fullmatch("")
     return cells

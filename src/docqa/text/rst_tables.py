@@ -118,13 +118,15 @@ def header_rows(options: dict[str, str]) -> int:
 
 def csv_table(body: Lines, options: dict[str, str]) -> Table:
     """A ``csv-table`` directive's table (its body dedented, its options by name); no rows for
-    one whose data is in another file (``:file:``, ``:url:``)."""
+    one whose data is in another file."""
     delimiter = options.get("delim", ",").strip() or ","
     delimiter = _DELIMITERS.get(delimiter, delimiter[0])
     rows = _csv_rows([(n, t) for n, t in body if t.strip()], delimiter)
+    if not rows:  # its data in another file (``:file:``, ``:url:``), not read
+        return [], []
     given = options.get("header", "").strip()
     if given:
-        header = [(rows[0][0] if rows else 0, _csv_rows([(0, given)], ",")[0][1])]
+        header = [(rows[0][0], _csv_rows([(rows[0][0], given)], ",")[0][1])]
     else:
         count = header_rows(options)
         header, rows = rows[:count], rows[count:]
