@@ -80,9 +80,10 @@ NO_COLON = (":", ".", ";", ",", "?", "!")
 
 def defined(terms: Sequence[Block], definition: Block) -> Block:
     """One block of a definition list's ``terms`` (text blocks: their text joined with ``", "``
-    unless one ends in ``,`` or ``;``, at the first one's line) and the first paragraph of their ``definition``: ``"-y (global):
-    Overwrite ..."``. A term ending in one of :data:`NO_COLON` takes no colon after it; a term and its
-    definition on one source line share one ``Line``, so the lines stay in source order."""
+    unless one ends in ``,`` or ``;``, at the first one's line) and the first paragraph of
+    their ``definition``: ``"-y (global): Overwrite ..."``. A term ending in one of
+    :data:`NO_COLON` takes no colon after it; a term and its definition on one source line
+    share one ``Line``, so the lines stay in source order."""
     head = terms[0].text
     for term in terms[1:]:  # Graphviz's "<dt>svg</dt>,<dt>svgz</dt>": no second comma
         head += f" {term.text}" if head.endswith((",", ";")) else f", {term.text}"

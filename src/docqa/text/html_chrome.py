@@ -24,8 +24,9 @@ SITE_CHROME = frozenset({"header", "footer"})
 # Javadoc's div.topNav, Bootstrap's ul.nav; DocBook's div.toc, a page's table of contents),
 # and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip), and a
 # book's index, a list of links to the sections that hold its words (DocBook's and gtk-doc's
-# div.indexdiv, PostgreSQL's bookindex.html; Sphinx's table.indextable, its general and module indexes; Texinfo's
-# table.index-cp and its other indexes); compared lower-cased, token by token
+# div.indexdiv, PostgreSQL's bookindex.html; Sphinx's table.indextable, its general and
+# module indexes; Texinfo's table.index-cp and its other indexes); compared lower-cased,
+# token by token
 NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
