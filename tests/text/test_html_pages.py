@@ -235,6 +235,11 @@ def test_a_books_index_is_navigation_not_text() -> None:
     )
     for fast in (True, False):
         assert texts(parse_html(page, fast=fast)[1]) == "Index\nBody text.\nA B\nX Y Z"
+    # a definition list after the letters keeps its terms with their definitions (the terms
+    # are found by their place among the page's blocks, before any is dropped)
+    terms = "<p>Symbols | A | B | C</p><dl><dt>-y</dt><dd><p>Overwrite.</p></dd><dt>-n</dt><dd><p>Never.</p></dd></dl>"
+    for fast in (True, False):
+        assert texts(parse_html(terms, fast=fast)[1]) == "-y: Overwrite.\n-n: Never."
 
 
 def test_a_term_that_asks_a_question_takes_no_colon_after_it() -> None:

@@ -159,8 +159,9 @@ def _scan(
     lists' terms with their definitions (:func:`define_terms`) and a ``<pre>`` holding a page
     of text read as text (:func:`pages_in_pre`)."""
     title, h1, items, terms, definitions = _read(text, first_line, content_only, fast=fast)
-    items = [i for i in items if not _letter_bar(i)]
-    return title, h1, pages_in_pre(define_terms(items, terms, definitions))
+    # letter bars go after the terms are joined: ``terms`` and ``definitions`` index ``items``
+    items = define_terms(items, terms, definitions)
+    return title, h1, pages_in_pre([i for i in items if not _letter_bar(i)])
 
 
 _BAR_WORDS = frozenset({"jump", "to:", "symbols"})
