@@ -355,15 +355,20 @@ cdef class _Page:
         return 0
 
     cdef int close_cell(self) except -1:
+        cdef Py_ssize_t i
         if self.in_cell and self.in_row:
-            _hreserve(&self.row_b, self.cell_b.n + 5)
+            _hreserve(&self.row_b, 2 * self.cell_b.n + 5)  # a "|" in the cell: \|
             if self.row_cells:
                 self.row_b.d[self.row_b.n] = 32
                 self.row_b.d[self.row_b.n + 1] = 124
                 self.row_b.d[self.row_b.n + 2] = 32
                 self.row_b.n += 3
-            memcpy(self.row_b.d + self.row_b.n, self.cell_b.d, self.cell_b.n * sizeof(uint32_t))
-            self.row_b.n += self.cell_b.n
+            for i in range(self.cell_b.n):
+                if self.cell_b.d[i] == 124:
+                    self.row_b.d[self.row_b.n] = 92
+                    self.row_b.n += 1
+                self.row_b.d[self.row_b.n] = self.cell_b.d[i]
+                self.row_b.n += 1
             self.row_cells += 1
             self.row_any = self.row_any or self.cell_b.n > 0
         self.in_cell = False

@@ -163,7 +163,8 @@ cdef class _Walker:
         elif name == "TableCell":
             self.cells.append(" ".join([x.text for x in self.lines()]))
         elif (name == "TableHead" or name == "TableRow") and self.in_table:
-            self.rows.append(_line(self.row_line, "| " + " | ".join(self.cells) + " |"))
+            row = " | ".join([c.replace("|", "\\|") for c in self.cells])  # "|" in a cell: \|
+            self.rows.append(_line(self.row_line, "| " + row + " |"))
         elif name == "Table" and self.in_table:
             self.items.append(_block("table", tuple(self.rows)))
             self.in_table = False

@@ -340,7 +340,8 @@ cdef class _Walk:
             self.cells.append(_normal(self.buf, self.length))
             self.header_cells += kind == MD_BLOCK_TH
         elif kind == MD_BLOCK_TR:
-            self.rows.append((self.row, "| " + " | ".join(self.cells) + " |"))
+            row = " | ".join([c.replace("|", "\\|") for c in self.cells])  # "|" in a cell: \|
+            self.rows.append((self.row, "| " + row + " |"))
         elif kind == MD_BLOCK_TABLE:
             return self.end_table()
         elif kind == MD_BLOCK_CODE:

@@ -9,10 +9,11 @@ stays a citation). Other brackets are text: syntax synopses (``[option...]``), a
 ``[ RECORD 1 ]``, links whose text is not an id.
 
 **Support** is lexical and says so: a claim is supported by a cited passage when the passage
-holds at least :data:`MIN_SUPPORT` of the claim's distinct content words (stop words dropped,
-plurals folded, the ids themselves left out). A claim with no content words is supported. It
-catches a citation pinned on a passage that does not say what the sentence says; it does not
-prove that the passage *means* it (a negation holds the same words).
+(its title and text) holds at least :data:`MIN_SUPPORT` of the claim's distinct content words
+(stop words dropped, plurals folded, the ids themselves left out). A claim with no content
+words is supported. It catches a citation pinned on a passage that does not say what the
+sentence says; it does not prove that the passage *means* it (a negation holds the same
+words).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from collections.abc import Sequence
 
 from docqa.text.tokenize import content_words
-from docqa.types import Claim, Hit
+from docqa.types import Chunk, Claim, Hit
 
 MIN_SUPPORT = 0.5
 """Share of a claim's content words its cited passage must hold to support it."""
@@ -73,6 +74,12 @@ def not_retrieved(cited: Sequence[str], hits: Sequence[Hit]) -> tuple[str, ...]:
     return tuple(cid for cid in cited if cid not in retrieved)
 
 
+def said(chunk: Chunk) -> str:
+    """What a passage says, as the model reads it: its title (the heading path, which the
+    extractive reply names a quote by) over its text."""
+    return f"{chunk.title}\n{chunk.text}"
+
+
 def holds(passage: str, claim: str) -> bool:
     """Whether ``passage`` holds at least :data:`MIN_SUPPORT` of ``claim``'s content words."""
     wanted = content_words(claim)
@@ -83,7 +90,7 @@ def claims(text: str, passages: Sequence[Hit]) -> tuple[Claim, ...]:
     """The cited claims of answer ``text`` judged against ``passages`` (the hits the model
     read, by id). Text after the last citation cites nothing and is not a claim; citations
     that follow each other without text between them belong to the same claim."""
-    by_id = {h.id: h.chunk.text for h in passages if h.chunk is not None}
+    by_id = {h.id: said(h.chunk) for h in passages if h.chunk is not None}
     out: list[tuple[str, list[str]]] = []
     start = 0
     for begin, end, ids in _citations(text):

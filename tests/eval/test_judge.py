@@ -24,7 +24,8 @@ TEXT = {
 
 def hit(cid: str) -> Hit:
     text = TEXT[cid]
-    c = Chunk(cid, cid, ("T",), "x.md", 0, 1, 1, text, hashlib.sha256(text.encode()).hexdigest())
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    c = Chunk(cid, cid, ("Loans", "Loan periods"), "x.md", 0, 1, 1, text, digest)
     return Hit(0, cid, cid, 1.0, chunk=c)
 
 
@@ -64,6 +65,9 @@ def test_overlap() -> None:
     half = overlap(answer("Books borrowed forever, free snacks [loans#periods]", cited, cited))
     assert 0.0 < half < 1.0
     assert overlap(answer("Uncited words", (), cited)) == 0.0
+    # the passage's title is what it says too: an extractive reply names its quote by it
+    named = "Loan periods: Books may be borrowed for 21 days [loans#periods]"
+    assert overlap(answer(named, cited, cited)) == 1.0
 
 
 class Fixed:

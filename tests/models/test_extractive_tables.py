@@ -83,6 +83,7 @@ def test_each_quoted_row_has_a_line_of_its_own() -> None:
     chosen = units(passage, 0)
     assert [u.row for u in chosen] == [False, True, True]
     assert quote(chosen, [passage]) == (
-        "Options of init follow.\n--append-only; create an append-only repository.\n"
+        "borg init: Options of init follow.\n"  # the run opens with its passage's heading
+        "--append-only; create an append-only repository.\n"
         "--storage-quota QUOTA; Set the quota of the new repository. [usage/init#borg-init]"
     )

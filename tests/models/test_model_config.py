@@ -23,8 +23,8 @@ from docqa.prompt import REFUSAL, build_prompt
 from docqa.types import Chunk, Hit, Prompt, Usage
 
 
-def hit(chunk_id: str, text: str, row: int = 0) -> Hit:
-    chunk = Chunk(chunk_id, chunk_id, (chunk_id,), "doc.md", row, 1, 1, text, "0" * 64)
+def hit(chunk_id: str, text: str, row: int = 0, heading: str = "Library") -> Hit:
+    chunk = Chunk(chunk_id, chunk_id, (heading,), "doc.md", row, 1, 1, text, "0" * 64)
     return Hit(row=row, id=chunk_id, section=chunk_id, score=1.0, chunk=chunk)
 
 
@@ -128,19 +128,20 @@ def test_fake_model_plays_back_pieces_records_prompts_and_runs_out() -> None:
 
 def test_extractive_model_picks_the_best_sentence_across_passages() -> None:
     hits = [
-        hit("a#one", "Cats sleep a lot. The library opens at nine."),
+        hit("a#one", "Cats sleep a lot. The library opens at nine.", heading="Pets"),
         hit("b#two", "Library cards are free.\n\nThe library opens at nine on weekdays.", 1),
     ]
     prompt = build_prompt("When does the library open on weekdays?", hits)
     text = complete(ExtractiveModel(), prompt).text
-    # the best sentence, then the next best ones up to three, in the order of the prompt
+    # the best sentence, then the next best ones up to three, in the order of the prompt, each
+    # run opened by its section's heading unless it says it ("Library" is said in b#two's)
     assert text == (
-        "The library opens at nine. [a#one] "
+        "Pets: The library opens at nine. [a#one] "
         "Library cards are free. The library opens at nine on weekdays. [b#two]"
     )
     tie = build_prompt("library open?", hits)
     assert complete(ExtractiveModel(), tie).text == (
-        "The library opens at nine. [a#one] "
+        "Pets: The library opens at nine. [a#one] "
         "Library cards are free. The library opens at nine on weekdays. [b#two]"
     )
     assert complete(ExtractiveModel(), build_prompt("zebras?", hits)).text == REFUSAL

@@ -413,3 +413,22 @@ def test_the_answer_reads_each_row_of_a_table_with_no_header_as_its_cells() -> N
         "Default: 5",
         "Context: server",
     ]
+
+
+def test_a_pipe_inside_a_cell_is_written_escaped_and_read_back_as_one_cell() -> None:
+    from docqa.models.units import sentences
+
+    page = (
+        "<h1>Redirection</h1><table><tr><th>Form</th><th>Effect</th></tr>"
+        "<tr><td><code>a | b</code></td><td>pipes a into b</td></tr>"
+        "<tr><td>||</td><td>or</td></tr></table>"
+    )
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        tables = [[ln.text for ln in i.lines] for i in items if getattr(i, "kind", "") == "table"]
+        assert tables == [["| Form | Effect |", "| a \\| b | pipes a into b |", "| \\|\\| | or |"]]
+    document = parse_document("shell.html", page)
+    assert list(sentences(document.sections[0].text)) == [
+        "Form: a | b; Effect: pipes a into b",
+        "Form: ||; Effect: or",
+    ]

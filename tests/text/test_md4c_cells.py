@@ -47,3 +47,31 @@ def test_md4c_reads_any_two_rows_as_markdown_it_or_hands_them_back(one: str, two
     text = "| a | b |\n|---|---|\n" + one + "\n" + two + "\n"
     found = walk_md4c(text)
     assert found is None or found == parse_markdown(text)[1]
+
+
+PIPE_IN_CELLS = (
+    "| Operator | Meaning |\n|---|---|\n| `a \\| b` | union |\n| x \\| y | either \\| or |\n"
+)
+
+
+def test_a_pipe_inside_a_cell_is_written_escaped_on_every_path() -> None:
+    from docqa.text.markdown_fast import walk_pyromark
+
+    want = ["| Operator | Meaning |", "| a \\| b | union |", "| x \\| y | either \\| or |"]
+    reference = parse_markdown(PIPE_IN_CELLS)[1]
+    assert [line.text for line in reference[0].lines] == want  # type: ignore[union-attr]
+    assert walk_pyromark(PIPE_IN_CELLS) == reference
+    md4c = walk_md4c(PIPE_IN_CELLS.replace("`a \\| b`", "a \\| b"))  # md4c hands code spans back
+    assert md4c == parse_markdown(PIPE_IN_CELLS.replace("`a \\| b`", "a \\| b"))[1]
+    assert md4c is not None and md4c[0].lines[2].text == "| x \\| y | either \\| or |"  # type: ignore[union-attr]
+
+
+def test_the_answer_reads_a_cell_holding_a_pipe_as_one_cell() -> None:
+    from docqa.models.units import sentences
+    from docqa.text import parse_document
+
+    document = parse_document("ops.md", "# Operators\n\n" + PIPE_IN_CELLS)
+    assert list(sentences(document.sections[0].text)) == [
+        "Operator: a | b; Meaning: union",
+        "Operator: x | y; Meaning: either | or",
+    ]

@@ -6,8 +6,8 @@ the question and the answer, and must reply ``yes`` (every claim is stated in th
 ``no``. Its first word decides; anything else counts as not supported and is tallied as unclear.
 
 The overlap check needs no model: the share of the answer's content words (stop words dropped,
-plurals folded, citation brackets removed) found in the cited passages. An extractive answer
-scores 1.0; words from nowhere lower it.
+plurals folded, citation brackets removed) found in the cited passages' titles and texts. An
+extractive answer scores 1.0; words from nowhere lower it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from docqa.errors import InputError
 from docqa.models.base import complete
 from docqa.prompt import fence, neutralise, passages_of
-from docqa.support import cited_ids
+from docqa.support import cited_ids, said
 from docqa.text.tokenize import content_words
 from docqa.types import Answer, Hit, ModelClient, Prompt
 
@@ -67,8 +67,8 @@ def ask_judge(model: ModelClient, answer: Answer) -> bool | None:
 
 
 def overlap(answer: Answer) -> float:
-    """Share of the answer's content words found in its cited passages (0.0 when it cites
-    none; 1.0 for an answer with no content words beyond its citations)."""
+    """Share of the answer's content words found in its cited passages, titles included (0.0
+    when it cites none; 1.0 for an answer with no content words beyond its citations)."""
     hits = cited_hits(answer)
     if not hits:
         return 0.0
@@ -81,5 +81,5 @@ def overlap(answer: Answer) -> float:
     source: set[str] = set()
     for hit in hits:
         if hit.chunk is not None:
-            source.update(content_words(hit.chunk.text))
+            source.update(content_words(said(hit.chunk)))
     return len(words & source) / len(words)

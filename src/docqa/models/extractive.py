@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -48,6 +49,7 @@ from docqa.errors import InputError
 from docqa.models.base import PieceStream
 from docqa.models.units import Unit, is_label, units
 from docqa.prompt import REFUSAL, Passage, read_prompt
+from docqa.text.documents import NO_COLON
 from docqa.text.tokenize import tokenize_batch
 from docqa.types import Prompt
 
@@ -215,15 +217,53 @@ def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None =
     return quote(choose(question, passages, meaning), passages)
 
 
+# a heading's section number: "2.2 ", "8. ", "XI. " (not "1.0.11: Feb 8 2002", a release)
+_SECTION_NUMBER = re.compile(r"\A(?:(?:\d+\.)+\d*|[IVXLC]+\.)\s+(?=\S)")
+# one plain word such as "Description" or "Examples" names a part of what its parent names
+_PLAIN_WORD = re.compile(r"[A-Z][a-z]+")
+MAX_HEADING_CHARS = 100
+"""A longer heading (a paragraph read as one) is not said in a reply."""
+
+
+def heading(title: str) -> str:
+    """What a passage's ``title`` (its heading path, ``"Path > path.sep"``) names: its last
+    heading (``"path.sep"``), section numbers left out (``"8.6. Export to CSV"``: ``"Export to
+    CSV"``), after its parent's when it is one plain word (``"borg mount > Description"``:
+    ``"borg mount › Description"``); ``""`` for a heading with no letter or digit or longer
+    than :data:`MAX_HEADING_CHARS`."""
+    parts = [_SECTION_NUMBER.sub("", p.strip(), count=1) for p in title.split(" > ")]
+    name = parts[-1]
+    if _PLAIN_WORD.fullmatch(name) and len(parts) > 1:
+        name = f"{parts[-2]} › {name}"
+    if len(name) > MAX_HEADING_CHARS or not any(c.isalnum() for c in name):
+        return ""
+    return name
+
+
+def _named(unit: Unit, run: Sequence[Unit], passage: Passage) -> str:
+    """What opens a run of ``passage``'s units in a reply: its heading and a colon (none after a
+    heading ending in ``?``, ``:`` ...), unless the run already says it (case aside). A
+    reference page names what a section describes in its heading alone (``os.tmpdir()`` over
+    "Returns the operating system's default directory for temporary files"), so a quote
+    without it would not say which function, command or option it is about."""
+    name = heading(passage.title)
+    if not name or name.lower() in " ".join(u.text for u in run).lower():
+        return ""
+    mark = "" if name.endswith(NO_COLON) else ":"
+    return f"{name}{mark}\n" if unit.block or unit.row else f"{name}{mark} "
+
+
 def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
     """``chosen`` (units of ``passages``, in prompt order) as a reply, each run from one passage
-    followed by ``[its id]``; :data:`~docqa.prompt.REFUSAL` for none. A unit that quotes a
-    block with its line breaks (a command after "run:") ends its line, so that no sentence
-    reads as the command's last words, and a block of code standing alone begins one, as does
-    a table row and what follows it (rows run together read as one sentence). Where a run
-    leaves out units of its passage between two it quotes, an ellipsis says so (``… ``, on a
-    line of its own before a block of code), so that no sentence reads as introducing what
-    did not follow it in the passage."""
+    opened by its passage's heading when the run does not say it (:func:`heading`, on a line
+    of its own over a table row or a block of code) and followed by ``[its id]``;
+    :data:`~docqa.prompt.REFUSAL` for none. A unit that quotes a block with its line breaks (a
+    command after "run:") ends its line, so that no sentence reads as the command's last
+    words, and a block of code standing alone begins one, as does a table row and what
+    follows it (rows run together read as one sentence). Where a run leaves out units of its
+    passage between two it quotes, an ellipsis says so (``… ``, on a line of its own before a
+    block of code), so that no sentence reads as introducing what did not follow it in the
+    passage."""
     if not chosen:
         return REFUSAL
     out: list[str] = []
@@ -234,6 +274,9 @@ def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
             out.append("\n" if new_line else " ")
             if unit.passage == before.passage and unit.place != before.place + 1:
                 out.append("…\n" if unit.block else "… ")
+        if not j or chosen[j - 1].passage != unit.passage:
+            run = [u for u in chosen[j:] if u.passage == unit.passage]
+            out.append(_named(unit, run, passages[unit.passage]))
         out.append(unit.text)
         if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
             out.append(f" [{passages[unit.passage].id}]")

@@ -33,7 +33,8 @@ BlockKind = Literal["text", "table", "code"]
 # under their header, a grid cell's lines one cell; AsciiDoc's tables grouped into rows by their
 # columns; a definition's term ending in "?" or "!" takes no colon (a FAQ's question); a book's
 # index in HTML (DocBook's, Sphinx's, Texinfo's) dropped as navigation.
-READERS = 8
+# 9: a "|" inside a Markdown or HTML table cell written "\|", as the other readers write it.
+READERS = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +117,14 @@ def table_block(header: Sequence[Row], body: Sequence[Row]) -> Block | None:
     return Block("table", tuple(rows))
 
 
+def table_row(cells: Iterable[str]) -> str:
+    """``cells`` as one line of a ``"table"`` block, ``| a | b |``, a ``|`` inside a cell
+    written ``\\|`` (so the answer reads it back as one cell)."""
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
 def _table_line(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |"
+    return table_row(" ".join(c.split()) for c in cells)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from docqa.text.documents import Block, Heading, Line
+from docqa.text.documents import Block, Heading, Line, table_row
 from docqa.text.html_chrome import is_chrome
 from docqa.text.html_layout import CELLS, NO_LAYOUT
 
@@ -335,7 +335,7 @@ class PageParser(HTMLParser):
             if any(cells):
                 if not self._rows and self._row_td:  # no header row: an empty one says so
                     self._rows.append(Line(line, "| " + " | ".join([""] * len(cells)) + " |"))
-                self._rows.append(Line(line, "| " + " | ".join(cells) + " |"))
+                self._rows.append(Line(line, table_row(cells)))
             self._row = None
 
     def finish(self) -> None:

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from docqa.text.documents import Block, Heading, Line
+from docqa.text.documents import Block, Heading, Line, table_row
 from docqa.text.frontmatter import front_matter_mapping
 from docqa.text.html import html_fragment_blocks
 
@@ -85,7 +85,7 @@ def _table_rows(tokens: Sequence[Token], start: int) -> tuple[list[Line], int]:
         elif token.type == "inline":
             cells.append(" ".join(line.text for line in inline_lines(token)))
         elif token.type == "tr_close":
-            rows.append(Line(number, "| " + " | ".join(cells) + " |"))
+            rows.append(Line(number, table_row(cells)))
         i += 1
     return rows, i + 1
 

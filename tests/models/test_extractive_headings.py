@@ -1,0 +1,104 @@
+"""A reply names the section it quotes: each run from a passage opens with the passage's
+heading unless the run says it already."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.models.extractive import MAX_HEADING_CHARS, heading, quote, reply
+from docqa.models.units import units
+from docqa.prompt import Passage
+from docqa.support import claims
+from docqa.types import Chunk, Hit
+
+
+@pytest.mark.parametrize(
+    ("title", "said"),
+    [
+        ("OS > os.tmpdir()", "os.tmpdir()"),
+        ("tempfile", "tempfile"),  # a page's only heading
+        ("Shell > 8. Redirecting I/O > 8.6. Export to CSV", "Export to CSV"),
+        ("Shell > 8.6 Export to CSV", "Export to CSV"),
+        ("libpng > XI. Changes to Libpng", "Changes to Libpng"),
+        ("News > 1.0.11: Feb 8 2002", "1.0.11: Feb 8 2002"),  # a release, not a section number
+        ("Chapter 2. Users and Groups", "Chapter 2. Users and Groups"),
+        ("borg mount > Description", "borg mount › Description"),  # one plain word: its parent
+        ("Archives", "Archives"),
+        ("borg > key > 2.1 Examples", "key › Examples"),
+        ("FAQ > How do I tell which version I have?", "How do I tell which version I have?"),
+        ("Guide > )", ""),  # no letter or digit: a heading read badly
+        ("", ""),
+        ("Guide > " + "word " * 30, ""),  # a paragraph read as a heading
+    ],
+)
+def test_what_a_title_names(title: str, said: str) -> None:
+    assert heading(title) == said
+    assert len(said) <= MAX_HEADING_CHARS
+
+
+def test_a_reference_page_s_function_is_named_by_its_heading() -> None:
+    passages = [
+        Passage(
+            "os#os-tmpdir",
+            "OS > os.tmpdir()",
+            "Returns the operating system's default directory for temporary files as a string.",
+        ),
+        Passage("os#os-homedir", "OS > os.homedir()", "Returns the home directory of the user."),
+    ]
+    text = reply("Which function returns the default directory for temporary files?", passages)
+    assert text.startswith(
+        "os.tmpdir(): Returns the operating system's default directory for temporary files"
+    )
+    assert "[os#os-tmpdir]" in text
+
+
+def test_a_run_that_says_its_heading_is_not_opened_by_it() -> None:
+    passage = Passage(
+        "path#path-basename",
+        "Path > path.basename(path)",
+        "The path.basename(path) method returns the last portion of a path.",
+    )
+    assert quote(units(passage, 0), [passage]) == (
+        "The path.basename(path) method returns the last portion of a path. [path#path-basename]"
+    )
+    said_in_other_case = Passage("x#loans", "Loans", "All LOANS last three weeks.")
+    assert quote(units(said_in_other_case, 0), [said_in_other_case]) == (
+        "All LOANS last three weeks. [x#loans]"
+    )
+
+
+def test_a_question_heading_takes_no_colon_and_code_begins_its_own_line() -> None:
+    faq = Passage("faq#q", "FAQ > How can I check it?", "Run the check command on it weekly.")
+    assert quote(units(faq, 0), [faq]) == (
+        "How can I check it? Run the check command on it weekly. [faq#q]"
+    )
+    code = Passage("q#repo", "Make a repository", "$ borg init -e repokey /path\n$ borg info /path")
+    found = units(code, 0)
+    assert [u.block for u in found] == [True]
+    assert quote(found, [code]) == (
+        "Make a repository:\n$ borg init -e repokey /path\n$ borg info /path [q#repo]"
+    )
+
+
+def test_each_passage_s_run_is_named_once() -> None:
+    one = Passage("a#fees", "Loans > Fees", "A late book costs ten cents a day. Fines cap at five.")
+    two = Passage("b#desk", "Hours > Desk", "The desk opens at nine.")
+    chosen = [*units(one, 0), *units(two, 1)]
+    assert quote(chosen, [one, two]) == (
+        "Loans › Fees: A late book costs ten cents a day. Fines cap at five. [a#fees] "
+        "Hours › Desk: The desk opens at nine. [b#desk]"
+    )
+
+
+def test_a_claim_naming_its_passage_s_heading_is_supported_by_it() -> None:
+    chunk = Chunk(
+        "os#tmp", "os#tmp", ("OS", "Temporary files directory lookup"), "os.md", 0, 1, 1,
+        "Returns a string.", "0" * 64,
+    )  # fmt: skip
+    hit = Hit(row=0, id=chunk.id, section=chunk.section, score=1.0, chunk=chunk)
+    # four of the claim's six content words are the heading's: held by the passage's title
+    text = "Temporary files directory lookup: Returns a string. [os#tmp]"
+    (claim,) = claims(text, [hit])
+    assert claim.supported_by == ("os#tmp",)
+    wrong = "Home folder of the current user: Returns a string. [os#tmp]"
+    assert claims(wrong, [hit])[0].unsupported_by == ("os#tmp",)
