@@ -2,9 +2,10 @@
 
 For every answerable question with ``must_contain`` (the passages ``docqa ask`` would read,
 cached by ``answers.py``), each quotable unit of the prompt is described by
-``extractive.FEATURES`` and labelled by whether it holds a ``must_contain`` string. A
-conditional logit (a softmax over the units of one question, L2 penalty 1) is fitted by
-Newton's method: the weights under which the units holding the fact are the likeliest picks.
+``extractive.FEATURES`` and labelled by whether quoting it says a ``must_contain`` string (in
+its text, or in the heading its passage's run opens with). A conditional logit (a softmax over
+the units of one question, L2 penalty 1) is fitted by Newton's method: the weights under which
+the units holding the fact are the likeliest picks.
 
 Two sets of weights: by words alone (hashing index, no meaning model) and with MiniLM judging
 meaning (the prompts of a MiniLM index and of a hashing index, pooled; each reported apart).
@@ -38,6 +39,7 @@ from docqa.models.extractive import (
     Candidates,
     ExtractiveModel,
     candidates,
+    heading,
     pick,
     quote,
 )
@@ -65,8 +67,14 @@ def cases(
 
 
 def labels(case: Case) -> np.ndarray:
-    found, _, must = case
-    return np.array([any(m in found.found[i].text.lower() for m in must) for i in found.order])
+    """Per quotable unit, whether quoting it says a must_contain string: its text, or the
+    heading its passage's run opens with (:func:`docqa.models.extractive.heading`)."""
+    found, passages, must = case
+    said = [
+        f"{heading(passages[found.found[i].passage].title)} {found.found[i].text}".lower()
+        for i in found.order
+    ]
+    return np.array([any(m in s for m in must) for s in said])
 
 
 def fit(groups: list[Case | None]) -> np.ndarray:

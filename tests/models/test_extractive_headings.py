@@ -23,6 +23,7 @@ from docqa.types import Chunk, Hit
         ("News > 1.0.11: Feb 8 2002", "1.0.11: Feb 8 2002"),  # a release, not a section number
         ("Chapter 2. Users and Groups", "Chapter 2. Users and Groups"),
         ("borg mount > Description", "borg mount › Description"),  # one plain word: its parent
+        ("git-branch(1) > OPTIONS", "git-branch(1) › OPTIONS"),
         ("Archives", "Archives"),
         ("borg > key > 2.1 Examples", "key › Examples"),
         ("FAQ > How do I tell which version I have?", "How do I tell which version I have?"),
