@@ -30,8 +30,10 @@ to make the unit holding the key fact the likeliest pick. The reply (:func:`pick
 3. then the next best, up to :data:`MAX_UNITS`.
 
 The chosen units are printed in the order of the prompt (passage rank, then place in the
-passage), each run from one passage followed by its ``[passage id]``. When no unit holds a
-question word the reply is :data:`docqa.prompt.REFUSAL`.
+passage), each run from one passage opened by the passage's heading when the run does not say
+it (:func:`heading`: a reference page names its function only there) and followed by its
+``[passage id]``. When no unit holds a question word the reply is
+:data:`docqa.prompt.REFUSAL`.
 """
 
 from __future__ import annotations
