@@ -25,6 +25,7 @@ from docqa.types import Chunk, Hit
         ("borg mount > Description", "borg mount › Description"),  # one plain word: its parent
         ("git-branch(1) > OPTIONS", "git-branch(1) › OPTIONS"),
         ("Archives", "Archives"),
+        ("libpng-manual.txt - A description on how to use and modify libpng > Reading", "Reading"),
         ("borg > key > 2.1 Examples", "key › Examples"),
         ("FAQ > How do I tell which version I have?", "How do I tell which version I have?"),
         ("Guide > )", ""),  # no letter or digit: a heading read badly

@@ -227,17 +227,20 @@ _SECTION_NUMBER = re.compile(r"\A(?:(?:\d+\.)+\d*|[IVXLC]+\.)\s+(?=\S)")
 _PLAIN_WORD = re.compile(r"[A-Z][a-z]+|[A-Z]{2,}")
 MAX_HEADING_CHARS = 100
 """A longer heading (a paragraph read as one) is not said in a reply."""
+NAME_WORDS = 6
+"""A parent heading of more words describes rather than names (``libpng-manual.txt - A
+description on how to use and modify libpng``): a plain word under it is said alone."""
 
 
 def heading(title: str) -> str:
     """What a passage's ``title`` (its heading path, ``"Path > path.sep"``) names: its last
     heading (``"path.sep"``), section numbers left out (``"8.6. Export to CSV"``: ``"Export to
-    CSV"``), after its parent's when it is one plain word (``"borg mount > Description"``:
-    ``"borg mount › Description"``); ``""`` for a heading with no letter or digit or longer
-    than :data:`MAX_HEADING_CHARS`."""
+    CSV"``), after its parent's when it is one plain word under a name (``"borg mount >
+    Description"``: ``"borg mount › Description"``; :data:`NAME_WORDS`); ``""`` for a
+    heading with no letter or digit or longer than :data:`MAX_HEADING_CHARS`."""
     parts = [_SECTION_NUMBER.sub("", p.strip(), count=1) for p in title.split(" > ")]
     name = parts[-1]
-    if _PLAIN_WORD.fullmatch(name) and len(parts) > 1:
+    if _PLAIN_WORD.fullmatch(name) and len(parts) > 1 and len(parts[-2].split()) <= NAME_WORDS:
         name = f"{parts[-2]} › {name}"
     if len(name) > MAX_HEADING_CHARS or not any(c.isalnum() for c in name):
         return ""
