@@ -876,3 +876,20 @@ def test_units_left_out_between_two_quoted_ones_are_marked() -> None:
     assert quote([found[0], units(other, 1)[0]], [passage, other]) == (
         f"Set limits in the policy file.{cite} Use mogrify to convert in place. [www/mogrify#usage]"
     )
+
+
+def test_meaning_reads_a_unit_under_its_heading() -> None:
+    # the same sentence under two headings: only the heading says which function it is
+    passages = [
+        Passage("os#os-homedir", "OS > os.homedir()", "Returns the directory as a string."),
+        Passage("os#os-tmpdir", "OS > os.tmpdir()", "Returns the directory as a string."),
+    ]
+    question = "Which function returns the directory for temporary files?"
+    found = candidates(question, passages, Closeness("tmpdir"))
+    assert found is not None
+    meaning = found.features[:, FEATURES.index("meaning")]
+    assert [found.found[i].passage for i in found.order] == [0, 1]
+    assert meaning[1] > meaning[0]
+    assert reply(question, passages, Closeness("tmpdir")).startswith(
+        "os.tmpdir(): Returns the directory as a string. [os#os-tmpdir]"
+    )

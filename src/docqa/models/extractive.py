@@ -70,6 +70,33 @@ def _weights(question: set[str], words: Sequence[set[str]]) -> dict[str, float]:
     return {w: math.log1p(n / (1 + sum(w in u for u in words))) for w in sorted(question)}
 
 
+# a heading's section number: "2.2 ", "8. ", "XI. " (not "1.0.11: Feb 8 2002", a release)
+_SECTION_NUMBER = re.compile(r"\A(?:(?:\d+\.)+\d*|[IVXLC]+\.)\s+(?=\S)")
+# one plain word such as "Description", "Examples" or a manual page's "OPTIONS" names a part of
+# what its parent names
+_PLAIN_WORD = re.compile(r"[A-Z][a-z]+|[A-Z]{2,}")
+MAX_HEADING_CHARS = 100
+"""A longer heading (a paragraph read as one) is not said in a reply."""
+NAME_WORDS = 6
+"""A parent heading of more words describes rather than names (``libpng-manual.txt - A
+description on how to use and modify libpng``): a plain word under it is said alone."""
+
+
+def heading(title: str) -> str:
+    """What a passage's ``title`` (its heading path, ``"Path > path.sep"``) names: its last
+    heading (``"path.sep"``), section numbers left out (``"8.6. Export to CSV"``: ``"Export to
+    CSV"``), after its parent's when it is one plain word under a name (``"borg mount >
+    Description"``: ``"borg mount › Description"``; :data:`NAME_WORDS`); ``""`` for a
+    heading with no letter or digit or longer than :data:`MAX_HEADING_CHARS`."""
+    parts = [_SECTION_NUMBER.sub("", p.strip(), count=1) for p in title.split(" > ")]
+    name = parts[-1]
+    if _PLAIN_WORD.fullmatch(name) and len(parts) > 1 and len(parts[-2].split()) <= NAME_WORDS:
+        name = f"{parts[-2]} › {name}"
+    if len(name) > MAX_HEADING_CHARS or not any(c.isalnum() for c in name):
+        return ""
+    return name
+
+
 FEATURES = (
     "coverage", "meaning", "first_passage", "second_passage", "opens_passage", "place",
     "length", "density", "pairs", "title", "before", "after", "block", "row",
@@ -77,7 +104,8 @@ FEATURES = (
 """What a unit is scored on (:func:`candidates`), in the order of :data:`WEIGHTS`' rows:
 
 - ``coverage``: the share of the question's weight among the unit's words;
-- ``meaning``: its cosine to the question under the meaning model (0 without one);
+- ``meaning``: its cosine to the question under the meaning model, the unit read after its
+  passage's :func:`heading` (0 without a model);
 - ``first_passage``, ``second_passage``: 1 when its passage is the prompt's first, second;
 - ``opens_passage``: 1 for a passage's first unit; ``place``: ``log(1 + place in passage)``;
 - ``length``: ``log(1 + words)``; ``density``: question words held / (1 + content words);
@@ -88,14 +116,15 @@ FEATURES = (
 
 WEIGHTS = {
     False: (2.96, 0.0, 0.72, 0.14, -0.11, -0.08, 0.37, -0.11, 1.13, 1.71, 0.41, 0.47, 0.29, -0.20),
-    True: (2.56, 3.54, 0.56, 0.12, -0.10, -0.06, 0.24, -1.99, 0.76, 1.95, 0.28, 0.24, 0.40, -0.06),
+    True: (2.55, 4.05, 0.52, 0.10, 0.00, -0.04, 0.12, -1.09, 0.52, 1.43, 0.35, 0.12, 0.54, -0.33),
 }
 """A unit's score is the dot product of its :data:`FEATURES` with these weights, by words
 alone (``False``) or with a meaning model (``True``): a conditional logit fitted on the
-labelled evaluation collections, the likelihood that a unit holds the answer's key fact
-(``benchmarks/quality/sentences.py`` fits them and reports each collection with weights
-fitted without it; fitted again with the heading a reply names counted as said, they move
-the fact rate by less than a question a collection, so they stay)."""
+labelled evaluation collections, the likelihood that quoting a unit says the answer's key
+fact (``benchmarks/quality/sentences.py`` fits them and reports each collection with weights
+fitted without it). The weights by words alone were fitted before a reply named its
+headings; fitted again, they move the fact rate by less than a question a collection, so they
+stay."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +179,10 @@ def candidates(
         return None
     shares = [share(held) for held in words]
     asked = set(itertools.pairwise(tokens[0]))
-    close = _cosines(meaning, question, [found[i].text for i in order])
+    # the meaning model reads a unit under its heading, as a reply says it ("borg mount ›
+    # Description: This command mounts an archive as a FUSE filesystem.")
+    said = [_under_heading(found[i].text, passages[found[i].passage]) for i in order]
+    close = _cosines(meaning, question, said)
     rows = []
     for i, cos in zip(order, close, strict=True):
         u = found[i]
@@ -220,31 +252,10 @@ def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None =
     return quote(choose(question, passages, meaning), passages)
 
 
-# a heading's section number: "2.2 ", "8. ", "XI. " (not "1.0.11: Feb 8 2002", a release)
-_SECTION_NUMBER = re.compile(r"\A(?:(?:\d+\.)+\d*|[IVXLC]+\.)\s+(?=\S)")
-# one plain word such as "Description", "Examples" or a manual page's "OPTIONS" names a part of
-# what its parent names
-_PLAIN_WORD = re.compile(r"[A-Z][a-z]+|[A-Z]{2,}")
-MAX_HEADING_CHARS = 100
-"""A longer heading (a paragraph read as one) is not said in a reply."""
-NAME_WORDS = 6
-"""A parent heading of more words describes rather than names (``libpng-manual.txt - A
-description on how to use and modify libpng``): a plain word under it is said alone."""
-
-
-def heading(title: str) -> str:
-    """What a passage's ``title`` (its heading path, ``"Path > path.sep"``) names: its last
-    heading (``"path.sep"``), section numbers left out (``"8.6. Export to CSV"``: ``"Export to
-    CSV"``), after its parent's when it is one plain word under a name (``"borg mount >
-    Description"``: ``"borg mount › Description"``; :data:`NAME_WORDS`); ``""`` for a
-    heading with no letter or digit or longer than :data:`MAX_HEADING_CHARS`."""
-    parts = [_SECTION_NUMBER.sub("", p.strip(), count=1) for p in title.split(" > ")]
-    name = parts[-1]
-    if _PLAIN_WORD.fullmatch(name) and len(parts) > 1 and len(parts[-2].split()) <= NAME_WORDS:
-        name = f"{parts[-2]} › {name}"
-    if len(name) > MAX_HEADING_CHARS or not any(c.isalnum() for c in name):
-        return ""
-    return name
+def _under_heading(text: str, passage: Passage) -> str:
+    """``text`` (a unit of ``passage``) after its passage's :func:`heading`, if any."""
+    name = heading(passage.title)
+    return f"{name}: {text}" if name else text
 
 
 def _named(unit: Unit, run: Sequence[Unit], passage: Passage) -> str:
