@@ -19,8 +19,9 @@ inverse frequency among the passages), are quoted, and no label of fewer than
 :data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
 holds in a row, its passage's rank and title, its place and length, its neighbours' share,
 and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
-cosine to the question) and scored by fixed :data:`WEIGHTS`, fitted on labelled collections
-to make the unit holding the key fact the likeliest pick. The reply (:func:`pick`) is
+cosine to the question, the unit read after its passage's heading) and scored by fixed
+:data:`WEIGHTS`, fitted on labelled collections to make the unit holding the key fact the
+likeliest pick. The reply (:func:`pick`) is
 
 1. the best unit (ties: the earlier one);
 2. the unit after it in the same passage (unless the best is a table row, or that unit a
