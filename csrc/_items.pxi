@@ -65,3 +65,8 @@ cdef list _code_lines(int first, list texts):
     while lines and not lines[0].text.strip():
         lines.pop(0)
     return lines
+
+
+cdef str _table_row(list cells):
+    """``docqa.text.documents.table_row``: ``| a | b |``, a ``|`` inside a cell written ``\\|``."""
+    return "| " + " | ".join([(<str>c).replace("|", "\\|") for c in cells]) + " |"

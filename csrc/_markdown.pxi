@@ -163,8 +163,7 @@ cdef class _Walker:
         elif name == "TableCell":
             self.cells.append(" ".join([x.text for x in self.lines()]))
         elif (name == "TableHead" or name == "TableRow") and self.in_table:
-            row = " | ".join([c.replace("|", "\\|") for c in self.cells])  # "|" in a cell: \|
-            self.rows.append(_line(self.row_line, "| " + row + " |"))
+            self.rows.append(_line(self.row_line, _table_row(self.cells)))
         elif name == "Table" and self.in_table:
             self.items.append(_block("table", tuple(self.rows)))
             self.in_table = False

@@ -340,8 +340,7 @@ cdef class _Walk:
             self.cells.append(_normal(self.buf, self.length))
             self.header_cells += kind == MD_BLOCK_TH
         elif kind == MD_BLOCK_TR:
-            row = " | ".join([c.replace("|", "\\|") for c in self.cells])  # "|" in a cell: \|
-            self.rows.append((self.row, "| " + row + " |"))
+            self.rows.append((self.row, _table_row(self.cells)))
         elif kind == MD_BLOCK_TABLE:
             return self.end_table()
         elif kind == MD_BLOCK_CODE:

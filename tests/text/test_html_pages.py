@@ -383,11 +383,15 @@ NO_HEADER = """<p>Here is a complete list of JPEG-2000 decoding options:</p>
 """
 
 
+def tables(page: str, fast: bool) -> list[list[str]]:
+    """The lines of each table block ``parse_html`` reads from ``page``."""
+    _, items = parse_html(page, fast=fast)
+    return [[ln.text for ln in i.lines] for i in items if getattr(i, "kind", "") == "table"]
+
+
 def test_a_table_with_no_header_row_gets_an_empty_one() -> None:
     for fast in (True, False):
-        _, items = parse_html(NO_HEADER, fast=fast)
-        tables = [[ln.text for ln in i.lines] for i in items if getattr(i, "kind", "") == "table"]
-        assert tables == [
+        assert tables(NO_HEADER, fast) == [
             [
                 "|  |  |",
                 "| jp2:layer-number=x | set the maximum number of quality layers to decode. |",
@@ -424,9 +428,8 @@ def test_a_pipe_inside_a_cell_is_written_escaped_and_read_back_as_one_cell() -> 
         "<tr><td>||</td><td>or</td></tr></table>"
     )
     for fast in (True, False):
-        _, items = parse_html(page, fast=fast)
-        tables = [[ln.text for ln in i.lines] for i in items if getattr(i, "kind", "") == "table"]
-        assert tables == [["| Form | Effect |", "| a \\| b | pipes a into b |", "| \\|\\| | or |"]]
+        want = ["| Form | Effect |", "| a \\| b | pipes a into b |", "| \\|\\| | or |"]
+        assert tables(page, fast) == [want]
     document = parse_document("shell.html", page)
     assert list(sentences(document.sections[0].text)) == [
         "Form: a | b; Effect: pipes a into b",

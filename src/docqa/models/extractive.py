@@ -182,7 +182,8 @@ def candidates(
     asked = set(itertools.pairwise(tokens[0]))
     # the meaning model reads a unit under its heading, as a reply says it ("borg mount ›
     # Description: This command mounts an archive as a FUSE filesystem.")
-    said = [_under_heading(found[i].text, passages[found[i].passage]) for i in order]
+    names = [heading(p.title) for p in passages]
+    said = [_under_heading(found[i].text, names[found[i].passage]) for i in order]
     close = _cosines(meaning, question, said)
     rows = []
     for i, cos in zip(order, close, strict=True):
@@ -253,9 +254,8 @@ def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None =
     return quote(choose(question, passages, meaning), passages)
 
 
-def _under_heading(text: str, passage: Passage) -> str:
-    """``text`` (a unit of ``passage``) after its passage's :func:`heading`, if any."""
-    name = heading(passage.title)
+def _under_heading(text: str, name: str) -> str:
+    """``text`` (a unit) after its passage's :func:`heading` ``name``, if any."""
     return f"{name}: {text}" if name else text
 
 
