@@ -569,6 +569,52 @@ def test_code_starting_in_lower_case_goes_on_with_no_sentence() -> None:
     assert [u.text for u in units(p("a#b", text), 0)][-1] == f"For example:\n{code}"
 
 
+HOOK = 'add_custom_command(\n  TARGET app POST_BUILD\n  COMMAND hasher "$<TARGET_FILE:app>")'
+
+
+def test_a_sentence_going_on_after_the_code_it_introduces_is_one_unit() -> None:
+    """CMake's "For example, the code:" / the code / "will run hasher ...": the sentence goes
+    on after its code; quoting "will run hasher ..." alone named neither the event nor the
+    command (the fact was in the code)."""
+    text = (
+        "A post-build event may process a binary after linking. For example, the code:\n\n"
+        f"{HOOK}\n\nwill run hasher to write a hash next to the executable after linking. "
+        "The hash is checked at load time.\n\nThe other events are listed below."
+    )
+    found = [u.text for u in units(p("cmake#build-events", text), 0)]
+    assert found == [
+        "A post-build event may process a binary after linking.",
+        (
+            f"For example, the code:\n{HOOK}\nwill run hasher to write a hash next to the"
+            " executable after linking."
+        ),
+        "The hash is checked at load time.",
+        "The other events are listed below.",
+    ]
+    answer = reply(
+        "How do I run a program right after my executable is linked?",
+        [p("cmake#build-events", text)],
+    )
+    assert "POST_BUILD" in answer
+    assert "\nwill run hasher" in answer
+    assert not re.search(r"(?:^|: )will run", answer)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # a sentence of its own that starts with a name, not a word going on with the one above
+        (f"For example:\n\n{HOOK}", "git status shows the files that changed."),
+        (f"For example:\n\n{HOOK}", "group() returns the part that matched."),
+        # a list's item is no code: what follows it is not taken into the lead-in's sentence
+        ("The context holds the following:\n\na pointer to the stylesheet", "and a stack."),
+    ],
+)
+def test_only_prose_starting_with_a_stop_word_goes_on_after_code(before: str, after: str) -> None:
+    found = [u.text for u in units(p("a#b", f"{before}\n\n{after}"), 0)]
+    assert found[-1] == after
+
+
 def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> None:
     # the Rust book: "This code ... will fail:" / "Filename: src/main.rs" / the code, which
     # the answer left out

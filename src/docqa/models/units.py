@@ -41,6 +41,7 @@ _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
 _WORD = re.compile(r"\w+")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
+_FIRST_WORD = re.compile(r"([a-z]+)\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +232,11 @@ class _Cut:
         ):
             block, self.b = _introduced(blocks, b)
             self._attach(block)
+            if self.b < len(blocks) and _resumes(blocks[b], blocks[self.b]):
+                # the sentence goes on after its code ("For example, the code:" / the code /
+                # "will run someHasher to produce ..."): to the end of that sentence, one unit
+                self._go_on(_split(blocks[self.b]), "")
+                self.b += 1
         if (
             not (table or code or self.attached[-1])
             and "\n" not in pieces[-1]
@@ -354,6 +360,21 @@ def _inserted(block: str) -> bool:
         and len(_split(block)) == 1
         and not _FULL_STOP.search(block)
         and not reads_as_prose(block)
+    )
+
+
+def _resumes(code: str, block: str) -> bool:
+    """Whether ``block`` goes on with the sentence that introduced ``code`` (the block before
+    it): ``code`` is code, and ``block`` is prose whose first word is a lower-case stop word
+    ("will run ...", "where pattern is ...", "on a Cachegrind output file."), not a name
+    (``group() returns ...``, ``git status shows ...`` begin sentences of their own)."""
+    lines = [ln for ln in code.splitlines() if ln.strip()]
+    first = _FIRST_WORD.match(block)
+    return (
+        first is not None
+        and first[1] in ENGLISH_STOP_WORDS
+        and is_code(lines)
+        and _continues(block)
     )
 
 
