@@ -591,6 +591,19 @@ def test_a_sentence_going_on_after_the_code_it_introduces_is_one_unit() -> None:
         "The hash is checked at load time.",
         "The other events are listed below.",
     ]
+    # the sentence going on may introduce code in turn: it takes that along too
+    lock = (
+        "The preferred way is a with statement:\n\nwith lock:\n    work()\n\n"
+        "which is equivalent to:\n\nlock.acquire()\ntry:\n    work()\nfinally:\n"
+        "    lock.release()\n\nLocks are fair."
+    )
+    assert [u.text for u in units(p("asyncio#lock", lock), 0)] == [
+        (
+            "The preferred way is a with statement:\nwith lock:\n    work()\nwhich is"
+            " equivalent to:\nlock.acquire()\ntry:\n    work()\nfinally:\n    lock.release()"
+        ),
+        "Locks are fair.",
+    ]
     answer = reply(
         "How do I run a program right after my executable is linked?",
         [p("cmake#build-events", text)],

@@ -113,7 +113,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
     that goes on with the same sentence after a block (a command in mid-sentence). A last
     piece that does not end like a sentence (``. ! ? : ;`` or a closing bracket or quote) is
     the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
-    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept, and so does
+    takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept, and when
+    that block is code, the sentence going on after it ("For example, the code:" / the code /
+    "will run hasher ...", :func:`_resumes`); so does
     one that stops where no sentence ends (on a stop word: "the command is") or before a
     command typed at a prompt (``> help(solve)``), when that block can stand inside a
     sentence and nothing after it goes on with the sentence. A piece that does not end like a
@@ -224,19 +226,22 @@ class _Cut:
             self._attach(blocks[b])
             self.b = b + 1
             return
-        if (
+        while (
             not code
             and pieces[-1].endswith(":")
-            and b < len(blocks)
-            and len(blocks[b]) <= MAX_BLOCK_CHARS
+            and self.b < len(blocks)
+            and len(blocks[self.b]) <= MAX_BLOCK_CHARS
         ):
-            block, self.b = _introduced(blocks, b)
+            introduced = self.b
+            block, self.b = _introduced(blocks, introduced)
             self._attach(block)
-            if self.b < len(blocks) and _resumes(blocks[b], blocks[self.b]):
-                # the sentence goes on after its code ("For example, the code:" / the code /
-                # "will run someHasher to produce ..."): to the end of that sentence, one unit
-                self._go_on(_split(blocks[self.b]), "")
-                self.b += 1
+            if not (self.b < len(blocks) and _resumes(blocks[introduced], blocks[self.b])):
+                break
+            # the sentence goes on after its code ("For example, the code:" / the code / "will
+            # run hasher to produce ..."): to the end of that sentence, one unit, which takes
+            # the code it introduces in turn ("which is equivalent to:")
+            self._go_on(_split(blocks[self.b]), "")
+            self.b += 1
         if (
             not (table or code or self.attached[-1])
             and "\n" not in pieces[-1]
