@@ -6,7 +6,7 @@ its rows' searcher (retrievers by mode, batch search, the layers around them).""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,8 @@ from docqa.index.format import TFIDF_PREFIX
 from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex
 from docqa.keyword import BM25Index
-from docqa.retrieve.batch import search_batch
+from docqa.retrieve.batch import check_questions, search_batch
+from docqa.retrieve.distinct import DistinctRetriever, distinct_search
 from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import (
     GuardConfig,
@@ -157,6 +158,7 @@ class RowsCollection(TenantLookup, ABC):
             inner = RerankingRetriever(keyword, rescorer, top_n=rescore_top)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
+        inner = DistinctRetriever(inner)
         side = None if mode == "keyword" else keyword
         semantic = semantic_side(self.embedder, self.row_vectors)
         return restricted(
@@ -179,15 +181,28 @@ class RowsCollection(TenantLookup, ABC):
         mask: np.ndarray | None = None,
     ) -> list[list[Hit]]:
         """Unguarded hits for every question through the batch kernels, in input order:
-        the same as ``retriever(mode, guard=False).search(q, k, mask=mask)`` one by one."""
-        return search_batch(
-            self.row_searcher(),
-            self.embedder,
-            self.chunks,
-            questions,
-            k,
-            mode=mode,
-            mask=mask,
-            bounds=self.bm25,
-            source=self.source(),
-        )
+        the same as ``retriever(mode, guard=False).search(q, k, mask=mask)`` one by one (each
+        passage once, :mod:`docqa.retrieve.distinct`: a question whose best ``k`` rows repeat
+        a passage is searched again, alone, for more)."""
+
+        def batch(texts: Sequence[str], m: int) -> list[list[Hit]]:
+            return search_batch(
+                self.row_searcher(),
+                self.embedder,
+                self.chunks,
+                texts,
+                m,
+                mode=mode,
+                mask=mask,
+                bounds=self.bm25,
+                source=self.source(),
+            )
+
+        def alone(question: str) -> Callable[[int], list[Hit]]:
+            return lambda m: batch([question], m)[0]
+
+        texts = check_questions(questions)
+        return [
+            distinct_search(alone(q), k, first=hits)
+            for q, hits in zip(texts, batch(texts, k), strict=True)
+        ]

@@ -29,6 +29,7 @@ from docqa.errors import (
     StoreError,
 )
 from docqa.keyword import BM25Index
+from docqa.retrieve.distinct import DistinctRetriever
 from docqa.retrieve.guard import (
     GuardConfig,
     GuardedRetriever,
@@ -171,7 +172,10 @@ class PgVectorStore:
 
         check_mode(mode)
         record, embedder = self.open_collection(embedder)
-        inner = StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
+        # each passage once, as a file index gives them (docqa.retrieve.distinct)
+        inner = DistinctRetriever(
+            StoreRetriever(self, record, embedder, mode, tenant=tenant, ef_search=ef_search)
+        )
         config = resolve_guard(self.guard_point(record), guard)
         if config is None:
             return inner

@@ -1,0 +1,155 @@
+"""Each passage once: a hit whose text a better hit holds word for word is left out and the
+next passage comes up (a manual's all-in-one page beside its chapters)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from docqa.build import IndexSettings, build_index
+from docqa.collection import Collection
+from docqa.errors import InputError
+from docqa.retrieve.distinct import distinct, distinct_search
+from docqa.shards.build import build_sharded
+from docqa.types import Chunk, Hit
+
+CHAPTERS = {
+    "filters.md": (
+        "# Filters\n\n## transpose\n\nTranspose rows with columns to rotate a video by 90 degrees"
+        " clockwise or counterclockwise.\n\n## hflip\n\nFlip the input video horizontally.\n"
+    ),
+    "formats.md": (
+        "# Formats\n\n## webm\n\nThe WebM muxer writes VP8 or VP9 video with Vorbis or Opus audio."
+        "\n\n## image2\n\nThe image2 muxer writes video frames to numbered image files.\n"
+    ),
+}
+# the all-in-one page: every chapter again, word for word, and a passage of its own
+ALL = "# All\n\n" + "\n".join(
+    text.replace("# ", "## ", 1).replace("\n## ", "\n### ") for text in CHAPTERS.values()
+)
+ALL += "\n## rotate\n\nRotate a video by an arbitrary angle expressed in radians.\n"
+QUESTIONS = [
+    "How do I rotate a video by 90 degrees?",
+    "Which muxer writes a video to numbered image files?",
+    "flip a video horizontally",
+    "What audio does the WebM muxer write?",
+]
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("manual")
+    for name, text in {**CHAPTERS, "all.md": ALL}.items():
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def index(docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("index") / "idx"
+    build_index([docs], out, IndexSettings(embedder="hashing"))
+    return out
+
+
+def texts(hits: list[Hit]) -> list[str]:
+    return [h.chunk.text for h in hits if h.chunk is not None]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "keyword"])
+def test_a_passage_written_twice_is_one_hit(index: Path, mode: str) -> None:
+    collection = Collection.open(index)
+    for question in QUESTIONS:
+        hits = collection.retriever(mode, guard=False).search(question, 4)
+        assert len(set(texts(hits))) == len(hits)
+        # what was left out is exactly the copies: the bare ranking, copies skipped, in order
+        raw = collection.retriever(mode, guard=False).inner.search(question, 40)  # type: ignore[attr-defined]
+        assert [h.id for h in hits] == [h.id for h in distinct(raw)][:4]
+    # the copies really are there: the bare ranking holds one passage twice
+    raw = collection.retriever("keyword", guard=False).inner.search(QUESTIONS[0], 4)  # type: ignore[attr-defined]
+    assert len(set(texts(raw))) < len(raw)
+
+
+def test_the_better_ranked_copy_is_kept_and_the_next_passage_comes_up(index: Path) -> None:
+    collection = Collection.open(index)
+    hits = collection.retriever("keyword", guard=False).search(QUESTIONS[0], 3)
+    assert len(hits) == 3
+    transpose = [h for h in hits if "Transpose rows" in h.chunk.text]  # type: ignore[union-attr]
+    assert len(transpose) == 1
+    assert any("arbitrary angle" in t for t in texts(hits))  # the all-in-one page's own
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "keyword"])
+def test_a_batch_equals_its_questions_one_by_one(index: Path, mode: str) -> None:
+    collection = Collection.open(index)
+    questions = QUESTIONS * 5  # 20: the batch kernels' path
+    for k in (0, 1, 3, 6):
+        want = [collection.retriever(mode, guard=False).search(q, k) for q in questions]
+        assert collection.search_batch(questions, k, mode=mode) == want
+
+
+def test_a_sharded_index_gives_the_same_distinct_hits(
+    docs: Path, index: Path, tmp_path: Path
+) -> None:
+    build_sharded([docs], tmp_path / "sharded", shard_rows=3)
+    one, many = Collection.open(index), Collection.open(tmp_path / "sharded")
+    for question in QUESTIONS:
+        for mode in ("hybrid", "keyword"):
+            want = [h.id for h in one.retriever(mode, guard=False).search(question, 4)]
+            assert [h.id for h in many.retriever(mode, guard=False).search(question, 4)] == want
+    assert many.search_batch(QUESTIONS, 4) == [
+        many.retriever("hybrid", guard=False).search(q, 4) for q in QUESTIONS
+    ]
+
+
+def chunk(text: str, row: int) -> Chunk:
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return Chunk(f"d#{row}", f"d#{row}", ("d",), "d.md", row, 1, 1, text, digest, {})
+
+
+class Ranking:
+    """A search over passages ranked in the order given, counting what it is asked for."""
+
+    def __init__(self, passages: list[str]) -> None:
+        self.hits = [
+            Hit(i, f"d#{i}", f"d#{i}", 1.0 - i / 100, {}, chunk=chunk(t, i))
+            for i, t in enumerate(passages)
+        ]
+        self.asked: list[int] = []
+
+    def __call__(self, m: int) -> list[Hit]:
+        self.asked.append(m)
+        return self.hits[:m]
+
+
+def test_more_rows_are_asked_for_only_while_copies_leave_too_few() -> None:
+    plain = Ranking(["a", "b", "c", "d"])
+    assert distinct_search(plain, 3) == plain.hits[:3]
+    assert plain.asked == [3]  # no copy: one search
+    copies = Ranking(["a", "a", "a", "b", "a", "c", "d"])
+    assert [h.row for h in distinct_search(copies, 3)] == [0, 3, 5]
+    assert copies.asked == [3, 6]  # doubled until three distinct passages are in
+    # fewer distinct passages than k: all of them, once the search has run dry
+    copies.asked.clear()
+    assert [h.row for h in distinct_search(copies, 5)] == [0, 3, 5, 6]
+    assert copies.asked[-1] > len(copies.hits)
+    assert distinct_search(copies, 0) == []
+    # a batch's answer for k rows is used, not asked for again
+    copies.asked.clear()
+    assert [h.row for h in distinct_search(copies, 2, first=copies.hits[:2])] == [0, 3]
+    assert copies.asked == [4]
+
+
+def test_a_hit_without_its_chunk_is_never_left_out() -> None:
+    bare = [Hit(i, "x#1", "x#1", 1.0, {}) for i in range(3)]
+    assert distinct(bare) == bare
+
+
+def test_a_bad_k_is_refused_before_any_search() -> None:
+    def search(m: int) -> list[Hit]:
+        raise AssertionError("searched")
+
+    for k in (-1, 1.5, True):
+        with pytest.raises(InputError):
+            distinct_search(search, k)  # type: ignore[arg-type]
