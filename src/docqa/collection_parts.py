@@ -6,7 +6,7 @@ its rows' searcher (retrievers by mode, batch search, the layers around them).""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from docqa.index.reader import Index
 from docqa.index.shards import ShardedIndex
 from docqa.keyword import BM25Index
 from docqa.retrieve.batch import check_questions, search_batch
-from docqa.retrieve.distinct import DistinctRetriever, distinct_search
+from docqa.retrieve.distinct import DistinctRetriever, distinct_batch
 from docqa.retrieve.drift import Semantic
 from docqa.retrieve.guard import (
     GuardConfig,
@@ -183,7 +183,7 @@ class RowsCollection(TenantLookup, ABC):
         """Unguarded hits for every question through the batch kernels, in input order:
         the same as ``retriever(mode, guard=False).search(q, k, mask=mask)`` one by one (each
         passage once, :mod:`docqa.retrieve.distinct`: a question whose best ``k`` rows repeat
-        a passage is searched again, alone, for more)."""
+        a passage is searched again for more, with the others that do)."""
 
         def batch(texts: Sequence[str], m: int) -> list[list[Hit]]:
             return search_batch(
@@ -198,11 +198,4 @@ class RowsCollection(TenantLookup, ABC):
                 source=self.source(),
             )
 
-        def alone(question: str) -> Callable[[int], list[Hit]]:
-            return lambda m: batch([question], m)[0]
-
-        texts = check_questions(questions)
-        return [
-            distinct_search(alone(q), k, first=hits)
-            for q, hits in zip(texts, batch(texts, k), strict=True)
-        ]
+        return distinct_batch(batch, check_questions(questions), k)

@@ -11,7 +11,7 @@ import pytest
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.errors import InputError
-from docqa.retrieve.distinct import distinct, distinct_search
+from docqa.retrieve.distinct import distinct, distinct_batch, distinct_search
 from docqa.shards.build import build_sharded
 from docqa.types import Chunk, Hit
 
@@ -135,10 +135,27 @@ def test_more_rows_are_asked_for_only_while_copies_leave_too_few() -> None:
     assert [h.row for h in distinct_search(copies, 5)] == [0, 3, 5, 6]
     assert copies.asked[-1] > len(copies.hits)
     assert distinct_search(copies, 0) == []
-    # a batch's answer for k rows is used, not asked for again
-    copies.asked.clear()
-    assert [h.row for h in distinct_search(copies, 2, first=copies.hits[:2])] == [0, 3]
-    assert copies.asked == [4]
+
+
+def test_a_batch_asks_again_only_for_the_questions_copies_left_short() -> None:
+    rankings = {
+        "plain": Ranking(["a", "b", "c", "d"]),
+        "copies": Ranking(["a", "a", "a", "b", "a", "c", "d"]),
+        "few": Ranking(["a", "a"]),
+    }
+    rounds: list[tuple[list[str], int]] = []
+
+    def search(questions: list[str], m: int) -> list[list[Hit]]:
+        rounds.append((questions, m))
+        return [rankings[q](m) for q in questions]
+
+    found = distinct_batch(search, ["plain", "copies", "few", "plain"], 3)
+    assert [[h.row for h in hits] for hits in found] == [[0, 1, 2], [0, 3, 5], [0], [0, 1, 2]]
+    assert rounds == [(["plain", "copies", "few", "plain"], 3), (["copies"], 6)]
+    # the same hits as each question alone
+    for name, ranking in rankings.items():
+        assert distinct_search(ranking, 3) == distinct_batch(search, [name], 3)[0]
+    assert distinct_batch(search, [], 3) == []
 
 
 def test_a_hit_without_its_chunk_is_never_left_out() -> None:

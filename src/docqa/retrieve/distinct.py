@@ -9,11 +9,12 @@ are the same passage when their chunks' texts are (``Chunk.content_hash``); the 
 may differ, and the better-ranked copy is the one kept (ties: the lower row, the canonical
 order). A hit without its chunk is never left out.
 
-``distinct_search`` is the one procedure every path runs (one question, a batch, the
-PostgreSQL store): the first ``k`` distinct hits of the ranking the search gives for ``m``
-rows, ``m`` starting at ``k`` and doubled while copies leave fewer than ``k`` and the last
-search returned all ``m`` it was asked for. So a batch equals its questions searched one by
-one, and nothing is searched twice when no passage repeats.
+One procedure serves every path (one question, the PostgreSQL store, a batch): the first ``k``
+distinct hits of the ranking the search gives for ``m`` rows, ``m`` starting at ``k`` and
+doubled while copies leave fewer than ``k`` and the last search returned all ``m`` it was
+asked for (``distinct_search``; ``distinct_batch`` runs it for many questions in rounds). So
+a batch equals its questions searched one by one, and nothing is searched twice when no
+passage repeats.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from docqa.types import Hit, Retriever
 
 Search = Callable[[int], list[Hit]]
 """The ranking for one question, cut at the given number of rows."""
+SearchMany = Callable[[list[str], int], list[list[Hit]]]
+"""The rankings of some questions, each cut at the given number of rows."""
 
 
 def distinct(hits: Sequence[Hit]) -> list[Hit]:
@@ -43,17 +46,36 @@ def distinct(hits: Sequence[Hit]) -> list[Hit]:
     return out
 
 
-def distinct_search(search: Search, k: int, first: list[Hit] | None = None) -> list[Hit]:
-    """The first ``k`` distinct hits of ``search``'s ranking; ``first``: its answer for ``k``
-    rows, when the caller has it (a batch)."""
+def _settled(hits: list[Hit], m: int, k: int) -> list[Hit] | None:
+    """The first ``k`` distinct hits of a ranking cut at ``m`` rows, or None when copies left
+    fewer and the ranking may go on (all ``m`` rows came back): ask again for ``2 m``."""
+    out = distinct(hits)
+    return out[:k] if len(out) >= k or len(hits) < m else None
+
+
+def distinct_search(search: Search, k: int) -> list[Hit]:
+    """The first ``k`` distinct hits of ``search``'s ranking."""
     m = whole(k, "k")
-    hits = search(m) if first is None else first
-    while True:
-        out = distinct(hits)
-        if len(out) >= k or len(hits) < m:
-            return out[:k]
+    while (found := _settled(search(m), m, k)) is None:
         m *= 2
-        hits = search(m)
+    return found
+
+
+def distinct_batch(search: SearchMany, questions: list[str], k: int) -> list[list[Hit]]:
+    """:func:`distinct_search` for every question, in rounds: all of them for ``k`` rows, then
+    those whose copies left too few together for twice as many, and so on (each question asks
+    for the rows it would ask for alone, so the hits are the same)."""
+    m = whole(k, "k")
+    out: list[list[Hit] | None] = [None] * len(questions)
+    waiting = list(range(len(questions)))
+    while True:
+        ranked = search([questions[i] for i in waiting], m)
+        for i, hits in zip(waiting, ranked, strict=True):
+            out[i] = _settled(hits, m, k)
+        waiting = [i for i in waiting if out[i] is None]
+        if not waiting:
+            return [hits for hits in out if hits is not None]
+        m *= 2
 
 
 class DistinctRetriever:
