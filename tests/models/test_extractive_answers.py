@@ -23,7 +23,7 @@ from docqa.models.extractive import (
     quote,
     reply,
 )
-from docqa.models.units import is_label, units
+from docqa.models.units import MAX_BLOCK_CHARS, is_label, units
 from docqa.prompt import REFUSAL, Passage
 from docqa.text.tokenize import content_words, tokenize
 
@@ -626,6 +626,45 @@ def test_a_sentence_going_on_after_the_code_it_introduces_is_one_unit() -> None:
 def test_only_prose_starting_with_a_stop_word_goes_on_after_code(before: str, after: str) -> None:
     found = [u.text for u in units(p("a#b", f"{before}\n\n{after}"), 0)]
     assert found[-1] == after
+
+
+def test_a_list_going_on_after_its_lead_in_is_quoted_to_its_last_item() -> None:
+    """SQLite's "Foreign key DML errors are reported if:" / "The parent table does not exist,
+    or" / ...: the lead-in took its first item only, and the reply ended on "or"."""
+    text = (
+        "Errors are reported if:\n\nThe parent table does not exist, or\n\n"
+        "The parent key columns named in the constraint do not exist, or\n\n"
+        "The parent key columns are not the primary key.\n\nThis is checked at run time."
+    )
+    assert [u.text for u in units(p("fk#errors", text), 0)] == [
+        (
+            "Errors are reported if:\nThe parent table does not exist, or\nThe parent key"
+            " columns named in the constraint do not exist, or\nThe parent key columns are not"
+            " the primary key."
+        ),
+        "This is checked at run time.",
+    ]
+    # items ending in "," go on as well; what follows the last item is a sentence of its own
+    parts = "The frame has parts:\n\nA frame type,\n\nA starting boundary,\n\nAn end.\n\nMore."
+    assert [u.text for u in units(p("w#f", parts), 0)] == [
+        "The frame has parts:\nA frame type,\nA starting boundary,\nAn end.",
+        "More.",
+    ]
+
+
+def test_lines_of_code_ending_in_a_semicolon_are_no_list_going_on() -> None:
+    text = "The calls are:\n\nx = f(1);\n\ny = g(2);\n\nDone here."
+    assert [u.text for u in units(p("a#b", text), 0)] == [
+        "The calls are:\nx = f(1);",
+        "y = g(2);",
+        "Done here.",
+    ]
+    # a list longer than a unit may quote stops where it would grow past MAX_BLOCK_CHARS
+    item = "an item of the list that goes on and on with many words in it,"
+    long = "The list is:\n\n" + "\n\n".join([item] * 20) + "\n\nThe end."
+    first = units(p("a#b", long), 0)[0].text
+    assert first.startswith("The list is:\n") and first.count(item) < 20
+    assert len(first) - len("The list is:\n") <= MAX_BLOCK_CHARS + 20
 
 
 def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> None:

@@ -11,6 +11,7 @@ from docqa.collection import Collection
 from docqa.errors import IndexCorrupt, InputError
 from docqa.index.meta import update_meta
 from docqa.retrieve import GuardConfig, GuardedRetriever, HybridRetriever
+from docqa.retrieve.distinct import DistinctRetriever
 
 LIBRARY = Path(__file__).resolve().parents[2] / "examples" / "library"
 
@@ -29,7 +30,9 @@ def test_guard_argument(root: Path) -> None:
     assert isinstance(default, GuardedRetriever) and default.config == GuardConfig()
     own = collection.retriever("dense", guard=GuardConfig(min_coverage=0.5))
     assert isinstance(own, GuardedRetriever) and own.config.min_coverage == 0.5
-    assert isinstance(collection.retriever("hybrid", guard=False), HybridRetriever)
+    # no guard: the hybrid retriever itself, each passage once (docqa.retrieve.distinct)
+    bare = collection.retriever("hybrid", guard=False)
+    assert isinstance(bare, DistinctRetriever) and isinstance(bare.inner, HybridRetriever)
     with pytest.raises(InputError, match="guard must be True, False or a GuardConfig"):
         collection.retriever("hybrid", guard=0.5)  # type: ignore[arg-type]
     question = "Does the library sell second-hand cars?"

@@ -42,6 +42,8 @@ _WORD = re.compile(r"\w+")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _FIRST_WORD = re.compile(r"([a-z]+)\s")
+_LIST_OR = re.compile(r"[,;] (?:or|and)$")  # an item a list goes on from: "exist, or"
+_CODE_MARK = re.compile(r"[=(){}\[\]<>]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,8 @@ def units(passage: Passage, index: int) -> list[Unit]:
     the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
     takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept, and when
     that block is code, the sentence going on after it ("For example, the code:" / the code /
-    "will run hasher ...", :func:`_resumes`); so does
+    "will run hasher ...", :func:`_resumes`), when it is a list's item ending in ", or" or
+    ",", the items after it up to its last (within :data:`MAX_BLOCK_CHARS`); so does
     one that stops where no sentence ends (on a stop word: "the command is") or before a
     command typed at a prompt (``> help(solve)``), when that block can stand inside a
     sentence and nothing after it goes on with the sentence. A piece that does not end like a
@@ -235,6 +238,19 @@ class _Cut:
             introduced = self.b
             block, self.b = _introduced(blocks, introduced)
             self._attach(block)
+            size = len(block)
+            while (
+                _list_goes_on(block)
+                and self.b < len(blocks)
+                and _list_item(blocks[self.b])
+                and size + len(blocks[self.b]) <= MAX_BLOCK_CHARS
+            ):
+                # a list whose item ends in "," or "; or" goes on in the next item ("The parent
+                # table does not exist, or" / "The parent key columns ... do not exist, or")
+                block = blocks[self.b]
+                size += len(block)
+                self._attach(block)
+                self.b += 1
             if not (self.b < len(blocks) and _resumes(blocks[introduced], blocks[self.b])):
                 break
             # the sentence goes on after its code ("For example, the code:" / the code / "will
@@ -380,6 +396,31 @@ def _resumes(code: str, block: str) -> bool:
         and first[1] in ENGLISH_STOP_WORDS
         and is_code(lines)
         and _continues(block)
+    )
+
+
+def _list_goes_on(block: str) -> bool:
+    """Whether ``block`` is a list's item that the next one continues: it ends in ", or",
+    "; and" (and the like), or in ``,`` or ``;`` when it has no code's punctuation (a line
+    of C or JavaScript ends in ``;``, a dictionary's entry in ``,``)."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    if is_code(lines):
+        return False
+    end = block.rstrip()
+    return _LIST_OR.search(end) is not None or (
+        end.endswith((",", ";")) and _CODE_MARK.search(end) is None
+    )
+
+
+def _list_item(block: str) -> bool:
+    """Whether ``block`` can be a list's next item: one piece, no table, no code, none of
+    code's punctuation unless it reads as prose."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    return (
+        len(_split(block)) == 1
+        and not is_table(lines)
+        and not is_code(lines)
+        and (_CODE_MARK.search(block) is None or reads_as_prose(block))
     )
 
 
