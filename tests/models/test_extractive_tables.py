@@ -1,5 +1,6 @@
 from docqa.models.extractive import quote
-from docqa.models.units import sentences, units
+from docqa.models.sentences import sentences
+from docqa.models.units import units
 from docqa.prompt import Passage
 
 

@@ -406,7 +406,7 @@ def test_a_table_with_no_header_row_gets_an_empty_one() -> None:
 
 
 def test_the_answer_reads_each_row_of_a_table_with_no_header_as_its_cells() -> None:
-    from docqa.models.units import sentences
+    from docqa.models.sentences import sentences
 
     document = parse_document("www/jp2.html", NO_HEADER)
     assert list(sentences(document.sections[0].text)) == [
@@ -420,7 +420,7 @@ def test_the_answer_reads_each_row_of_a_table_with_no_header_as_its_cells() -> N
 
 
 def test_a_pipe_inside_a_cell_is_written_escaped_and_read_back_as_one_cell() -> None:
-    from docqa.models.units import sentences
+    from docqa.models.sentences import sentences
 
     page = (
         "<h1>Redirection</h1><table><tr><th>Form</th><th>Effect</th></tr>"

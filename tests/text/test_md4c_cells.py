@@ -67,7 +67,7 @@ def test_a_pipe_inside_a_cell_is_written_escaped_on_every_path() -> None:
 
 
 def test_the_answer_reads_a_cell_holding_a_pipe_as_one_cell() -> None:
-    from docqa.models.units import sentences
+    from docqa.models.sentences import sentences
     from docqa.text import parse_document
 
     document = parse_document("ops.md", "# Operators\n\n" + PIPE_IN_CELLS)

@@ -9,10 +9,10 @@ the passage's text; :mod:`docqa.models.extractive` scores and picks among them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docqa.models.blocks import entries, is_code, is_table, reads_as_prose, table_rows
+from docqa.models.sentences import split_sentences
 from docqa.prompt import Passage
 from docqa.text.documents import NO_COLON
 from docqa.text.stopwords import ENGLISH_STOP_WORDS
@@ -27,14 +27,6 @@ CAPTION_WORDS = 6
 """A line of at most this many words before a block of code is its caption ("Filename:
 src/main.rs"): a sentence ending in ``:`` above it takes both along."""
 
-# the space after ". ! ?" and up to two closing quotes or brackets, which stay with the sentence
-_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]])|(?<=[.!?][\"')\]][\"')\]]))\s+")
-# Words ending in "." that do not end a sentence: "e.g. the", "eg. 20", "etc. and", "vs. dict".
-_ABBREVIATIONS = frozenset([
-    "e.g", "eg", "i.e", "ie", "viz", "etc", "vs", "cf", "al", "approx", "incl", "resp", "fig",
-    "no", "sec", "ch",
-])  # fmt: skip
-_MARK_GOES_ON = re.compile(r"(?:[!?]|\.\.\.)[\"')\]]*$")
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
 _STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
@@ -63,44 +55,6 @@ class Unit:
 def is_label(unit: Unit) -> bool:
     """Whether ``unit`` is a label rather than a sentence (see :data:`MIN_WORDS`)."""
     return len(_WORD.findall(unit.text)) < MIN_WORDS
-
-
-def _split(block: str) -> list[str]:
-    """The sentences of one paragraph, whitespace collapsed: split after ``. ! ?`` (and a
-    closing quote or bracket) and space, unless the sentence goes on (:func:`_goes_on`)."""
-    out: list[str] = []
-    for piece in _SENTENCE_END.split(" ".join(block.split())):
-        if out and _goes_on(out[-1], piece):
-            out[-1] = f"{out[-1]} {piece}"
-        elif piece:
-            out.append(piece)
-    return out
-
-
-def _goes_on(before: str, piece: str) -> bool:
-    """Whether ``piece`` continues the sentence ``before`` that the split ended: after an
-    abbreviation ("(e.g."), a page's ("see multiple keys (p. 123)", LaTeX's manuals), a mark
-    standing alone ("the ? operator"), or a "!", "?" or "..." before a lower-case word
-    ("calling panic! or returning", "works? not")."""
-    last = before.rsplit(" ", 1)[-1]
-    word = last.lower().strip("([{\"'.")
-    if word in _ABBREVIATIONS or last in (".", "!", "?"):
-        return True
-    if word in ("p", "pp") and piece[:1].isdigit():
-        return True
-    return piece[:1].islower() and _MARK_GOES_ON.search(before) is not None
-
-
-def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``: paragraphs (split at blank lines) split as :func:`_split`
-    does; a table (lines starting with ``|``)
-    gives one sentence per row; whitespace inside a sentence collapsed; empty pieces skipped."""
-    for block in re.split(r"\n\s*\n", text):
-        lines = [ln for ln in block.splitlines() if ln.strip()]
-        if is_table(lines):
-            yield from table_rows(lines)
-        elif lines:
-            yield from _split(block)
 
 
 def _blocks(text: str) -> list[str]:
@@ -179,7 +133,7 @@ class _Cut:
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [block] if len(block) <= MAX_BLOCK_CHARS else []
         else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
-            found = [s for entry in entries(lines) for s in _split(entry)]
+            found = [s for entry in entries(lines) for s in split_sentences(entry)]
         starts = _STARTS_SENTENCE.match(block) and not (code and self.b == 0)
         if self.inside and found and not table and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
@@ -256,7 +210,7 @@ class _Cut:
             # the sentence goes on after its code ("For example, the code:" / the code / "will
             # run hasher to produce ..."): to the end of that sentence, one unit, which takes
             # the code it introduces in turn ("which is equivalent to:")
-            self._go_on(_split(blocks[self.b]), "")
+            self._go_on(split_sentences(blocks[self.b]), "")
             self.b += 1
         if (
             not (table or code or self.attached[-1])
@@ -270,7 +224,7 @@ class _Cut:
             # a line its description goes on from, as a definition list's term (Texinfo's
             # "'-i, --case-insensitive'" / "instructs flex to generate a case-insensitive
             # scanner.") or a command ("ls 2>&1 > dirlist" / "directs only ..."): one unit
-            self._go_on(_split(blocks[self.b]), "")
+            self._go_on(split_sentences(blocks[self.b]), "")
             self.b += 1
         # a sentence that goes on after the block below it ("the command", a command, "directs
         # only ...") is one unit with that block, to the end of its sentence; a single word
@@ -285,7 +239,7 @@ class _Cut:
         still open."""
         blocks, b = self.blocks, self.b
         while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
-            self._go_on(_split(blocks[b + 1]), blocks[b])
+            self._go_on(split_sentences(blocks[b + 1]), blocks[b])
             b += 2
             open_ = not _ENDS_SENTENCE.search(self.pieces[-1])
         self.b = b
@@ -378,7 +332,7 @@ def _inserted(block: str) -> bool:
     formula; not a paragraph, nor a list's item: "inside an action list no filters ...")."""
     return (
         len(block) <= MAX_BLOCK_CHARS
-        and len(_split(block)) == 1
+        and len(split_sentences(block)) == 1
         and not _FULL_STOP.search(block)
         and not reads_as_prose(block)
     )
@@ -417,7 +371,7 @@ def _list_item(block: str) -> bool:
     code's punctuation unless it reads as prose."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
     return (
-        len(_split(block)) == 1
+        len(split_sentences(block)) == 1
         and not is_table(lines)
         and not is_code(lines)
         and (_CODE_MARK.search(block) is None or reads_as_prose(block))
