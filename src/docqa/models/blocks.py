@@ -20,6 +20,8 @@ _CODE_SYMBOLS = frozenset("()[]{}<>;=|\\$`*_/#@%&+~^")
 
 
 _BAR = re.compile(r"(?<!\\)\|")
+_LIST_OR = re.compile(r"[,;] (?:or|and)$")  # an item a list goes on from: "exist, or"
+_CODE_MARK = re.compile(r"[=(){}\[\]<>]")
 
 
 def _cells(line: str) -> list[str]:
@@ -125,3 +127,20 @@ def is_code(lines: list[str]) -> bool:
     """Whether a block's non-empty ``lines`` are code: several lines that are no table and no
     prose wrapped by hand."""
     return len(lines) > 1 and not is_table(lines) and not wrapped_prose(lines)
+
+
+def list_goes_on(block: str) -> bool:
+    """Whether ``block`` is a list's item that the next one continues: it ends in ", or",
+    "; and" (and the like), or in ``,`` or ``;`` when it has no code's punctuation (a line
+    of C or JavaScript ends in ``;``, a dictionary's entry in ``,``)."""
+    lines = [ln for ln in block.splitlines() if ln.strip()]
+    if is_code(lines):
+        return False
+    end = block.rstrip()
+    return _LIST_OR.search(end) is not None or (end.endswith((",", ";")) and not code_marked(end))
+
+
+def code_marked(text: str) -> bool:
+    """Whether ``text`` holds code's punctuation (``= ( ) { } [ ] < >``), which a list's item
+    written in words has not."""
+    return _CODE_MARK.search(text) is not None

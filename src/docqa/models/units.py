@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docqa.models.blocks import entries, is_code, is_table, reads_as_prose, table_rows
+from docqa.models.blocks import (
+    code_marked,
+    entries,
+    is_code,
+    is_table,
+    list_goes_on,
+    reads_as_prose,
+    table_rows,
+)
 from docqa.models.sentences import split_sentences
 from docqa.prompt import Passage
 from docqa.text.documents import NO_COLON
@@ -34,8 +42,6 @@ _WORD = re.compile(r"\w+")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 _FIRST_WORD = re.compile(r"([a-z]+)\s")
-_LIST_OR = re.compile(r"[,;] (?:or|and)$")  # an item a list goes on from: "exist, or"
-_CODE_MARK = re.compile(r"[=(){}\[\]<>]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,35 +189,8 @@ class _Cut:
             self._attach(blocks[b])
             self.b = b + 1
             return
-        while (
-            not code
-            and pieces[-1].endswith(":")
-            and self.b < len(blocks)
-            and len(blocks[self.b]) <= MAX_BLOCK_CHARS
-        ):
-            introduced = self.b
-            block, self.b = _introduced(blocks, introduced)
-            self._attach(block)
-            size = len(block)
-            while (
-                _list_goes_on(block)
-                and self.b < len(blocks)
-                and _list_item(blocks[self.b])
-                and size + len(blocks[self.b]) <= MAX_BLOCK_CHARS
-            ):
-                # a list whose item ends in "," or "; or" goes on in the next item ("The parent
-                # table does not exist, or" / "The parent key columns ... do not exist, or")
-                block = blocks[self.b]
-                size += len(block)
-                self._attach(block)
-                self.b += 1
-            if not (self.b < len(blocks) and _resumes(blocks[introduced], blocks[self.b])):
-                break
-            # the sentence goes on after its code ("For example, the code:" / the code / "will
-            # run hasher to produce ..."): to the end of that sentence, one unit, which takes
-            # the code it introduces in turn ("which is equivalent to:")
-            self._go_on(split_sentences(blocks[self.b]), "")
-            self.b += 1
+        if not code:
+            self._take_introduced()
         if (
             not (table or code or self.attached[-1])
             and "\n" not in pieces[-1]
@@ -233,6 +212,43 @@ class _Cut:
             table or self.attached[-1] or _ENDS_SENTENCE.search(pieces[-1])
         )
         self._ends(self._around(open_))
+
+    def _take_introduced(self) -> None:
+        """After a sentence ending in ``:``, the block it introduces (up to
+        :data:`MAX_BLOCK_CHARS`), the list's next items when that block is an item the list
+        goes on from, and the sentence going on after it when it is code ("For example, the
+        code:" / the code / "will run hasher to produce ..."), which may introduce code in
+        turn ("which is equivalent to:")."""
+        blocks = self.blocks
+        while (
+            self.pieces[-1].endswith(":")
+            and self.b < len(blocks)
+            and len(blocks[self.b]) <= MAX_BLOCK_CHARS
+        ):
+            introduced = self.b
+            block, self.b = _introduced(blocks, introduced)
+            self._attach(block)
+            self._items_after(block)
+            if not (self.b < len(blocks) and _resumes(blocks[introduced], blocks[self.b])):
+                return
+            self._go_on(split_sentences(blocks[self.b]), "")
+            self.b += 1
+
+    def _items_after(self, item: str) -> None:
+        """Take along the items a list goes on with after ``item`` ("The parent table does not
+        exist, or" / "The parent key columns ... do not exist, or" / ...), up to its last,
+        while all of them stay within :data:`MAX_BLOCK_CHARS`."""
+        size = len(item)
+        while (
+            list_goes_on(item)
+            and self.b < len(self.blocks)
+            and _list_item(self.blocks[self.b])
+            and size + len(self.blocks[self.b]) <= MAX_BLOCK_CHARS
+        ):
+            item = self.blocks[self.b]
+            size += len(item)
+            self._attach(item)
+            self.b += 1
 
     def _around(self, open_: bool) -> bool:
         """Take the sentence left open on through the blocks written inside it; whether it is
@@ -353,19 +369,6 @@ def _resumes(code: str, block: str) -> bool:
     )
 
 
-def _list_goes_on(block: str) -> bool:
-    """Whether ``block`` is a list's item that the next one continues: it ends in ", or",
-    "; and" (and the like), or in ``,`` or ``;`` when it has no code's punctuation (a line
-    of C or JavaScript ends in ``;``, a dictionary's entry in ``,``)."""
-    lines = [ln for ln in block.splitlines() if ln.strip()]
-    if is_code(lines):
-        return False
-    end = block.rstrip()
-    return _LIST_OR.search(end) is not None or (
-        end.endswith((",", ";")) and _CODE_MARK.search(end) is None
-    )
-
-
 def _list_item(block: str) -> bool:
     """Whether ``block`` can be a list's next item: one piece, no table, no code, none of
     code's punctuation unless it reads as prose."""
@@ -374,7 +377,7 @@ def _list_item(block: str) -> bool:
         len(split_sentences(block)) == 1
         and not is_table(lines)
         and not is_code(lines)
-        and (_CODE_MARK.search(block) is None or reads_as_prose(block))
+        and (not code_marked(block) or reads_as_prose(block))
     )
 
 
