@@ -11,7 +11,7 @@ import pytest
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
 from docqa.errors import InputError
-from docqa.retrieve.distinct import distinct, distinct_batch, distinct_search
+from docqa.retrieve.distinct import FETCH, distinct, distinct_batch, distinct_search
 from docqa.shards.build import build_sharded
 from docqa.types import Chunk, Hit
 
@@ -123,24 +123,31 @@ class Ranking:
         return self.hits[:m]
 
 
+# a passage written 13 times, then the others: more copies than FETCH rows a hit allow for
+MANY = ["a"] * 13 + ["b", "a", "c", "d"] + [f"x{i}" for i in range(20)]
+
+
 def test_more_rows_are_asked_for_only_while_copies_leave_too_few() -> None:
-    plain = Ranking(["a", "b", "c", "d"])
+    plain = Ranking(["a", "b", "c", "d", "e", "f"])
     assert distinct_search(plain, 3) == plain.hits[:3]
-    assert plain.asked == [3]  # no copy: one search
+    assert plain.asked == [3 * FETCH]  # one search, a few rows more than k
     copies = Ranking(["a", "a", "a", "b", "a", "c", "d"])
     assert [h.row for h in distinct_search(copies, 3)] == [0, 3, 5]
-    assert copies.asked == [3, 6]  # doubled until three distinct passages are in
+    assert copies.asked == [3 * FETCH]  # four copies: still one search
+    many = Ranking(MANY)
+    assert [h.row for h in distinct_search(many, 3)] == [0, 13, 15]
+    assert many.asked == [3 * FETCH, 6 * FETCH]  # doubled until three distinct passages are in
     # fewer distinct passages than k: all of them, once the search has run dry
-    copies.asked.clear()
-    assert [h.row for h in distinct_search(copies, 5)] == [0, 3, 5, 6]
-    assert copies.asked[-1] > len(copies.hits)
-    assert distinct_search(copies, 0) == []
+    few = Ranking(["a", "a", "b"] * 10)
+    assert [h.row for h in distinct_search(few, 3)] == [0, 2]
+    assert few.asked[-1] > len(few.hits)
+    assert distinct_search(few, 0) == []
 
 
 def test_a_batch_asks_again_only_for_the_questions_copies_left_short() -> None:
     rankings = {
         "plain": Ranking(["a", "b", "c", "d"]),
-        "copies": Ranking(["a", "a", "a", "b", "a", "c", "d"]),
+        "many": Ranking(MANY),
         "few": Ranking(["a", "a"]),
     }
     rounds: list[tuple[list[str], int]] = []
@@ -149,9 +156,9 @@ def test_a_batch_asks_again_only_for_the_questions_copies_left_short() -> None:
         rounds.append((questions, m))
         return [rankings[q](m) for q in questions]
 
-    found = distinct_batch(search, ["plain", "copies", "few", "plain"], 3)
-    assert [[h.row for h in hits] for hits in found] == [[0, 1, 2], [0, 3, 5], [0], [0, 1, 2]]
-    assert rounds == [(["plain", "copies", "few", "plain"], 3), (["copies"], 6)]
+    found = distinct_batch(search, ["plain", "many", "few", "plain"], 3)
+    assert [[h.row for h in hits] for hits in found] == [[0, 1, 2], [0, 13, 15], [0], [0, 1, 2]]
+    assert rounds == [(["plain", "many", "few", "plain"], 3 * FETCH), (["many"], 6 * FETCH)]
     # the same hits as each question alone
     for name, ranking in rankings.items():
         assert distinct_search(ranking, 3) == distinct_batch(search, [name], 3)[0]

@@ -10,11 +10,11 @@ may differ, and the better-ranked copy is the one kept (ties: the lower row, the
 order). A hit without its chunk is never left out.
 
 One procedure serves every path (one question, the PostgreSQL store, a batch): the first ``k``
-distinct hits of the ranking the search gives for ``m`` rows, ``m`` starting at ``k`` and
-doubled while copies leave fewer than ``k`` and the last search returned all ``m`` it was
-asked for (``distinct_search``; ``distinct_batch`` runs it for many questions in rounds). So
-a batch equals its questions searched one by one, and nothing is searched twice when no
-passage repeats.
+distinct hits of the ranking the search gives for ``m`` rows, ``m`` starting at
+:data:`FETCH` times ``k`` and doubled while copies leave fewer than ``k`` and the last search
+returned all ``m`` it was asked for (``distinct_search``; ``distinct_batch`` runs it for many
+questions in rounds). So a batch equals its questions searched one by one, and a question is
+searched twice only when its best rows hold more copies than :data:`FETCH` allows for.
 """
 
 from __future__ import annotations
@@ -25,6 +25,11 @@ import numpy as np
 
 from docqa._checks import whole
 from docqa.types import Hit, Retriever
+
+FETCH = 4
+"""Rows asked for per hit wanted, at first: a passage written four times (FFmpeg's) still
+leaves ``k`` distinct ones in one search. Asking for more costs little: hybrid search reads
+each side's best 50 rows whatever ``k`` is, and the question is embedded once a search."""
 
 Search = Callable[[int], list[Hit]]
 """The ranking for one question, cut at the given number of rows."""
@@ -55,17 +60,17 @@ def _settled(hits: list[Hit], m: int, k: int) -> list[Hit] | None:
 
 def distinct_search(search: Search, k: int) -> list[Hit]:
     """The first ``k`` distinct hits of ``search``'s ranking."""
-    m = whole(k, "k")
+    m = FETCH * whole(k, "k")
     while (found := _settled(search(m), m, k)) is None:
         m *= 2
     return found
 
 
 def distinct_batch(search: SearchMany, questions: list[str], k: int) -> list[list[Hit]]:
-    """:func:`distinct_search` for every question, in rounds: all of them for ``k`` rows, then
-    those whose copies left too few together for twice as many, and so on (each question asks
-    for the rows it would ask for alone, so the hits are the same)."""
-    m = whole(k, "k")
+    """:func:`distinct_search` for every question, in rounds: all of them for ``FETCH * k``
+    rows, then those whose copies left too few together for twice as many, and so on (each
+    question asks for the rows it would ask for alone, so the hits are the same)."""
+    m = FETCH * whole(k, "k")
     out: list[list[Hit] | None] = [None] * len(questions)
     waiting = list(range(len(questions)))
     while True:
