@@ -152,13 +152,14 @@ class RowsCollection(TenantLookup, ABC):
         rows, chunks, stats, source = self.row_searcher(), self.chunks, self.bm25, self.source()
         dense = DenseRetriever(self.embedder, rows, chunks, source=source)
         keyword = KeywordRetriever(stats, chunks, rows=rows, source=source)
-        inner = by_mode(mode, dense, keyword)
+        # each passage once (docqa.retrieve.distinct), before a reranker or the rescorer reads
+        # its best rows: they reorder distinct passages, and what they return stays distinct
+        inner: Retriever = DistinctRetriever(by_mode(mode, dense, keyword))
         if rescore is not None and mode == "hybrid":
             rescorer = SemanticRescorer(rescore, stats, self.passage_text)
-            inner = RerankingRetriever(keyword, rescorer, top_n=rescore_top)
+            inner = RerankingRetriever(DistinctRetriever(keyword), rescorer, top_n=rescore_top)
         if reranker is not None:
             inner = RerankingRetriever(inner, reranker, top_n=rerank_top)
-        inner = DistinctRetriever(inner)
         side = None if mode == "keyword" else keyword
         semantic = semantic_side(self.embedder, self.row_vectors)
         return restricted(

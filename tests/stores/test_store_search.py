@@ -120,7 +120,10 @@ def test_a_zero_query_fetches_only_the_first_k_rows(
 
     monkeypatch.setattr(StoreRetriever, "_run", counting)
     with store:
-        hits = _search(store, emb, np.zeros(8, np.float32), 5, tenant=None)
+        emb.table["q"] = np.zeros(8, np.float32)
+        # the store's own search, under the layer that keeps each passage once (which asks
+        # for more rows than k: docqa.retrieve.distinct.FETCH)
+        hits = store.retriever("dense", embedder=emb, guard=False, tenant=None).inner.search("q", 5)
         assert [h.row for h in hits] == row_ids(store, record)[:5]
         assert [h.score for h in hits] == [0.0] * 5 and fetched == [5]
 
