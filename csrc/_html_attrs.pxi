@@ -42,13 +42,13 @@ cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except
 # docqa.text.html_chrome.NAV_CLASSES (on the elements NAV_CONTAINERS: class names that mark
 # navigation where documentation generators put it, DocBook's div.navheader / table.nav,
 # gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
-# tables of contents, Doxygen's hidden tooltips div.ttc, a book's index) and _CHROME_CLASSES
-# (on a div outside the page's marked content, as the header and footer elements: Texinfo's
-# bars)
+# tables of contents, Doxygen's hidden tooltips div.ttc, a book's index, the Apache manual's
+# language bars) and _CHROME_CLASSES (on a div outside the page's marked content, as the
+# header and footer elements: Texinfo's bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
-    "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc",
-    "indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky", "index-pg",
+    "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc", "toplang",
+    "bottomlang", "indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky", "index-pg",
     "index-tp",
 })
 _CHROME_CLASSES = frozenset({"header", "footer"})
@@ -77,7 +77,8 @@ cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept 
         or _same_ci(s, a, b, b"subnav") or _same_ci(s, a, b, b"breadcrumb")
         or _same_ci(s, a, b, b"breadcrumbs") or _same_ci(s, a, b, b"toc")
         or _same_ci(s, a, b, b"nav-panel") or _same_ci(s, a, b, b"mini-toc")
-        or _same_ci(s, a, b, b"ttc") or _same_ci(s, a, b, b"indexdiv")
+        or _same_ci(s, a, b, b"ttc") or _same_ci(s, a, b, b"toplang")
+        or _same_ci(s, a, b, b"bottomlang") or _same_ci(s, a, b, b"indexdiv")
         or _same_ci(s, a, b, b"indextable") or _same_ci(s, a, b, b"index-cp")
         or _same_ci(s, a, b, b"index-fn") or _same_ci(s, a, b, b"index-vr")
         or _same_ci(s, a, b, b"index-ky") or _same_ci(s, a, b, b"index-pg")
@@ -141,7 +142,7 @@ cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int whi
 # docqa.text.html_reference._CHROME_ROLES and _NAV_IDS
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
 _NAV_IDS = frozenset({"toc", "table-of-contents", "table_of_contents"})
-_ID_SETS = (_NAV_IDS, frozenset({"footer"}))  # by _id_in's ``which``
+_ID_SETS = (_NAV_IDS, frozenset({"footer", "page-header"}))  # by _id_in's ``which``
 
 
 cdef int _chrome_role(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
@@ -171,13 +172,13 @@ cdef inline bint _same_lower(const hch_t* s, Py_ssize_t a, Py_ssize_t b, const c
 
 cdef int _id_in(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int which) except -1:
     """``unescape(value).lower() in _ID_SETS[which]`` for the id value ``s[a:b]`` (``ID_TOC``:
-    ``_NAV_IDS``; ``ID_FOOTER``: ``{"footer"}``)."""
+    ``_NAV_IDS``; ``ID_FOOTER``: html_chrome.CHROME_IDS, ``{"footer", "page-header"}``)."""
     cdef Py_ssize_t k
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or s[k] < 32:
             return unescape(text[a:b]).lower() in _ID_SETS[which]
     if which == ID_FOOTER:
-        return _same_lower(s, a, b, b"footer")
+        return _same_lower(s, a, b, b"footer") or _same_lower(s, a, b, b"page-header")
     return (
         _same_lower(s, a, b, b"toc") or _same_lower(s, a, b, b"table-of-contents")
         or _same_lower(s, a, b, b"table_of_contents")

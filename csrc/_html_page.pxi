@@ -250,7 +250,9 @@ cdef class _Page:
             self.row_td = self.row_td or code == T_TD
             _hclear(&self.cell_b)
         elif code == T_BR:
-            self.space()
+            self.line_break()
+        elif (tag & HT_B) and self.in_cell:
+            self.space()  # a cell's items and paragraphs: "a</li><li>b" is "a b"
         elif (tag & HT_B) and not self.in_row:
             self.flush()
             # a dt's text is the next text block made, unless its end or a dd comes first
@@ -277,9 +279,15 @@ cdef class _Page:
             self.toc_only = False
 
     cdef int space(self) except -1:
-        """``handle_data(" ")`` (a ``<br>``)."""
+        """``handle_data(" ")``."""
         cdef uint32_t c = 32
         return _hfeed(self, &c, 0, 1, self.line, self.sink())
+
+    cdef int line_break(self) except -1:
+        """``PageParser._line_break``: a ``<br>`` ends running text's block, else a space."""
+        if self.sink() == SINK_TEXT and self.term_at < 0:
+            return self.flush()
+        return self.space()
 
     cdef int endtag(self, int tag, const char* name, int n) except -1:
         cdef int code = tag & 255
@@ -311,6 +319,8 @@ cdef class _Page:
             self.close_cell()
         elif code == T_TR:
             self.close_row()
+        elif code != T_TABLE and (tag & HT_B) and self.in_cell:
+            self.space()  # "<div>a</div>b" in a cell is "a b"
         elif code == T_TABLE or ((tag & HT_B) and not self.in_row):
             self.close_row()
             self.flush()

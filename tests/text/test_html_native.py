@@ -78,6 +78,11 @@ def test_public_functions_agree_with_their_reference_forms() -> None:
         "<p>a & b &&amp; &; &#abc; &amp &ampx; &notit; &\rx &Amp; &AMP;</p>",
         "<pre>\n  if a &lt; b:\n\n      pass &amp;&amp; done\n\n\n</pre>",
         "<td>cell outside a row</td><tr><td>  </td><th> </th></tr><tr><td>a\nb</td></tr>",
+        # a <br> ends running text's block; in a term, heading, cell, code or title a space
+        "<p><code># cmd<br>\nNew: x<br/>Done</code></p><p>a<br><br>b<br></p>",
+        "<dl><dt>f(x)<br/>f(x, y)</dt><dd><p>Does.<br>More.</p></dd></dl>",
+        "<h2>a<br>b</h2><table><tr><td>c<br>d</td></tr></table><pre>e<br>f</pre><title>g<br>h</title>",
+        "<table><tr><td><ul><li>a</li><li>b<p>c</td><td><h3>h<p>i</h3></td></tr></table>",
         "<table><tr><td>1</td><td></td><td>3</td></tr></table><p>after</p>",
         "<title>one</title><title>two &amp; three</title><h1>two</h1>",
         "<h1>a</h1><h1>b<pre>code</pre></h1><h3>\n  spaced \n  out  </h3>",

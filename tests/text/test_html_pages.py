@@ -119,6 +119,25 @@ def test_apaches_permalinks_are_dropped() -> None:
     assert "¶" not in texts(items)
 
 
+def test_apaches_menu_and_language_bars_are_dropped() -> None:
+    # the top of every page of the Apache manual, cut down: the menu and version line, then
+    # links to the page's translations above and below its text
+    page = """<body id="manual-page"><div id="page-header">
+<p class="menu"><a href="../mod/index.html">Modules</a> | <a href="../glossary.html">Glossary</a></p>
+<p class="apache">Apache HTTP Server Version 2.4</p></div>
+<div id="page-content"><div id="preamble"><h1>Name-based Virtual Host Support</h1>
+<div class="toplang"><p><span>Available Languages: </span><a href="../../de/x.html"
+hreflang="de" rel="alternate">&nbsp;de&nbsp;</a> | <a href="../../en/x.html">&nbsp;en&nbsp;</a>
+</p></div><p>This document describes name-based virtual hosts.</p></div>
+<div class="bottomlang"><p><span>Available Languages: </span> de | en</p></div></div>"""
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [getattr(i, "text", "") for i in items] == [
+            "Name-based Virtual Host Support",
+            "This document describes name-based virtual hosts.",
+        ]
+
+
 def test_texinfos_permalinks_are_dropped() -> None:
     # Autoconf's manual (Texinfo 6.8) and a Texinfo 7 page: a pilcrow after each definition
     page = (
@@ -435,3 +454,50 @@ def test_a_pipe_inside_a_cell_is_written_escaped_and_read_back_as_one_cell() -> 
         "Form: a | b; Effect: pipes a into b",
         "Form: ||; Effect: or",
     ]
+
+
+def test_a_line_break_in_running_text_keeps_the_lines_apart() -> None:
+    # the Apache manual's examples: a command and what it prints, in one paragraph
+    page = """<h2>Getting it working</h2>
+<p>To create the file, type:</p>
+<div class="example"><p><code>
+  # htpasswd -c /usr/local/apache/passwd/passwords rbowen<br>
+  New password: mypassword<br>
+  Adding password for user rbowen
+</code></p></div>
+<ul><li>Security:<br />Fix use-after-free<br />Fix memory leak</li></ul>
+<dl><dt>like(X,Y)<br />like(X,Y,Z)</dt><dd><p>The like() function.</p></dd></dl>
+<table><tr><th>Syntax:</th><td>a<br>b</td></tr></table>"""
+    for fast in (True, False):
+        blocks = [i for i in parse_html(page, fast=fast)[1] if isinstance(i, Block)]
+        assert [(b.kind, b.text) for b in blocks] == [
+            ("text", "To create the file, type:"),
+            ("text", "# htpasswd -c /usr/local/apache/passwd/passwords rbowen"),
+            ("text", "New password: mypassword"),
+            ("text", "Adding password for user rbowen"),
+            ("text", "Security:"),
+            ("text", "Fix use-after-free"),
+            ("text", "Fix memory leak"),
+            # a term's breaks and a cell's stay spaces: one term, one cell
+            ("text", "like(X,Y) like(X,Y,Z): The like() function."),
+            ("table", "|  |  |\n| Syntax: | a b |"),
+        ]
+        assert [b.lines[0].number for b in blocks[1:4]] == [4, 5, 6]
+
+
+def test_the_items_and_paragraphs_of_a_cell_are_words_apart() -> None:
+    # the Apache manual's "Related Directives": one list in a cell, one directive an item
+    page = (
+        "<table><tr><th>Related Modules</th><th>Related Directives</th></tr>"
+        "<tr><td><ul><li><code>core</code></li></ul></td><td><ul><li><code>DocumentRoot</code>"
+        "</li><li><code>ServerName</code></li></ul></td></tr>"
+        "<tr><td><p>one</p><p>two</p></td><td><div>a</div>b</td></tr></table>"
+    )
+    for fast in (True, False):
+        (table,) = parse_html(page, fast=fast)[1]
+        assert isinstance(table, Block)
+        assert table.text.splitlines() == [
+            "| Related Modules | Related Directives |",
+            "| core | DocumentRoot ServerName |",
+            "| one two | a b |",
+        ]

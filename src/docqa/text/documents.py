@@ -34,7 +34,8 @@ BlockKind = Literal["text", "table", "code"]
 # columns; a definition's term ending in "?" or "!" takes no colon (a FAQ's question); a book's
 # index in HTML (DocBook's, Sphinx's, Texinfo's) dropped as navigation.
 # 9: a "|" inside a Markdown or HTML table cell written "\|", as the other readers write it.
-READERS = 9
+# 10: a <br> in HTML's running text ends its block (the lines of an example stay apart).
+READERS = 10
 
 
 @dataclass(frozen=True, slots=True)

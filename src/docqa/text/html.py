@@ -16,7 +16,11 @@ What becomes what:
   the text after every note of PostgreSQL's manual was filed under a section "Note");
 - ``pre``, and a ``div`` of class ``fragment`` (Doxygen's code example, a ``div`` a line) -> a
   ``"code"`` block, one line per source line; ``tr`` -> a ``"table"`` row line
-  ``| a | b |``; all other text -> ``"text"`` blocks, cut at block-level tags;
+  ``| a | b |``, the items and paragraphs of a cell a space apart (Apache's "Related
+  Directives", a list in a cell); all other text -> ``"text"`` blocks, cut at block-level
+  tags and at a ``<br>`` (a command and the lines it prints, a list of changes one a line:
+  Apache's and libxslt's pages), which is a space in a title, heading, cell, code or a
+  definition's term;
 - a definition list's terms (``dt``) and the first paragraph of their definition (``dd``)
   -> one ``"text"`` block, ``"-y (global): Overwrite output files without asking."``
   (:func:`define_terms`);
@@ -31,7 +35,8 @@ What becomes what:
   ``topNav``, ``breadcrumbs``, ``toc``...: DocBook's and gtk-doc's Prev / Up / Next tables and
   tables of contents, Texinfo's, Doxygen's and Javadoc's bars; ``ttc``, Doxygen's hidden
   tooltips of the symbols in a code example; ``indexdiv``, ``indextable``, ``index-cp``...:
-  a book's index, DocBook's, Sphinx's and Texinfo's) or whose id names a table of
+  a book's index, DocBook's, Sphinx's and Texinfo's; ``toplang`` and ``bottomlang``, the
+  Apache manual's links to a page's translations) or whose id names a table of
   contents (``toc``, ``table-of-contents``, ``table_of_contents``: npm's), ``button`` (a control's label: the "copy" of
   every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
   permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs
@@ -45,7 +50,7 @@ What becomes what:
   description in one; a section's ``footer``, "Edit this page" and the like, still goes),
   and so a ``div`` of class ``header`` or ``footer`` (older Texinfo's Next / Previous / Up
   bar) or of id ``footer`` (AsciiDoc's "Last updated" line, the Apache manual's copyright and
-  menu; not id ``header``, AsciiDoc's div of a page's title and NAME section), and a ``sup``
+  menu) or ``page-header`` (the Apache manual's menu and version line; not id ``header``, AsciiDoc's div of a page's title and NAME section), and a ``sup``
   inside a link to the page's own anchor, a footnote's mark (Texinfo's and Pandoc's
   ``automatically<a href="#FOOT59"><sup>59</sup></a>`` read "automatically", not
   "automatically59");

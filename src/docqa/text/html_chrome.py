@@ -25,13 +25,14 @@ SITE_CHROME = frozenset({"header", "footer"})
 # and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip), and a
 # book's index, a list of links to the sections that hold its words (DocBook's and gtk-doc's
 # div.indexdiv, PostgreSQL's bookindex.html; Sphinx's table.indextable, its general and
-# module indexes; Texinfo's table.index-cp and its other indexes); compared lower-cased,
-# token by token
+# module indexes; Texinfo's table.index-cp and its other indexes), and the Apache manual's
+# bars of links to a page's translations (div.toplang, div.bottomlang: "Available Languages:
+# de | en | fr"); compared lower-cased, token by token
 NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
         *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
-        "ttc",
+        *("ttc", "toplang", "bottomlang"),
         *("indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky"),
         *("index-pg", "index-tp"),
     }
@@ -46,9 +47,10 @@ CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"
 # a div of these classes is site chrome as the header and footer elements are (HTML5 named
 # those elements after these most common class names): Texinfo's Next / Previous / Up bar
 CHROME_CLASSES = frozenset({"header", "footer"})
-# ... and a div of this id (AsciiDoc's "Last updated" line, the Apache manual's copyright and
-# menu); not "header", which AsciiDoc gives the div holding a page's title and NAME section
-CHROME_IDS = frozenset({"footer"})
+# ... and a div of these ids (AsciiDoc's "Last updated" line, the Apache manual's copyright and
+# menu at the bottom, its menu and version line at the top); not "header", which AsciiDoc
+# gives the div holding a page's title and NAME section
+CHROME_IDS = frozenset({"footer", "page-header"})
 
 
 def is_chrome(

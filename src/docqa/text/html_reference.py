@@ -201,7 +201,9 @@ class PageParser(HTMLParser):
             self._cell = []
             self._row_td = self._row_td or tag == "td"
         elif tag == "br":
-            self.handle_data(" ")
+            self._line_break()
+        elif tag in _BLOCK_TAGS and self._cell is not None:
+            self.handle_data(" ")  # a cell's items and paragraphs: "a</li><li>b" is "a b"
         elif tag in _BLOCK_TAGS and self._row is None:
             self.flush()
             # a dt's text is the next text block made, unless its end or a dd comes first
@@ -210,6 +212,16 @@ class PageParser(HTMLParser):
             elif tag == "dd":
                 self._term_at = None
                 self.definitions.append(len(self.items))
+
+    def _line_break(self) -> None:
+        """A ``<br>``: in running text it ends the block, so the lines it breaks stay apart (a
+        command and the prompts it prints, a list of changes one a line); in a title, heading,
+        cell, code or a definition's term it is a space."""
+        elsewhere = self._title, self._heading, self._cell, self._code, self._row, self._term_at
+        if not self._outside and all(place is None for place in elsewhere):
+            self.flush()
+        else:
+            self.handle_data(" ")
 
     def handle_endtag(self, tag: str) -> None:
         if self._drop is not None:
@@ -248,6 +260,8 @@ class PageParser(HTMLParser):
             self._close_cell()
         elif tag == "tr":
             self._close_row()
+        elif tag != "table" and tag in _BLOCK_TAGS and self._cell is not None:
+            self.handle_data(" ")  # "<div>a</div>b" in a cell is "a b"
         elif tag == "table" or (tag in _BLOCK_TAGS and self._row is None):
             self._close_row()
             self.flush()
