@@ -102,6 +102,7 @@ LINES = st.sampled_from(
     [
         "1. Intro", "2.1. Details here", "III. Reading", "Plain prose line.", "Title",
         "=====", "-----", "  wrapped tail?", "3 years", "1. A list item.", "", "", "",
+        "the dae-", "mon", "mon(8) runs the daemon", "well-",
     ]
 )  # fmt: skip
 
@@ -121,9 +122,11 @@ def test_every_line_is_kept_once_with_its_number(lines: list[str]) -> None:
     non_blank = [n for n, raw in enumerate(lines, start=1) if raw.strip()]
     assert seen == sorted(seen) and len(set(seen)) == len(seen)
     missing = set(non_blank) - set(seen)
-    # only a setext underline or a wrapped title's second line is folded into its heading
+    # only a setext underline or a wrapped title's second line is folded into its heading,
+    # and a line holding nothing but the rest of a word hyphenated on the line before
     for n in missing:
-        assert n - 1 in {i.line for i in items if isinstance(i, Heading)}
+        rest = lines[n - 2].endswith("-") and len(lines[n - 1].split()) == 1
+        assert rest or n - 1 in {i.line for i in items if isinstance(i, Heading)}
     assert set(seen) <= set(non_blank)
 
 
@@ -212,7 +215,7 @@ STREAM_LINES = st.sampled_from(
         "SEE ALSO", "       ls - list directory contents", "Synopsis", "   indented body",
         "4.41. How do I make substitutions in every file in a directory, or in",
         "      a complete directory tree?", "_\bB\x1b[1mold\x1b[0m", "a\rb", "c\x0cd", "e\x85f",
-        "\u2028", "\xa0",
+        "\u2028", "\xa0", "the dae-", "mon", "mon(8) runs the daemon", "well-", "known",
     ]
 )  # fmt: skip
 
@@ -266,3 +269,45 @@ def test_a_large_text_is_parsed_a_paragraph_at_a_time() -> None:
         tracemalloc.stop()
     assert blocks == 16_000 and len(outline.sections) == 800
     assert peak < 0.5 * len(text), peak / len(text)
+
+
+def test_a_word_hyphenated_at_a_lines_end_is_whole_again() -> None:
+    # a manual page as a formatter prints it (Postfix's pages, `man postconf > postconf.txt`)
+    page = """DESCRIPTION
+       The  master(8) dae-
+       mon(8) starts each service  of  Post-
+       fix.  A daemon  runs  under  the  master;  a  well-known  port,  its  well-
+       known  name,  and  a  pro-
+       gram.  Options: -a, -
+       b.  Postfix.
+"""
+    (_, block) = text_items(page)
+    assert isinstance(block, Block)
+    assert [line.text for line in block.lines] == [
+        "The master(8) daemon(8)",  # written whole elsewhere: whole
+        "starts each service of Postfix.",
+        "A daemon runs under the master; a well-known port, its well-known",  # with its hyphen
+        "name, and a program.",  # in neither form, in a text that hyphenates: whole
+        "Options: -a, -",  # not a word
+        "b. Postfix.",
+    ]
+    assert [line.number for line in block.lines] == [2, 3, 4, 5, 6, 7]
+    # a line that held only the word's rest goes; its number with it
+    (block,) = text_items("the dae-\nmon\nand the daemon")
+    assert isinstance(block, Block)
+    assert [(line.number, line.text) for line in block.lines] == [
+        (1, "the daemon"),
+        (3, "and the daemon"),
+    ]
+
+
+def test_a_text_that_breaks_compounds_at_their_hyphen_keeps_an_unknown_word_hyphenated() -> None:
+    # text wrapped as Python's textwrap does, breaking "command-line" after its hyphen: a word
+    # the text writes in neither form keeps its hyphen when compounds outnumber hyphenations
+    text = "use the command-\nline flag, the side-\nband, see command-line and side-band\nand the hex-\nvalued one"
+    (block,) = text_items(text)
+    assert isinstance(block, Block)
+    assert block.text == (
+        "use the command-line flag, the side-band, see command-line and side-band and the "
+        "hex-valued one"
+    )

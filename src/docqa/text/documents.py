@@ -34,7 +34,9 @@ BlockKind = Literal["text", "table", "code"]
 # columns; a definition's term ending in "?" or "!" takes no colon (a FAQ's question); a book's
 # index in HTML (DocBook's, Sphinx's, Texinfo's) dropped as navigation.
 # 9: a "|" inside a Markdown or HTML table cell written "\|", as the other readers write it.
-# 10: a <br> in HTML's running text ends its block (the lines of an example stay apart).
+# 10: a <br> in HTML's running text ends its block (the lines of an example stay apart), a
+# cell's items a space apart, the Apache manual's menu and language bars dropped; a word a
+# plain text hyphenates at a line's end written whole (a manual page's "dae-" / "mon").
 READERS = 10
 
 

@@ -27,7 +27,9 @@ heading only when it is one of them:
 Contents lists are runs of numbered lines with no blank line between them, so they stay
 text; an entry standing alone between blank lines is text too when the same heading is
 written again later. Text saved from a terminal formatter first loses its SGR escapes and overstrikes
-(``ESC [ 1 m``, ``_`` backspace ``X``). Lines keep their numbers.
+(``ESC [ 1 m``, ``_`` backspace ``X``), and a word it hyphenated at a line's end is whole
+again (``dae-`` / ``mon``: ``daemon`` where the text writes ``daemon`` elsewhere, else
+``well-known``; :func:`unhyphenated`). Lines keep their numbers.
 
 A long text is read in two passes over its paragraphs (``plain_lines``), neither holding them
 all: ``text_outline`` finds the paragraphs that head and the sections they open, then
@@ -61,6 +63,11 @@ MAX_TITLE = 72
 MAX_WORDS = 16
 _LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
 _PROSE_SENTENCE_END = re.compile(r"[a-z)\]\"'][.!?](?:\s|$)")
+# a word a formatter hyphenated at a line's end ("dae-"), and the rest of it on the next
+# line ("mon(8)"), as _split_word reads them; _WORD, the words a text writes whole
+_HYPHENATED = re.compile(r"(?<![\w])([A-Za-z]*[A-Za-z]{2})-$")
+_CONTINUED = re.compile(r"[a-z]+(?![\w])")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
 def prose_shares(lines: list[str]) -> tuple[float, float]:
@@ -109,7 +116,7 @@ def text_items(text: str) -> list[Heading | Block]:
     line's whitespace collapsed. A heading written again later (a contents list that leaves
     blank lines between its groups) is text where it first stands: the last one heads."""
     held = list(paragraphs(text))  # split once: the text is parsed whole
-    outline = _outline(held)
+    outline = _outline(held, text)
     out: list[Heading | Block] = []
     for at, paragraph in enumerate(held):
         out += _paragraph_items(at, paragraph, outline)
@@ -126,26 +133,48 @@ class TextOutline:
     first item (a heading's, else the first line of the first block; ``""`` for no text);
     ``heads`` and ``man``: by paragraph index, the paragraphs that are a heading alone and
     those that are a man page's section (its heading, then its other lines as a block);
-    ``bounds``: each section's paragraphs, as a half-open range of indexes."""
+    ``bounds``: each section's paragraphs, as a half-open range of indexes; ``whole``: the
+    words hyphenated at a line's end that the text also writes whole (lower-cased)."""
 
     sections: tuple[Section, ...]
     first: str
     heads: dict[int, Heading]
     man: dict[int, Heading]
     bounds: tuple[tuple[int, int], ...]
+    whole: frozenset[str] = frozenset()
 
 
 def text_outline(text: str) -> TextOutline:
     """The headings of ``text`` and the sections they open (``TextOutline``), from one pass
     over its paragraphs that keeps only their headings."""
-    return _outline(paragraphs(text))
+    return _outline(paragraphs(text), text)
 
 
-def _outline(numbered: Iterable[Paragraph]) -> TextOutline:
+def _outline(numbered: Iterable[Paragraph], text: str) -> TextOutline:
     scan = _Scan()
     for at, paragraph in enumerate(numbered):
         scan.add(at, paragraph)
-    return scan.outline()
+    # a second look at the text only when a line of it ends in a hyphenated word
+    return scan.outline(_whole_words(scan.split, text) if scan.split else frozenset())
+
+
+def _whole_words(split: set[tuple[str, str]], text: str) -> frozenset[str]:
+    """Of the words ``split`` at a line's end (lower-cased, as ``(word, hyphenated)``), those
+    to write whole: the text writes them whole elsewhere and never with the hyphen
+    (``daemon``, not ``well-known``); and when such words outnumber those it writes with
+    the hyphen (a formatter's hyphenation, as in a manual page's text), also the words it
+    writes in neither form."""
+    written: set[str] = set()
+    for word in _WORD.findall(text):
+        word = word.lower()
+        written.add(word)
+        if "-" in word:
+            written.update(word.split("-"))
+    compound = {w for w, hyphenated in split if hyphenated in written}
+    whole = {w for w, _ in split if w in written} - compound
+    if len(whole) > len(compound):
+        whole |= {w for w, _ in split} - compound
+    return frozenset(whole)
 
 
 @dataclass(slots=True)
@@ -160,9 +189,10 @@ class _Scan:
     body: int = 0  # paragraphs of two lines or more
     indented: int = 0  # of them, indented 3 spaces or more
     margin: Heading | None = None  # the paragraph before, when a title at the margin
-    first: tuple[int, str] = (0, "")  # the first line's number and text
+    opening: Paragraph = field(default_factory=list)  # the first paragraph
     last: int = 0  # the last line
     count: int = 0  # paragraphs
+    split: set[tuple[str, str]] = field(default_factory=set)  # (word, hyphenated) at line ends
 
     def add(self, at: int, paragraph: Paragraph) -> None:
         """Take paragraph ``at``."""
@@ -183,12 +213,20 @@ class _Scan:
                 self.lone[at] = heading
         if at in self.man or at in self.lone or self.margin is not None:
             self.before[at] = self.last
-        if at == 0:  # as its block has it: a list item without its bullet (_list_blocks)
-            self.first = number, " ".join(_unbulleted(first).split())
+        for (_, upper), (_, lower) in itertools.pairwise(paragraph):
+            joined = _split_word(upper.rstrip(), lower.lstrip())
+            if joined is not None:
+                self.split.add((joined[0].lower(), joined[1].lower()))
+        if at == 0:
+            self.opening = paragraph
         self.last, self.count = paragraph[-1][0], at + 1
+        if len(paragraph) > 1 and paragraph[-2][1].rstrip().endswith("-"):
+            # its last line may hold only a hyphenated word's rest, which goes with the word
+            self.last = list(_list_blocks(paragraph))[-1].lines[-1].number
 
-    def outline(self) -> TextOutline:
-        """The outline of the paragraphs taken (``TextOutline``)."""
+    def outline(self, whole: frozenset[str]) -> TextOutline:
+        """The outline of the paragraphs taken (``TextOutline``), ``whole`` its words to write
+        whole (:func:`_whole_words`)."""
         # most paragraphs of two lines or more indented (70%): a text dump, whose titles sit at
         # the margin; in a text written at the margin, an indented paragraph is code and the
         # line before it a sentence leading into it ("Typical code is just")
@@ -202,7 +240,7 @@ class _Scan:
         if self.count and (not starts or starts[0] > 0):  # text before the first heading
             stop = starts[0] if starts else self.count
             end = self.before[stop] if starts else self.last
-            sections.append(Section("", 0, self.first[0], end, ()))
+            sections.append(Section("", 0, self.opening[0][0], end, ()))
             bounds.append((0, stop))
         for at, stop in itertools.pairwise([*starts, self.count]):
             h = heads.get(at) or self.man[at]
@@ -210,8 +248,10 @@ class _Scan:
             end = (self.before[stop] if stop < self.count else self.last) if blocks else h.line
             sections.append(Section(h.text, h.level, h.line, end, ()))
             bounds.append((at, stop))
-        first = sections[0].heading if starts[:1] == [0] else self.first[1]
-        return TextOutline(tuple(sections), first, heads, self.man, tuple(bounds))
+        # as its block has it: a list item without its bullet, a hyphenated word whole
+        opening = next(_list_blocks(self.opening, whole)).lines[0].text if self.opening else ""
+        first = sections[0].heading if starts[:1] == [0] else opening
+        return TextOutline(tuple(sections), first, heads, self.man, tuple(bounds), whole)
 
 
 def _key(heading: Heading) -> str:
@@ -256,11 +296,47 @@ def _paragraph_items(at: int, paragraph: Paragraph, outline: TextOutline) -> lis
         return [head]
     head = outline.man.get(at)
     if head is not None:
-        return [head, *_list_blocks(paragraph[1:])]
-    return list(_list_blocks(paragraph))
+        return [head, *_list_blocks(paragraph[1:], outline.whole)]
+    return list(_list_blocks(paragraph, outline.whole))
 
 
-def _list_blocks(paragraph: Paragraph) -> Iterator[Block]:
+def _split_word(upper: str, lower: str) -> tuple[str, str, str] | None:
+    """The word hyphenated across the lines ``upper`` and ``lower`` (stripped), without and
+    with its hyphen, and what ``lower`` writes up to its first space: ``("daemon",
+    "dae-mon", "mon(8)")`` for ``"the dae-"`` and ``"mon(8) runs"``; None when ``upper`` ends
+    in no letters and a hyphen (two letters at least: ``-a, -`` is not a word) or ``lower``
+    starts with no word in lower case."""
+    if not upper.endswith("-"):
+        return None
+    head = _HYPHENATED.search(upper)
+    tail = _CONTINUED.match(lower) if head is not None else None
+    if head is None or tail is None:
+        return None
+    left, right = head.group(1), tail.group(0)
+    return left + right, f"{left}-{right}", lower.split(" ", 1)[0]
+
+
+def unhyphenated(lines: list[tuple[int, str]], whole: frozenset[str]) -> list[tuple[int, str]]:
+    """``lines`` (numbered, whitespace collapsed) with each word hyphenated at a line's end
+    written on that line: without its hyphen when the text writes it whole elsewhere
+    (``whole``, lower-cased: ``dae-`` / ``mon`` is ``daemon``), else with it (``well-`` /
+    ``known`` is ``well-known``: a compound the line broke at its hyphen). A line left empty
+    goes."""
+    out: list[tuple[int, str]] = []
+    for number, text in lines:
+        joined = _split_word(out[-1][1], text) if out else None
+        if joined is not None:
+            word, _, piece = joined
+            upper = out[-1][1]
+            upper = upper[:-1] + piece if word.lower() in whole else upper + piece
+            out[-1] = (out[-1][0], upper)
+            text = text[len(piece) :].lstrip()
+        if text:
+            out.append((number, text))
+    return out
+
+
+def _list_blocks(paragraph: Paragraph, whole: frozenset[str] = frozenset()) -> Iterator[Block]:
     """A paragraph's blocks: the paragraph, or, when it is a list (its first line an item, or
     two items in it), its lead-in and each item a block without its bullet or number, as the
     Markdown and reStructuredText readers give a list (``Update the consumer package:`` /
@@ -272,7 +348,8 @@ def _list_blocks(paragraph: Paragraph) -> Iterator[Block]:
         lines = paragraph[start:end]
         if start in items:
             lines = [(lines[0][0], _unbulleted(lines[0][1])), *lines[1:]]
-        yield Block("text", tuple(Line(n, " ".join(raw.split())) for n, raw in lines))
+        shown = unhyphenated([(n, " ".join(raw.split())) for n, raw in lines], whole)
+        yield Block("text", tuple(Line(n, text) for n, text in shown))
 
 
 def _unbulleted(line: str) -> str:
