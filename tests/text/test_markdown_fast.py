@@ -322,6 +322,24 @@ def test_md4c_answers_only_what_the_reference_says(blocks: list[str], gap: str) 
         assert found == parse_markdown(text)[1]
 
 
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("\u3000\nloan", [(2, "loan")]),
+        ("a\n\n\u3000   \n\u3000\n loan\nmore", [(5, "loan"), (6, "more")]),
+    ],
+)
+def test_a_paragraph_after_lines_of_ideographic_spaces_starts_where_its_text_does(
+    text: str, lines: list[tuple[int, str]]
+) -> None:
+    # markdown-it strips U+3000 (not CommonMark's whitespace) and the line break after it from
+    # a paragraph's start: the reference counts from the line its text is on, as md4c does
+    last = parse_markdown(text)[1][-1]
+    assert isinstance(last, Block)
+    assert [(line.number, line.text) for line in last.lines] == lines
+    assert walk_md4c(text) == parse_markdown(text)[1]
+
+
 # A "<" then what md4c or markdown-it may take for a URI autolink: where md4c's walk answers,
 # the answer is the reference's.
 AUTOLINKISH = st.lists(

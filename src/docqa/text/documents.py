@@ -36,7 +36,8 @@ BlockKind = Literal["text", "table", "code"]
 # 9: a "|" inside a Markdown or HTML table cell written "\|", as the other readers write it.
 # 10: a <br> in HTML's running text ends its block (the lines of an example stay apart), a
 # cell's items a space apart, the Apache manual's menu and language bars dropped; a word a
-# plain text hyphenates at a line's end written whole (a manual page's "dae-" / "mon").
+# plain text hyphenates at a line's end written whole (a manual page's "dae-" / "mon"); a
+# Markdown paragraph after a line of ideographic spaces numbered from its text's line.
 READERS = 10
 
 

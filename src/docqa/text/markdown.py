@@ -37,10 +37,11 @@ def front_matter(token: Token) -> dict[str, Any]:
     return front_matter_mapping(token.content)
 
 
-def inline_lines(token: Token) -> list[Line]:
-    """The plain text of an ``inline`` token, line by line (1-based source line numbers)."""
+def inline_lines(token: Token, skipped: int = 0) -> list[Line]:
+    """The plain text of an ``inline`` token, line by line (1-based source line numbers);
+    ``skipped``: the lines at its start its content lost (see :func:`_skipped`)."""
     assert token.map is not None  # markdown-it maps every block-level inline token
-    number = token.map[0] + 1
+    number = token.map[0] + 1 + skipped
     lines: dict[int, list[str]] = {}
     for child in token.children or []:
         if child.type in ("softbreak", "hardbreak"):
@@ -90,8 +91,21 @@ def _table_rows(tokens: Sequence[Token], start: int) -> tuple[list[Line], int]:
     return rows, i + 1
 
 
-def _items(tokens: Sequence[Token]) -> Iterator[Heading | Block]:
-    """Walk the block tokens, yielding headings and blocks in source order."""
+def _skipped(token: Token, source: Sequence[str]) -> int:
+    """How many lines at the start of the paragraph of ``token`` (an ``inline``) hold only
+    whitespace that is not CommonMark's (an ideographic space, U+3000): markdown-it strips
+    them from its content with ``str.strip``, so its first line is the next one."""
+    assert token.map is not None
+    start, end = token.map
+    skipped = 0
+    while start + skipped < end - 1 and source[start + skipped].isspace():
+        skipped += 1
+    return skipped
+
+
+def _items(tokens: Sequence[Token], source: Sequence[str]) -> Iterator[Heading | Block]:
+    """Walk the block tokens, yielding headings and blocks in source order (``source``: the
+    text's lines, as markdown-it numbers them)."""
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -106,7 +120,7 @@ def _items(tokens: Sequence[Token]) -> Iterator[Heading | Block]:
             yield Block("table", tuple(rows))
             continue
         if token.type == "inline":
-            yield Block("text", tuple(inline_lines(token)))
+            yield Block("text", tuple(inline_lines(token, _skipped(token, source))))
         elif token.type in ("fence", "code_block"):
             yield Block("code", tuple(_code_lines(token)))
         elif token.type == "html_block" and token.map is not None:
@@ -124,4 +138,5 @@ def parse_markdown(text: str) -> tuple[dict[str, Any], list[Heading | Block]]:
     if tokens and tokens[0].type == "front_matter":
         metadata = front_matter(tokens[0])
         tokens = tokens[1:]
-    return metadata, list(_items(tokens))
+    source = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return metadata, list(_items(tokens, source))
