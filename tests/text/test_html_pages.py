@@ -369,6 +369,41 @@ def test_a_manual_page_in_a_pre_has_its_sections() -> None:
         assert [i.text for i in items if isinstance(i, Heading)] == ["NAME", "DESCRIPTION"]
 
 
+def test_a_short_manual_page_in_a_pre_is_text_and_its_hyphenated_words_whole() -> None:
+    # Postfix's postkick.1.html: 89 lines, too few to be read as prose by length alone
+    page = """<html><body><pre>
+POSTKICK(1)                                                        POSTKICK(1)
+
+<b>NAME</b>
+       postkick - kick a Postfix service
+
+<b>SYNOPSIS</b>
+       <b>postkick</b> [<b>-c</b> <i>config_dir</i>] <i>class service request</i>
+
+<b>DESCRIPTION</b>
+       The  <b>postkick</b>(1) command sends <i>request</i> to the specified <i>service</i> over a lo-
+       cal transport channel. This command makes Postfix  private  IPC  ac-
+       cessible to shell scripts: a local  transport  and  accessible  mail.
+</pre>"""
+    for fast in (True, False):
+        items = parse_html(page, fast=fast)[1]
+        assert [i.text for i in items if isinstance(i, Heading)] == [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+        ]
+        assert items[-1].text == (
+            "The postkick(1) command sends request to the specified service over a local "
+            "transport channel. This command makes Postfix private IPC accessible to shell "
+            "scripts: a local transport and accessible mail."
+        )
+    # a short <pre> with no manual page's sections stays code
+    code = "<pre>\nNAME\n    x = 1\nOPTIONS\n    y = 2\n</pre>"
+    assert [(i.kind, len(i.lines)) for i in parse_html(code)[1] if isinstance(i, Block)] == [
+        ("code", 4)
+    ]
+
+
 def test_code_in_a_long_pre_stays_code() -> None:
     code = "".join(
         f"def add_{i}(values):\n    total = 0  # the sum so far\n    for value in values:\n"

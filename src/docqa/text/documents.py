@@ -37,7 +37,8 @@ BlockKind = Literal["text", "table", "code"]
 # 10: a <br> in HTML's running text ends its block (the lines of an example stay apart), a
 # cell's items a space apart, the Apache manual's menu and language bars dropped; a word a
 # plain text hyphenates at a line's end written whole (a manual page's "dae-" / "mon"); a
-# Markdown paragraph after a line of ideographic spaces numbered from its text's line.
+# Markdown paragraph after a line of ideographic spaces numbered from its text's line; an
+# HTML <pre> holding a manual page (NAME, DESCRIPTION) read as text whatever its length.
 READERS = 10
 
 

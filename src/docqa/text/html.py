@@ -184,6 +184,8 @@ def _letter_bar(item: Heading | Block) -> bool:
 
 PRE_PAGE_LINES = 100
 """A ``<pre>`` of at least this many lines that reads as prose holds a page of text."""
+# the sections every manual page has, as a formatter prints them at the margin
+_MAN_SECTIONS = frozenset({"NAME", "DESCRIPTION"})
 # a line that begins like a comment, or a docstring or an interpreter's prompt: code's prose
 _COMMENT = re.compile(r"\s*(?://|#|/\*|\*\s|--|;|\"\"\"|>>>)")
 
@@ -195,19 +197,29 @@ def pages_in_pre(items: list[Heading | Block]) -> list[Heading | Block]:
     at least :data:`PRE_PAGE_LINES` lines, 30% of them holding five lower-case words and 20% a
     sentence's end (``docqa.text.plain.prose_shares``; code has fewer), and fewer than 10%
     beginning like a comment (``//``, ``#``, ``--``, ...: a source file of doc comments, as
-    rustdoc's source pages show, is still code); its headings and paragraphs are found as
-    ``docqa.text.plain.text_items`` finds them in a text file, their lines the page's."""
+    rustdoc's source pages show, is still code); or, of any length, it is a manual page, with
+    the sections ``NAME`` and ``DESCRIPTION`` at the margin (``postkick.1.html``, 89 lines). Its
+    headings and paragraphs are found as ``docqa.text.plain.text_items`` finds them in a text
+    file, their lines the page's."""
     out: list[Heading | Block] = []
     for item in items:
-        if isinstance(item, Block) and item.kind == "code" and len(item.lines) >= PRE_PAGE_LINES:
-            lines = [line.text for line in item.lines]
-            wordy, ends = prose_shares(lines)
-            comments = sum(_COMMENT.match(line) is not None for line in lines)
-            if wordy >= 0.3 and ends >= 0.2 and comments < 0.1 * len(lines):
-                out += _text_of(item)
-                continue
-        out.append(item)
+        if isinstance(item, Block) and item.kind == "code" and _holds_a_page(item):
+            out += _text_of(item)
+        else:
+            out.append(item)
     return out
+
+
+def _holds_a_page(block: Block) -> bool:
+    """Whether a ``<pre>``'s ``block`` holds a page of text (:func:`pages_in_pre`)."""
+    lines = [line.text for line in block.lines]
+    if _MAN_SECTIONS <= {line.rstrip() for line in lines if line[:1].isupper()}:
+        return True
+    if len(lines) < PRE_PAGE_LINES:
+        return False
+    wordy, ends = prose_shares(lines)
+    comments = sum(_COMMENT.match(line) is not None for line in lines)
+    return wordy >= 0.3 and ends >= 0.2 and comments < 0.1 * len(lines)
 
 
 def _text_of(block: Block) -> list[Heading | Block]:
