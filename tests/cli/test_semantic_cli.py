@@ -32,10 +32,10 @@ def test_minilm_index_search_and_the_cache(tmp_path: Path) -> None:
         "index", str(docs), "--index", index, "--embedder", "minilm", cwd=tmp_path, cache=cache
     )
     assert built.returncode == 0, built.stderr
-    assert "embedder minilm-l6-v2-int8-v1" in built.stdout
+    assert "embedder minilm-l6-v2-int8-v2" in built.stdout
     first = docqa("cache", "stats", cwd=tmp_path, cache=cache)
     n = _entries(first.stdout)
-    assert first.returncode == 0 and n > 20 and "minilm-l6-v2-int8-v1:" in first.stdout
+    assert first.returncode == 0 and n > 20 and "minilm-l6-v2-int8-v2:" in first.stdout
     # the index is deleted and one file changes: only that file's new chunks reach the model
     shutil.rmtree(index)
     hours = docs / "hours.txt"

@@ -47,7 +47,7 @@ def test_drift_model_option(index: Path) -> None:
     question = "How do I renew my passport?"
     judged = docqa("ask", question, "--index", str(index), "--explain-guard", cwd=index.parent)
     assert judged.returncode == 1, judged.stderr  # MiniLM judges beside the hashing index
-    assert "drift (by minilm-l6-v2-int8-v1): without passport the question is" in judged.stderr
+    assert "drift (by minilm-l6-v2-int8-v2): without passport the question is" in judged.stderr
     own = docqa("search", question, "--index", str(index), "--explain-guard",
                 "--drift-model", "embedder", cwd=index.parent)  # fmt: skip
     assert own.returncode == 0, own.stderr

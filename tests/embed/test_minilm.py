@@ -39,7 +39,7 @@ def test_the_packaged_weights_are_the_pinned_upstream_file() -> None:
     assert emb.weights_sha256 == WEIGHTS_SHA256
     config = emb.config()
     assert config["weights_sha256"] == WEIGHTS_SHA256 and config["max_tokens"] == 256
-    assert emb.name == "minilm-l6-v2-fp32-v1" and emb.dim == 384
+    assert emb.name == "minilm-l6-v2-fp32-v2" and emb.dim == 384
 
 
 def test_fp32_graph_equals_sentence_transformers() -> None:
@@ -71,12 +71,18 @@ def test_numpy_twin_equals_the_graph() -> None:
     np.testing.assert_allclose(twin, emb.embed(texts), atol=2e-5)
 
 
-def test_padding_and_batching_do_not_change_a_row() -> None:
-    emb = MiniLMEmbedder(precision="fp32", n_threads=1, batch_tokens=64)
+@pytest.mark.parametrize("precision", ["int8", "fp32"])
+def test_padding_and_batching_do_not_change_a_row(precision: str) -> None:
+    """A text's vector is its own: embedded alone, padded in a batch of longer texts, or
+    beside very different ones (int8 quantizes each token by its own range)."""
+    emb = MiniLMEmbedder(precision=precision, n_threads=1, batch_tokens=64)
     texts = reference()["texts"]
     together = emb.embed(texts)
     alone = np.concatenate([emb.embed([t]) for t in texts])
     np.testing.assert_allclose(together, alone, atol=2e-5)
+    loud = "ZZZZ 0xFFFFFFFF " * 30  # activations far wider than the others'
+    beside = emb.embed([texts[0], loud])[0]
+    np.testing.assert_allclose(beside, alone[0], atol=2e-5)
     assert emb.embed([]).shape == (0, 384)
 
 

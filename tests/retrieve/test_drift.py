@@ -133,7 +133,7 @@ def test_over_a_lexical_index_minilm_judges_the_drift(hashing_library: Collectio
     hits, verdict = guarded.check("How do I renew my passport?", 5)
     assert hits and not verdict.passed
     assert any(
-        line.startswith("drift (by minilm-l6-v2-int8-v1): without passport")
+        line.startswith("drift (by minilm-l6-v2-int8-v2): without passport")
         for line in verdict.reasons
     )
 
@@ -409,6 +409,27 @@ def minilm_library(tmp_path_factory: pytest.TempPathFactory) -> Collection:
     collection = Collection.open(root / "index")
     assert isinstance(collection, Collection)
     return collection
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_a_minilm_batch_search_equals_one_question_at_a_time(
+    minilm_library: Collection, mode: str
+) -> None:
+    # questions embedded together are each embedded as alone (int8: a range per token), up to
+    # the float sums of a batch's shape (the same passages, scores within 1e-6)
+    questions = [
+        "How many times can I renew a book?",
+        "ZZZZ 0xFFFFFFFF " * 20 + "fines",
+        "Can I return books late?",
+        "interlibrary loan",
+    ]
+    one = minilm_library.retriever(mode, guard=False)
+    for together, q in zip(
+        minilm_library.search_batch(questions, 4, mode=mode), questions, strict=True
+    ):
+        alone = one.search(q, 4)
+        assert [h.id for h in together] == [h.id for h in alone]
+        assert [h.score for h in together] == pytest.approx([h.score for h in alone], abs=1e-6)
 
 
 @pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])

@@ -8,7 +8,8 @@ settings resolved in one place; rerecord it (``python tests/retrieve/test_guard_
 only for a change meant to change verdicts, or for a reader's change that moves passages and
 leaves every verdict the same (2026-12-07: an HTML table with no header row got a row of empty
 cells, 14 of pydocs' 3,516 windows were cut a row later, and the floors' reasons quote their
-scores). The settings avoid MiniLM (the drift check is judged
+scores; later that day a table cell's list items were read a word apart, pydocs' ``unittest``
+table, and the floors' reasons moved again, every verdict the same). The settings avoid MiniLM (the drift check is judged
 by the index's own hashing embedder with a given ``max_drift``), so the figures hold on any
 machine.
 """

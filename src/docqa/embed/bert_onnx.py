@@ -5,9 +5,10 @@ The graph computes exactly what ``docqa.embed.bert.forward`` computes: inputs ``
 unmasked tokens, unit length). Token type 0 is folded into the position table.
 
 ``int8=True`` replaces the matrix products of the attention projections (query, key and value
-fused into one) and of the FFN input by dynamic int8 ones: activations quantized per call
-(``DynamicQuantizeLinear``, uint8), weights quantized once per output channel (symmetric int8
-in 7 bits, so the uint8 x int8 pair sums of AVX2 kernels cannot saturate). The FFN output
+fused into one) and of the FFN input by dynamic int8 ones: activations quantized per token
+(uint8, each row by its own range, so a text's vector never depends on the texts batched with
+it), weights quantized once per output channel (symmetric int8 in 7 bits, so the uint8 x int8
+pair sums of AVX2 kernels cannot saturate). The FFN output
 products, whose inputs are the widest-spread activations, stay in float32: quantizing them
 costs most of the agreement with the float32 model.
 """
@@ -70,12 +71,28 @@ def quantize_per_channel(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, scales.astype(np.float32)
 
 
+def _quantize_rows(g: _Graph, x: str) -> tuple[str, str, str]:
+    """``x`` as uint8 codes, a token (a last-axis row) at a time: ``(codes, scale, zero)``,
+    symmetric about the row's zero point 128 (``code = round(x / scale) + 128``, rounded half
+    to even, ``scale = max |x| / 127`` of the row, ``(..., 1)`` float32). One range for the
+    whole tensor (``DynamicQuantizeLinear``) would make a text's codes, and its vector, hang on
+    the other texts of its batch."""
+    levels = g.const(np.array(127.0, np.float32))
+    tiny = g.const(np.array(1e-30, np.float32))  # a row of zeros: any scale, codes 128
+    top = g.op1("ReduceMax", [g.op1("Abs", [x])], axes=[-1], keepdims=1)
+    scale = g.op1("Max", [g.op1("Div", [top, levels]), tiny])
+    point = g.const(np.array(128.0, np.float32))
+    codes = g.op1("Add", [g.op1("Round", [g.op1("Div", [x, scale])]), point])
+    return g.op1("Cast", [codes], to=2), scale, g.const(np.array(128, np.uint8), "z")
+
+
 def _linear_int8(g: _Graph, x: str, weight: np.ndarray, bias: np.ndarray) -> str:
-    """``x @ weight.T + bias`` with uint8 activations and per-channel int8 weights."""
+    """``x @ weight.T + bias`` with uint8 activations, quantized per token
+    (:func:`_quantize_rows`), and per-channel int8 weights."""
     codes, scales = quantize_per_channel(weight)
-    xq, xs, xz = g.op("DynamicQuantizeLinear", [x], n_out=3)
-    acc = g.op1("MatMulInteger", [xq, g.const(codes, "wq"), xz])
-    y = g.op1("Mul", [g.op1("Cast", [acc], to=1), g.op1("Mul", [xs, g.const(scales, "ws")])])
+    xq, xs, xz = _quantize_rows(g, x)
+    acc = g.op1("Cast", [g.op1("MatMulInteger", [xq, g.const(codes, "wq"), xz])], to=1)
+    y = g.op1("Mul", [g.op1("Mul", [acc, g.const(scales, "ws")]), xs])
     return g.op1("Add", [y, g.const(bias.astype(np.float32), "b")])
 
 
