@@ -4,6 +4,16 @@
 # docqa.text.html_reference, with a slow path through unescape for values with entities or
 # characters beyond ASCII.
 
+# which class names _class_is looks for (_CLASS_SETS' order)
+DEF CLASS_NAV = 0
+DEF CLASS_CHROME = 1
+DEF CLASS_ADMONITION = 2
+DEF CLASS_FRAGMENT = 3
+
+# which ids _id_in looks for (_ID_SETS' order)
+DEF ID_TOC = 0
+DEF ID_FOOTER = 1
+
 
 # docqa.text.html_reference._PERMALINK_CLASSES: the classes of an ``a`` that is a heading's permalink
 _PERMALINK_CLASSES = frozenset(

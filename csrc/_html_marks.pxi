@@ -77,3 +77,8 @@ def marks_content(str text):
     if kind == 2:
         return _marks(<const uint16_t*>PyUnicode_DATA(text), n)
     return _marks(<const uint32_t*>PyUnicode_DATA(text), n)
+
+
+cdef inline bint _is_list(const char* name, int n) noexcept nogil:
+    """``name`` (``n`` bytes) is ``ul`` or ``ol``."""
+    return n == 2 and (memcmp(name, b"ul", 2) == 0 or memcmp(name, b"ol", 2) == 0)

@@ -46,16 +46,6 @@ DEF SINK_CELL = 3
 DEF SINK_CODE = 4
 DEF SINK_TEXT = 5
 
-# which class names _class_is looks for (_CLASS_SETS' order)
-DEF CLASS_NAV = 0
-DEF CLASS_CHROME = 1
-DEF CLASS_ADMONITION = 2
-DEF CLASS_FRAGMENT = 3
-
-# which ids _id_in looks for (_ID_SETS' order)
-DEF ID_TOC = 0
-DEF ID_FOOTER = 1
-
 
 ctypedef fused hch_t:  # a code unit of the text (PEP 393 kinds), or of a decoded run
     uint8_t
@@ -250,7 +240,7 @@ cdef class _Page:
             self.row_td = self.row_td or code == T_TD
             _hclear(&self.cell_b)
         elif code == T_BR:
-            self.line_break()
+            self.space(True)
         elif (tag & HT_B) and self.in_cell:
             self.space()  # a cell's items and paragraphs: "a</li><li>b" is "a b"
         elif (tag & HT_B) and not self.in_row:
@@ -278,16 +268,13 @@ cdef class _Page:
         elif sink != SINK_NONE:
             self.toc_only = False
 
-    cdef int space(self) except -1:
-        """``handle_data(" ")``."""
+    cdef int space(self, bint br=False) except -1:
+        """``handle_data(" ")``; for a ``<br>`` (``br``), ``PageParser._line_break``: in
+        running text it ends the block instead."""
         cdef uint32_t c = 32
-        return _hfeed(self, &c, 0, 1, self.line, self.sink())
-
-    cdef int line_break(self) except -1:
-        """``PageParser._line_break``: a ``<br>`` ends running text's block, else a space."""
-        if self.sink() == SINK_TEXT and self.term_at < 0:
+        if br and self.sink() == SINK_TEXT and self.term_at < 0:
             return self.flush()
-        return self.space()
+        return _hfeed(self, &c, 0, 1, self.line, self.sink())
 
     cdef int endtag(self, int tag, const char* name, int n) except -1:
         cdef int code = tag & 255
@@ -338,11 +325,10 @@ cdef class _Page:
 
     cdef int close_heading(self) except -1:
         self.in_heading = False
-        if self.heading_b.n and self.admonition:  # an admonition's label: text
-            text = _hstr(&self.heading_b, 0, self.heading_b.n)
+        text = _hstr(&self.heading_b, 0, self.heading_b.n) if self.heading_b.n else None
+        if text is not None and self.admonition:  # an admonition's label: text
             self.items.append(_atomic(_block("text", _atomic((_atomic(_line(self.heading_line, text)),)))))
-        elif self.heading_b.n:
-            text = _hstr(&self.heading_b, 0, self.heading_b.n)
+        elif text is not None:
             self.items.append(_atomic(_heading(text, self.heading_level, self.heading_line)))
             if self.heading_level == 1 and not self.first_h1:
                 self.first_h1 = text
@@ -405,6 +391,3 @@ cdef class _Page:
         self.flush()
         return 0
 
-
-cdef inline bint _is_list(const char* name, int n) noexcept nogil:
-    return n == 2 and (memcmp(name, b"ul", 2) == 0 or memcmp(name, b"ol", 2) == 0)
