@@ -50,10 +50,10 @@ What becomes what:
   description in one; a section's ``footer``, "Edit this page" and the like, still goes),
   and so a ``div`` of class ``header`` or ``footer`` (older Texinfo's Next / Previous / Up
   bar) or of id ``footer`` (AsciiDoc's "Last updated" line, the Apache manual's copyright and
-  menu) or ``page-header`` (the Apache manual's menu and version line; not id ``header``, AsciiDoc's div of a page's title and NAME section), and a ``sup``
-  inside a link to the page's own anchor, a footnote's mark (Texinfo's and Pandoc's
-  ``automatically<a href="#FOOT59"><sup>59</sup></a>`` read "automatically", not
-  "automatically59");
+  menu) or ``page-header`` (the Apache manual's menu and version line; not id ``header``,
+  AsciiDoc's div of a page's title and NAME section), and a ``sup`` inside a link to the
+  page's own anchor, a footnote's mark (Texinfo's and Pandoc's ``automatically<a
+  href="#FOOT59"><sup>59</sup></a>`` read "automatically", not "automatically59");
 - a list (``ul`` or ``ol``, nested ones with it) whose text is all in links to the page's own
   anchors (``href="#..."``, or ``href="faq.html#..."`` in ``faq.html``: ``own_anchors``) is
   the page's table of contents: the sections it points to hold its text (Expat's reference,

@@ -134,7 +134,8 @@ class TextOutline:
     ``heads`` and ``man``: by paragraph index, the paragraphs that are a heading alone and
     those that are a man page's section (its heading, then its other lines as a block);
     ``bounds``: each section's paragraphs, as a half-open range of indexes; ``whole``: the
-    words hyphenated at a line's end that the text also writes whole (lower-cased)."""
+    words hyphenated at a line's end to write without the hyphen (lower-cased,
+    :func:`_whole_words`)."""
 
     sections: tuple[Section, ...]
     first: str
@@ -165,8 +166,8 @@ def _whole_words(split: set[tuple[str, str]], text: str) -> frozenset[str]:
     the hyphen (a formatter's hyphenation, as in a manual page's text), also the words it
     writes in neither form."""
     written: set[str] = set()
-    for word in _WORD.findall(text):
-        word = word.lower()
+    for found in _WORD.finditer(text):  # the words one at a time: a large text's list is not held
+        word = found.group().lower()
         written.add(word)
         if "-" in word:
             written.update(word.split("-"))
@@ -318,8 +319,8 @@ def _split_word(upper: str, lower: str) -> tuple[str, str, str] | None:
 
 def unhyphenated(lines: list[tuple[int, str]], whole: frozenset[str]) -> list[tuple[int, str]]:
     """``lines`` (numbered, whitespace collapsed) with each word hyphenated at a line's end
-    written on that line: without its hyphen when the text writes it whole elsewhere
-    (``whole``, lower-cased: ``dae-`` / ``mon`` is ``daemon``), else with it (``well-`` /
+    written on that line: without its hyphen when ``whole`` holds it (lower-cased, as
+    :func:`_whole_words` decides: ``dae-`` / ``mon`` is ``daemon``), else with it (``well-`` /
     ``known`` is ``well-known``: a compound the line broke at its hyphen). A line left empty
     goes."""
     out: list[tuple[int, str]] = []
