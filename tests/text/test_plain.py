@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from unittest.mock import patch
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docqa.text import plain_lines
+from docqa.text import plain, plain_lines
 from docqa.text.documents import Block, Heading, build_sections
 from docqa.text.loaders import parse_document
 from docqa.text.plain import numbered_heading, text_bodies, text_items, text_outline
@@ -311,3 +312,13 @@ def test_a_text_that_breaks_compounds_at_their_hyphen_keeps_an_unknown_word_hyph
         "use the command-line flag, the side-band, see command-line and side-band and the "
         "hex-valued one"
     )
+
+
+def test_the_words_written_whole_are_read_from_the_texts_first_part_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a hyphenated word decided by what the text writes within plain.EVIDENCE_CHARS
+    text = "the dae-\nmon runs\n\n" + "filler words here.\n" * 20 + "\nthe daemon again"
+    assert "the daemon runs" in [b.text for b in text_items(text) if isinstance(b, Block)]
+    monkeypatch.setattr(plain, "EVIDENCE_CHARS", 10)  # "daemon" whole stands past the limit
+    assert "the dae-mon runs" in [b.text for b in text_items(text) if isinstance(b, Block)]

@@ -173,11 +173,11 @@ def _whole_words(split: set[tuple[str, str]], text: str) -> frozenset[str]:
     (a large text's words cost about 0.06 s a MB to collect)."""
     forms = {form.encode() for pair in split for form in pair}
     written: set[bytes] = set()
-    start = 0
-    while start < min(len(text), EVIDENCE_CHARS) and len(written) < len(forms):
+    start, limit = 0, min(len(text), EVIDENCE_CHARS)
+    while start < limit and len(written) < len(forms):
         # a slice of lines at a time as ASCII letters between spaces, its words (a compound's
         # parts among them) and its compounds, split and set in C: no regex walks the text
-        end = text.find("\n", start + SLICE) + 1 or len(text)
+        end = text.find("\n", min(start + SLICE, limit)) + 1 or len(text)
         raw = text[start:end].lower().encode("ascii", "replace")
         seen = {*raw.translate(_APART).split(), *raw.translate(_APART_KEEPING_HYPHENS).split()}
         written |= forms & seen
