@@ -104,3 +104,63 @@ def test_a_claim_naming_its_passage_s_heading_is_supported_by_it() -> None:
     assert claim.supported_by == ("os#tmp",)
     wrong = "Home folder of the current user: Returns a string. [os#tmp]"
     assert claims(wrong, [hit])[0].unsupported_by == ("os#tmp",)
+
+
+# a protocol's request (X11's XFIXES, as Debian's text manual sets it): its name, the line of
+# its arguments, and the paragraph describing it
+REQUEST = (
+    "HideCursor\n\nwindow: WINDOW\n\n"
+    "A client sends this request to hide the cursor. The sprite stays hidden until "
+    "ShowCursor.\n\nNote that cursor events are still sent."
+)
+
+
+def test_a_definitions_later_sentence_is_said_under_its_term() -> None:
+    passage = Passage("fixes#requests", "XFIXES > Requests", REQUEST)
+    found = units(passage, 0)
+    assert [(u.text, u.under) for u in found if u.text != "HideCursor"] == [
+        ("HideCursor: window: WINDOW", "HideCursor"),
+        # the argument line is no sentence: the definition goes on into the paragraph after it
+        ("A client sends this request to hide the cursor.", "HideCursor"),
+        ("The sprite stays hidden until ShowCursor.", "HideCursor"),
+        ("Note that cursor events are still sent.", ""),  # a paragraph of its own
+    ]
+    # quoted, a sentence says the request's name instead of the section's (which does not)
+    assert quote([found[3]], [passage]) == (
+        "HideCursor: The sprite stays hidden until ShowCursor. [fixes#requests]"
+    )
+    assert quote([found[4]], [passage]) == (
+        "XFIXES › Requests: Note that cursor events are still sent. [fixes#requests]"
+    )
+    # after the term's own line, the run goes on under it; a sentence outside it is not
+    # said under the term, nor is the heading said again inside the run
+    assert quote([found[1], found[3], found[4]], [passage]) == (
+        "XFIXES › Requests: HideCursor: window: WINDOW … The sprite stays hidden until ShowCursor. "
+        "Note that cursor events are still sent. [fixes#requests]"
+    )
+
+
+@pytest.mark.parametrize(
+    ("terms", "under"),
+    [
+        ("SelectCursorInput", "SelectCursorInput"),
+        ("-f\n\n--force", "-f, --force"),
+        ("Note", ""),  # plain words name no thing
+        ("See also", ""),
+        ("DESCRIPTION", ""),
+        ("{string}", ""),  # a type (JSDoc's), not a name
+        ("6.", ""),  # no letter
+    ],
+)
+def test_which_terms_name_what_they_define(terms: str, under: str) -> None:
+    text = f"The requests are these.\n\n{terms}\n\nIt does one thing. It does it well."
+    found = units(Passage("a#b", "A", text), 0)
+    assert found[-1].text == "It does it well."
+    assert found[-1].under == under
+
+
+def test_a_reply_names_the_request_it_quotes() -> None:
+    passage = Passage("fixes#requests", "XFIXES > Requests", REQUEST)
+    answer = reply("How long does the sprite stay hidden?", [passage])
+    assert answer.startswith("HideCursor: ")
+    assert "The sprite stays hidden until ShowCursor." in answer

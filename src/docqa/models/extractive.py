@@ -33,7 +33,9 @@ likeliest pick. The reply (:func:`pick`) is
 The chosen units are printed in the order of the prompt (passage rank, then place in the
 passage), each run from one passage opened by the passage's heading when the run does not say
 it (:func:`heading`: a reference page names its function only there) and followed by its
-``[passage id]``. When no unit holds a question word the reply is
+``[passage id]``; a sentence of a definition that does not say its term (``HideCursor`` over
+"The sprite stays hidden until ShowCursor.", :attr:`~docqa.models.units.Unit.under`) is
+said after the term instead. When no unit holds a question word the reply is
 :data:`docqa.prompt.REFUSAL`.
 """
 
@@ -106,7 +108,8 @@ FEATURES = (
 
 - ``coverage``: the share of the question's weight among the unit's words;
 - ``meaning``: its cosine to the question under the meaning model, the unit read after its
-  passage's :func:`heading` (0 without a model);
+  passage's :func:`heading` or the term it stands under, as a reply says it (0 without a
+  model);
 - ``first_passage``, ``second_passage``: 1 when its passage is the prompt's first, second;
 - ``opens_passage``: 1 for a passage's first unit; ``place``: ``log(1 + place in passage)``;
 - ``length``: ``log(1 + words)``; ``density``: question words held / (1 + content words);
@@ -180,10 +183,10 @@ def candidates(
         return None
     shares = [share(held) for held in words]
     asked = set(itertools.pairwise(tokens[0]))
-    # the meaning model reads a unit under its heading, as a reply says it ("borg mount ›
-    # Description: This command mounts an archive as a FUSE filesystem.")
+    # the meaning model reads a unit under its heading (or its term), as a reply says it
+    # ("borg mount › Description: This command mounts an archive as a FUSE filesystem.")
     names = [heading(p.title) for p in passages]
-    said = [_under_heading(found[i].text, names[found[i].passage]) for i in order]
+    said = [_under_heading(found[i].text, _name_of(found[i], names)) for i in order]
     close = _cosines(meaning, question, said)
     rows = []
     for i, cos in zip(order, close, strict=True):
@@ -254,6 +257,12 @@ def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None =
     return quote(choose(question, passages, meaning), passages)
 
 
+def _name_of(unit: Unit, names: Sequence[str]) -> str:
+    """What a reply says before ``unit`` opening a run: the term it stands under and does not
+    say, else its passage's heading (``names``: each passage's)."""
+    return unit.under if _unsaid(unit) else names[unit.passage]
+
+
 def _under_heading(text: str, name: str) -> str:
     """``text`` (a unit) after its passage's :func:`heading` ``name``, if any."""
     return f"{name}: {text}" if name else text
@@ -265,11 +274,17 @@ def _named(unit: Unit, run: Sequence[Unit], passage: Passage) -> str:
     reference page names what a section describes in its heading alone (``os.tmpdir()`` over
     "Returns the operating system's default directory for temporary files"), so a quote
     without it would not say which function, command or option it is about."""
-    name = heading(passage.title)
-    if not name or name.lower() in " ".join(u.text for u in run).lower():
+    said = " ".join(u.text for u in run).lower()
+    name = unit.under if _unsaid(unit) else heading(passage.title)
+    if not name or name.lower() in said:
         return ""
     mark = "" if name.endswith(NO_COLON) else ":"
     return f"{name}{mark}\n" if unit.block or unit.row else f"{name}{mark} "
+
+
+def _unsaid(unit: Unit) -> bool:
+    """Whether ``unit`` stands under a term it does not say (a definition's later sentence)."""
+    return bool(unit.under) and unit.under.lower() not in unit.text.lower()
 
 
 def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
@@ -296,6 +311,8 @@ def quote(chosen: Sequence[Unit], passages: Sequence[Passage]) -> str:
         if not j or chosen[j - 1].passage != unit.passage:
             run = [u for u in chosen[j:] if u.passage == unit.passage]
             out.append(_named(unit, run, passages[unit.passage]))
+        elif unit.under != chosen[j - 1].under and _unsaid(unit):
+            out.append(f"{unit.under}: ")
         out.append(unit.text)
         if j + 1 == len(chosen) or chosen[j + 1].passage != unit.passage:
             out.append(f" [{passages[unit.passage].id}]")

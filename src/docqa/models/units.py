@@ -11,37 +11,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docqa.models.blocks import (
-    code_marked,
-    entries,
-    is_code,
-    is_table,
-    list_goes_on,
-    reads_as_prose,
-    table_rows,
+from docqa.models.blocks import entries, is_code, is_table, list_goes_on, reads_as_prose, table_rows
+from docqa.models.joins import (
+    FULL_STOP,
+    MAX_BLOCK_CHARS,
+    STARTS_SENTENCE,
+    WORD,
+    captions,
+    continues,
+    inserted,
+    list_item,
+    needs_more,
+    resumes,
 )
 from docqa.models.sentences import split_sentences
 from docqa.prompt import Passage
 from docqa.text.documents import NO_COLON
-from docqa.text.stopwords import ENGLISH_STOP_WORDS
 
-MAX_BLOCK_CHARS = 600
-"""A block longer than this is not attached to the sentence introducing it, nor quoted alone."""
 MIN_WORDS = 3
 """A unit of fewer words is a label, not a sentence ("See also", "Note", "6.", a defined
 term such as "-f"): the extractive answer never quotes one, nor takes one along after its
 best unit (:func:`is_label`)."""
-CAPTION_WORDS = 6
-"""A line of at most this many words before a block of code is its caption ("Filename:
-src/main.rs"): a sentence ending in ``:`` above it takes both along."""
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
-_STARTS_SENTENCE = re.compile(r"[A-Z0-9\"'`(\[$>#*/-]")
-_WORD = re.compile(r"\w+")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
-_FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
-_FIRST_WORD = re.compile(r"([a-z]+)\s")
+_TYPE = re.compile(r"\{[^{}]*\}")
+_PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +52,13 @@ class Unit:
     """A table row (its neighbours are other rows, not its continuation)."""
     block: bool = False
     """A block of code standing alone (it begins its own line in a reply)."""
+    under: str = ""
+    """The term of the definition the unit belongs to (:func:`units`), ``""`` for none."""
 
 
 def is_label(unit: Unit) -> bool:
     """Whether ``unit`` is a label rather than a sentence (see :data:`MIN_WORDS`)."""
-    return len(_WORD.findall(unit.text)) < MIN_WORDS
+    return len(WORD.findall(unit.text)) < MIN_WORDS
 
 
 def _blocks(text: str) -> list[str]:
@@ -77,12 +75,12 @@ def units(passage: Passage, index: int) -> list[Unit]:
     the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
     takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept, and when
     that block is code, the sentence going on after it ("For example, the code:" / the code /
-    "will run hasher ...", :func:`_resumes`), when it is a list's item ending in ", or" or
+    "will run hasher ...", :func:`~docqa.models.blocks.resumes`), when it is a list's item ending in ", or" or
     ",", the items after it up to its last (within :data:`MAX_BLOCK_CHARS`); so does
     one that stops where no sentence ends (on a stop word: "the command is") or before a
     command typed at a prompt (``> help(solve)``), when that block can stand inside a
     sentence and nothing after it goes on with the sentence. A piece that does not end like a
-    sentence, followed by a block that can stand inside a sentence (:func:`_inserted`: no line
+    sentence, followed by a block that can stand inside a sentence (:func:`~docqa.models.blocks.inserted`: no line
     of prose, such as a list's item) and then by a block that does not start like one, is a
     sentence written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
     "directs only the standard output ..."): one unit, to the end of the first sentence after
@@ -92,7 +90,11 @@ def units(passage: Passage, index: int) -> list[Unit]:
     longer than :data:`MAX_BLOCK_CHARS`, nor when it
     opens a continuation window (it may be the tail of a block the window cut). Labels after a
     finished sentence (no ``:`` in them) are the terms of a definition list: the next
-    paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``.
+    paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``;
+    the units of that paragraph, and of the next one when that paragraph is no sentence (a
+    request's arguments, ``window: WINDOW``, before its description), stand ``under`` the
+    terms when they name a thing (:func:`_name`), so that a reply quoting a later sentence
+    can say what it describes.
     """
     cut = _Cut(passage)
     while cut.b < len(cut.blocks):
@@ -102,9 +104,10 @@ def units(passage: Passage, index: int) -> list[Unit]:
     pieces, attached = cut.pieces, cut.attached
     if pieces and not attached[-1] and not _ENDS_SENTENCE.search(pieces[-1]):
         pieces.pop()
+        cut.under.pop()
     return [
-        Unit(text, index, place, place in cut.rows, place in cut.alone)
-        for place, text in enumerate(pieces)
+        Unit(text, index, place, place in cut.rows, place in cut.alone, under)
+        for place, (text, under) in enumerate(zip(pieces, cut.under, strict=True))
     ]
 
 
@@ -124,6 +127,9 @@ class _Cut:
         self.alone: set[int] = set()
         self.inside = _CONTINUATION.search(passage.id) is not None  # may begin in a sentence
         self.terms: list[str] = []
+        self.defined = ""  # the name of the definition being read, if any
+        self.carry = False  # whether that definition goes on into the next block
+        self.under: list[str] = []  # each piece's
         self.found: list[str] = []
 
     def read(self) -> tuple[bool, bool]:
@@ -135,12 +141,12 @@ class _Cut:
         code = is_code(lines)
         if table:  # opening a continuation window, its header stayed in the window before
             read = table_rows(lines, headed=not (self.inside and self.b == 0))
-            found = [r if _FULL_STOP.search(r) else f"{r}." for r in read if r]
+            found = [r if FULL_STOP.search(r) else f"{r}." for r in read if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [block] if len(block) <= MAX_BLOCK_CHARS else []
         else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
             found = [s for entry in entries(lines) for s in split_sentences(entry)]
-        starts = _STARTS_SENTENCE.match(block) and not (code and self.b == 0)
+        starts = STARTS_SENTENCE.match(block) and not (code and self.b == 0)
         if self.inside and found and not table and not starts:
             # the window's first sentence began in the window before: not quoted, nor what goes
             # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
@@ -154,19 +160,28 @@ class _Cut:
         term = (
             not (table or code)
             and len(found) == 1
-            and len(_WORD.findall(found[0])) < MIN_WORDS
+            and len(WORD.findall(found[0])) < MIN_WORDS
             and ":" not in found[0]  # a field ("Returns: {string}"), or it takes the next block
             and not _PROMPT.match(found[0])  # a command typed at a prompt: ``> help("[[")``
             and (not pieces or bool(self.terms) or _ENDS_SENTENCE.search(pieces[-1]) is not None)
         )
+        carried = self.carry and not (term or table or code)
+        self.carry = False
         if self.terms and found and not (term or table or code):
+            # a definition that opens with a line that is no sentence (a signature: ``window:
+            # WINDOW``) goes on into the next paragraph, its description
+            self.carry = not _ENDS_SENTENCE.search(found[0])
             found[0] = _defined(self.terms, found[0])
+            self.defined = _name(self.terms)
+        elif not carried:
+            self.defined = ""
         self.terms = [*self.terms, found[0]] if term else []
         if table:
             self.rows.update(range(len(pieces), len(pieces) + len(found)))
         elif code:
             self.alone.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
+        self.under.extend([self.defined] * len(found))
         self.attached.extend([code] * len(found))  # a block, kept at the window's end as attached
         self.b += 1
         self.found = found
@@ -181,8 +196,8 @@ class _Cut:
             not (table or code)
             and len(self.found) == 1
             and self.found[0][:1].isupper()  # a title, not a word between two blocks ("or")
-            and _captions(blocks, b - 1)
-            and not (b + 1 < len(blocks) and _continues(blocks[b + 1]))  # a sentence around it
+            and captions(blocks, b - 1)
+            and not (b + 1 < len(blocks) and continues(blocks[b + 1]))  # a sentence around it
         ):
             # a title over a block of code is quoted with it (git's examples: "Undo commits
             # permanently" / ``$ git reset --hard HEAD~3``), as a sentence ending in ":" is
@@ -197,8 +212,8 @@ class _Cut:
             and not _ENDS_SENTENCE.search(pieces[-1])
             and not reads_as_prose(pieces[-1])  # a list's items: "each ruleset contains ..."
             and self.b < len(blocks)
-            and _continues(blocks[self.b])
-            and not _inserted(blocks[self.b])
+            and continues(blocks[self.b])
+            and not inserted(blocks[self.b])
         ):
             # a line its description goes on from, as a definition list's term (Texinfo's
             # "'-i, --case-insensitive'" / "instructs flex to generate a case-insensitive
@@ -229,7 +244,7 @@ class _Cut:
             block, self.b = _introduced(blocks, introduced)
             self._attach(block)
             self._items_after(block)
-            if not (self.b < len(blocks) and _resumes(blocks[introduced], blocks[self.b])):
+            if not (self.b < len(blocks) and resumes(blocks[introduced], blocks[self.b])):
                 return
             self._go_on(split_sentences(blocks[self.b]), "")
             self.b += 1
@@ -242,7 +257,7 @@ class _Cut:
         while (
             list_goes_on(item)
             and self.b < len(self.blocks)
-            and _list_item(self.blocks[self.b])
+            and list_item(self.blocks[self.b])
             and size + len(self.blocks[self.b]) <= MAX_BLOCK_CHARS
         ):
             item = self.blocks[self.b]
@@ -254,7 +269,7 @@ class _Cut:
         """Take the sentence left open on through the blocks written inside it; whether it is
         still open."""
         blocks, b = self.blocks, self.b
-        while open_ and b + 1 < len(blocks) and _inserted(blocks[b]) and _continues(blocks[b + 1]):
+        while open_ and b + 1 < len(blocks) and inserted(blocks[b]) and continues(blocks[b + 1]):
             self._go_on(split_sentences(blocks[b + 1]), blocks[b])
             b += 2
             open_ = not _ENDS_SENTENCE.search(self.pieces[-1])
@@ -269,8 +284,8 @@ class _Cut:
             open_
             and b + 1 < len(blocks)
             and blocks[b].endswith(":")
-            and _continues(blocks[b])
-            and _inserted(blocks[b])
+            and continues(blocks[b])
+            and inserted(blocks[b])
             and len(blocks[b + 1]) <= MAX_BLOCK_CHARS
         ):
             # a sentence going on in a lead-in that ends in ":" takes it and the block it
@@ -280,10 +295,10 @@ class _Cut:
             self._attach(f"{blocks[b]}\n{block}")
         elif (
             open_
-            and len(_WORD.findall(piece)) >= MIN_WORDS  # a label ("See also") ends in none
+            and len(WORD.findall(piece)) >= MIN_WORDS  # a label ("See also") ends in none
             and b < len(blocks)
-            and _inserted(blocks[b])
-            and (_needs_more(piece) or _PROMPT.match(blocks[b]) is not None)
+            and inserted(blocks[b])
+            and (needs_more(piece) or _PROMPT.match(blocks[b]) is not None)
         ):
             # a sentence that cannot end where it stops, or stops before a command typed at a
             # prompt, ends in the block below it, what goes on after that starting a sentence
@@ -304,6 +319,7 @@ class _Cut:
         between = f"{inserted}\n" if inserted else ""
         self.pieces[-1] = f"{self.pieces[-1]}\n{between}{rest[0]}"
         self.pieces.extend(rest[1:])
+        self.under.extend([self.defined] * (len(rest) - 1))
         self.attached.extend([False] * (len(rest) - 1))
         self.terms = []  # a label that begins such a sentence ("For example") defines nothing
 
@@ -314,7 +330,7 @@ def _introduced(blocks: list[str], b: int) -> tuple[str, int]:
     the place of the block after it."""
     lines = [ln for ln in blocks[b].splitlines() if ln.strip()]
     block = "\n".join(table_rows(lines)) if is_table(lines) else blocks[b]
-    if _captions(blocks, b):
+    if captions(blocks, b):
         return f"{block}\n{blocks[b + 1]}", b + 2
     return block, b + 1
 
@@ -327,72 +343,16 @@ def _defined(terms: list[str], sentence: str) -> str:
     return f"{head} {sentence}" if head.endswith(NO_COLON) else f"{head}: {sentence}"
 
 
-def _captions(blocks: list[str], b: int) -> bool:
-    """Whether ``blocks[b]`` is the caption of a block of code right after it (mdBook's
-    "Filename: src/main.rs"): one line of at most :data:`CAPTION_WORDS` words that ends
-    like no sentence, before a block of several lines that is no table and no prose, both
-    within :data:`MAX_BLOCK_CHARS`."""
-    if b + 1 >= len(blocks) or "\n" in blocks[b].strip() or _FULL_STOP.search(blocks[b]):
-        return False
-    lines = [ln for ln in blocks[b + 1].splitlines() if ln.strip()]
-    return (
-        len(_WORD.findall(blocks[b])) <= CAPTION_WORDS
-        and len(blocks[b]) + len(blocks[b + 1]) < MAX_BLOCK_CHARS
-        and is_code(lines)
-    )
-
-
-def _inserted(block: str) -> bool:
-    """Whether ``block`` can stand inside a sentence: up to :data:`MAX_BLOCK_CHARS`, one
-    piece that does not end like a sentence and does not read as prose (a command, code, a
-    formula; not a paragraph, nor a list's item: "inside an action list no filters ...")."""
-    return (
-        len(block) <= MAX_BLOCK_CHARS
-        and len(split_sentences(block)) == 1
-        and not _FULL_STOP.search(block)
-        and not reads_as_prose(block)
-    )
-
-
-def _resumes(code: str, block: str) -> bool:
-    """Whether ``block`` goes on with the sentence that introduced ``code`` (the block before
-    it): ``code`` is code, and ``block`` is prose whose first word is a lower-case stop word
-    ("will run ...", "where pattern is ...", "on a Cachegrind output file."), not a name
-    (``group() returns ...``, ``git status shows ...`` begin sentences of their own)."""
-    lines = [ln for ln in code.splitlines() if ln.strip()]
-    first = _FIRST_WORD.match(block)
-    return (
-        first is not None
-        and first[1] in ENGLISH_STOP_WORDS
-        and is_code(lines)
-        and _continues(block)
-    )
-
-
-def _list_item(block: str) -> bool:
-    """Whether ``block`` can be a list's next item: one piece, no table, no code, none of
-    code's punctuation unless it reads as prose."""
-    lines = [ln for ln in block.splitlines() if ln.strip()]
-    return (
-        len(split_sentences(block)) == 1
-        and not is_table(lines)
-        and not is_code(lines)
-        and (not code_marked(block) or reads_as_prose(block))
-    )
-
-
-def _needs_more(piece: str) -> bool:
-    """Whether ``piece`` stops where no sentence can end: on a stop word ("the command is",
-    "replaced with either ... or"), not on a noun ("... the environment variable", where a
-    manual left out a full stop before the next option's name)."""
-    words = _WORD.findall(piece)
-    return bool(words) and words[-1].lower() in ENGLISH_STOP_WORDS
-
-
-def _continues(block: str) -> bool:
-    """Whether ``block`` goes on with a sentence begun above the block before it: it starts
-    as no sentence does (in lower case: "directs only the standard output ..."), and is no
-    table and no code (lighttpd's "e.g.:" over ``accesslog.filename = "/var/log/..."``: code
-    starting in lower case, which would be quoted as one line)."""
-    lines = [ln for ln in block.splitlines() if ln.strip()]
-    return not _STARTS_SENTENCE.match(block) and not is_table(lines) and not is_code(lines)
+def _name(terms: list[str]) -> str:
+    """What a definition's ``terms`` name, said before any of its sentences in a reply
+    (``HideCursor``, ``-f, --force``, ``%d``); ``""`` for plain words ("Note", "See also",
+    "DESCRIPTION") and a type (``{string}``, as JSDoc writes one), which name no thing, and for
+    terms with no letter ("6.")."""
+    head = ", ".join(terms)
+    if (
+        not any(c.isalpha() for c in head)
+        or all(_PLAIN_WORDS.fullmatch(t) for t in terms)
+        or _TYPE.fullmatch(head)
+    ):
+        return ""
+    return head
