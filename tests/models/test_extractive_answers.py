@@ -991,3 +991,24 @@ def test_meaning_reads_a_unit_under_its_heading() -> None:
     assert reply(question, passages, Closeness("tmpdir")).startswith(
         "os.tmpdir(): Returns the directory as a string. [os#os-tmpdir]"
     )
+
+
+def test_a_question_the_passages_ask_is_not_quoted_as_its_answer() -> None:
+    # Valgrind's FAQ: its list of questions, then each question with its answer
+    faq = [
+        p(
+            "faq#list",
+            "5.3. Why is Valgrind slow? 5.4. Can I attach Valgrind to a running program?",
+        ),
+        p(
+            "faq#misc",
+            "5.4. Can I attach Valgrind to a running program? No, it is not possible to attach "
+            "Valgrind to a running program. It must have full control from the very start.",
+        ),
+    ]
+    answer = reply("Can I attach Valgrind to a program that is already running?", faq)
+    assert "?" not in answer
+    assert answer.startswith("No, it is not possible to attach Valgrind to a running program.")
+    assert "full control" in answer
+    # a passage that only asks answers nothing
+    assert reply("Why is Valgrind slow?", faq[:1]) == REFUSAL

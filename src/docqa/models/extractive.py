@@ -15,7 +15,8 @@ units of the prompt, so a word every unit holds says little. Only units holding 
 word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
 in their title and text (the guard's coverage rule, per passage, each word weighing its
 inverse frequency among the passages), are quoted, and no label of fewer than
-:data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."). Each is described by a few
+:data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."), nor a question (a FAQ's
+"Where does the name come from?" asks; the answer follows it). Each is described by a few
 :data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
 holds in a row, its passage's rank and title, its place and length, its neighbours' share,
 and with a ``meaning`` model, MiniLM when installed, see :meth:`ExtractiveModel.auto`, its
@@ -58,6 +59,9 @@ from docqa.text.documents import NO_COLON
 from docqa.text.tokenize import tokenize_batch
 from docqa.types import Prompt
 
+# a question the passages ask (a FAQ's entry, or its list of entries) says what is asked, not
+# the answer: it is no unit to quote
+_QUESTION = re.compile(r"\?[\"')\]]*$")
 MAX_UNITS = 3
 """At most this many units (sentences, or a sentence with its block) in a reply."""
 MIN_PASSAGE_COVERAGE = 0.15
@@ -177,7 +181,12 @@ def candidates(
         if math.fsum(by_passage[w] for w in words_held) / mass >= MIN_PASSAGE_COVERAGE
     }
     order = [
-        i for i in range(n) if found[i].passage in eligible and words[i] and not is_label(found[i])
+        i
+        for i in range(n)
+        if found[i].passage in eligible
+        and words[i]
+        and not is_label(found[i])
+        and not _QUESTION.search(found[i].text)
     ]
     if not order:
         return None
