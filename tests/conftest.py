@@ -2,8 +2,10 @@
 and fixtures more than one folder uses."""
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -22,6 +24,29 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+_CACHE = "DOCQA_CACHE_DIR"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test, and every docqa process a test starts (``docqa_cli.clean_env`` keeps this
+    one setting), keeps its embedding cache and built model graphs in a folder of this
+    session's own, removed at its end: never in the developer's ``~/.cache/docqa``, whose
+    vectors could also hide what a test means to compute."""
+    config.stash[_cache_key] = os.environ.get(_CACHE)
+    os.environ[_CACHE] = tempfile.mkdtemp(prefix="docqa-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ[_CACHE], ignore_errors=True)
+    before = config.stash.get(_cache_key, None)
+    if before is None:
+        del os.environ[_CACHE]
+    else:
+        os.environ[_CACHE] = before
+
+
+_cache_key = pytest.StashKey[str | None]()
 
 
 @pytest.fixture(autouse=True)

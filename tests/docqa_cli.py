@@ -2,7 +2,8 @@
 whole process (exit codes, stderr, nothing leaking from the test's own interpreter).
 
 The child gets this environment without any ``DOCQA_*`` setting (a developer's own
-``DOCQA_MODEL`` or cache folder must not change what a test sees), plus ``env``.
+``DOCQA_MODEL`` must not change what a test sees) but the cache folder, which is the test
+session's own (``tests/conftest.py``), plus ``env``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from pathlib import Path
 
 
 def clean_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without ``DOCQA_*`` settings, then ``env``."""
-    out = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    """This process's environment without ``DOCQA_*`` settings but the session's cache
+    folder, then ``env``."""
+    out = {
+        k: v for k, v in os.environ.items() if not k.startswith("DOCQA_") or k == "DOCQA_CACHE_DIR"
+    }
     out.update(env or {})
     return out
 

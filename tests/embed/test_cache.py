@@ -60,6 +60,42 @@ def test_queries_and_models_do_not_share_rows(tmp_path: Path) -> None:
     assert cache.stats().entries == 3 and len(cache.stats().models) == 2
 
 
+class ModelEmbedder(CountingEmbedder):
+    """A counting embedder whose vectors come from code of docqa's own (as MiniLM's graph)."""
+
+    def __init__(self, code_digest: str) -> None:
+        super().__init__()
+        self.code_digest = code_digest
+
+
+def test_rows_of_an_older_graph_are_not_read_back(tmp_path: Path) -> None:
+    # the same settings and weights, but the code that builds the graph changed: the vectors
+    # it cached may differ from what the new graph computes, so they are not reused
+    cache = EmbeddingCache(tmp_path / "c.sqlite3")
+    old, new = ModelEmbedder("aaaa"), ModelEmbedder("bbbb")
+    assert old.config() == new.config()
+    CachedEmbedder(old, cache).embed(["x y"])
+    CachedEmbedder(new, cache).embed(["x y"])
+    assert old.seen == ["x y"] and new.seen == ["x y"]
+    again = ModelEmbedder("bbbb")
+    CachedEmbedder(again, cache).embed(["x y"])
+    assert again.seen == []  # the same code: read back
+    assert len({fingerprint(old), fingerprint(new), fingerprint(CountingEmbedder())}) == 3
+
+
+def test_minilm_rows_name_the_code_that_builds_its_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docqa.embed import bert, bert_onnx, minilm
+    from docqa.embed.onnx_cache import source_digest
+
+    embedder = minilm.MiniLMEmbedder(directory=Path("/nonexistent"))
+    monkeypatch.setattr(embedder, "config", lambda: {"kind": "minilm"})  # no weights needed
+    assert embedder.code_digest == source_digest(bert, bert_onnx)
+    before = fingerprint(embedder)
+    minilm._graph_code.cache_clear()
+    monkeypatch.setattr(minilm, "_graph_code", lambda: "edited")
+    assert fingerprint(embedder) != before
+
+
 def test_eviction_keeps_the_bound_and_the_recently_used(tmp_path: Path) -> None:
     cache = EmbeddingCache(tmp_path / "c.sqlite3", max_bytes=10 * 64)  # ten 16-dim rows
     keys = [text_key(str(i), query=False) for i in range(12)]

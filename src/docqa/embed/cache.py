@@ -62,8 +62,15 @@ def text_key(text: str, *, query: bool) -> bytes:
 
 
 def fingerprint(embedder: Embedder) -> str:
-    """``name`` plus a digest of ``config()``: two embedders share rows only if both agree."""
-    blob = json.dumps(embedder.config(), sort_keys=True, default=str).encode("utf-8")
+    """``name`` plus a digest of ``config()`` and, for an embedder that computes its vectors
+    with code of docqa's own, its ``code_digest`` (MiniLM's: the source that builds its graph):
+    two embedders share rows only if all agree, so vectors an older graph computed are never
+    read back after the code that builds it changed."""
+    settings = embedder.config()
+    code = getattr(embedder, "code_digest", None)
+    if code is not None:
+        settings = {**settings, "code_digest": code}
+    blob = json.dumps(settings, sort_keys=True, default=str).encode("utf-8")
     return f"{embedder.name}:{hashlib.sha256(blob).hexdigest()[:16]}"
 
 

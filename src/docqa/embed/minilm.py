@@ -149,6 +149,13 @@ class MiniLMEmbedder:
 
         return weights_sha256(_need(self.directory / "model.safetensors"))
 
+    @property
+    def code_digest(self) -> str:
+        """A digest of the source that builds the graph (``docqa.embed.bert``, ``bert_onnx``):
+        the embedding cache's rows name it (``docqa.embed.cache.fingerprint``), as the graph's
+        file on disk does."""
+        return _graph_code()
+
     def config(self) -> dict[str, Any]:
         """JSON-able settings naming the exact weights (their sha256)."""
         return {
@@ -235,16 +242,25 @@ class MiniLMEmbedder:
 def _session(directory: Path, precision: str, weights_sha256: str, threads: int) -> Any:
     """See ``MiniLMEmbedder.session``."""
     _need_module("onnxruntime")
-    from docqa.embed import bert, bert_onnx
-    from docqa.embed.onnx_cache import session, source_digest
+    from docqa.embed import bert_onnx
+    from docqa.embed.onnx_cache import session
 
     def build() -> bytes:
         _need_module("onnx")
         weights = load_weights(_need(directory / "model.safetensors"))
         return bert_onnx.build_graph(weights, MINILM_L6, int8=precision == "int8")
 
-    key = f"minilm-l6-v2-{precision}-{weights_sha256[:16]}-{source_digest(bert, bert_onnx)}"
+    key = f"minilm-l6-v2-{precision}-{weights_sha256[:16]}-{_graph_code()}"
     return session(key, build, threads)
+
+
+@functools.cache
+def _graph_code() -> str:
+    """A digest of the source that builds MiniLM's graph (see ``MiniLMEmbedder.code_digest``)."""
+    from docqa.embed import bert, bert_onnx
+    from docqa.embed.onnx_cache import source_digest
+
+    return source_digest(bert, bert_onnx)
 
 
 @functools.cache
