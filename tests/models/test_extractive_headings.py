@@ -148,8 +148,13 @@ def test_a_definitions_later_sentence_is_said_under_its_term() -> None:
         ("Note", ""),  # plain words name no thing
         ("See also", ""),
         ("DESCRIPTION", ""),
+        ("<dir>", "<dir>"),  # fontconfig's element
         ("{string}", ""),  # a type (JSDoc's), not a name
+        ("(String_Type s)", ""),  # an argument list
+        ("LBX protocol.", ""),  # ends as a sentence does
+        ("return list; }", ""),  # a line of code
         ("6.", ""),  # no letter
+        ("-----\n\nstatvfs", ""),  # a rule above a name
     ],
 )
 def test_which_terms_name_what_they_define(terms: str, under: str) -> None:

@@ -36,7 +36,6 @@ best unit (:func:`is_label`)."""
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
-_TYPE = re.compile(r"\{[^{}]*\}")
 _PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
 
 
@@ -345,14 +344,14 @@ def _defined(terms: list[str], sentence: str) -> str:
 
 def _name(terms: list[str]) -> str:
     """What a definition's ``terms`` name, said before any of its sentences in a reply
-    (``HideCursor``, ``-f, --force``, ``%d``); ``""`` for plain words ("Note", "See also",
-    "DESCRIPTION") and a type (``{string}``, as JSDoc writes one), which name no thing, and for
-    terms with no letter ("6.")."""
-    head = ", ".join(terms)
-    if (
-        not any(c.isalpha() for c in head)
-        or all(_PLAIN_WORDS.fullmatch(t) for t in terms)
-        or _TYPE.fullmatch(head)
+    (``HideCursor``, ``-f, --force``, ``%d``, ``<dir>``); ``""`` when they name no thing: plain
+    words ("Note", "See also", "DESCRIPTION"), a term in brackets (a type, ``{string}`` as
+    JSDoc writes one; an argument list, ``(String_Type s)``), one that ends as a sentence or a
+    line of code does ("LBX protocol.", ``return list; }``) or one with no letter ("6.", a line
+    of dashes)."""
+    if all(_PLAIN_WORDS.fullmatch(t) for t in terms) or any(
+        t.startswith(("(", "[", "{")) or t.endswith((".", ";", "}")) or not any(map(str.isalpha, t))
+        for t in terms
     ):
         return ""
-    return head
+    return ", ".join(terms)
