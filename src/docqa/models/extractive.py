@@ -168,25 +168,14 @@ def candidates(
     def share(held: Iterable[str]) -> float:
         return math.fsum(weight[w] for w in set(held) & wanted) / total
 
-    # a passage is judged as the guard judges a row: with its title, each word weighing its
-    # inverse frequency among the passages (not the units: "plot", which every unit of R's
-    # "The plot() function" holds, would weigh next to nothing beside "scatter", which none
-    # holds, and the passage saying "plot(x, y) produces a scatterplot" would go unquoted)
-    held = [(set(t) | set(b)) & wanted for t, b in zip(titles, bodies, strict=True)]
-    by_passage = _weights(wanted, held)
-    mass = math.fsum(by_passage.values())
-    eligible = {
-        i
-        for i, words_held in enumerate(held)
-        if math.fsum(by_passage[w] for w in words_held) / mass >= MIN_PASSAGE_COVERAGE
-    }
+    eligible = _eligible(wanted, titles, bodies)
     order = [
         i
-        for i in range(n)
-        if found[i].passage in eligible
-        and words[i]
-        and not is_label(found[i])
-        and not _QUESTION.search(found[i].text)
+        for i, (unit, held) in enumerate(zip(found, words, strict=True))
+        if unit.passage in eligible
+        and held
+        and not is_label(unit)
+        and not _QUESTION.search(unit.text)
     ]
     if not order:
         return None
@@ -209,6 +198,25 @@ def candidates(
             pairs, share(titles[u.passage]), before, after, "\n" in u.text, u.row,
         ))  # fmt: skip
     return Candidates(found, order, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)))
+
+
+def _eligible(
+    wanted: set[str], titles: Sequence[Sequence[str]], bodies: Sequence[Sequence[str]]
+) -> set[int]:
+    """The passages that may be quoted from (:data:`MIN_PASSAGE_COVERAGE`), by their titles'
+    and texts' tokens. A passage is judged as the guard judges a row: with its title, each word
+    weighing its inverse frequency among the passages (not the units: "plot", which every unit
+    of R's "The plot() function" holds, would weigh next to nothing beside "scatter", which
+    none holds, and the passage saying "plot(x, y) produces a scatterplot" would go
+    unquoted)."""
+    held = [(set(t) | set(b)) & wanted for t, b in zip(titles, bodies, strict=True)]
+    by_passage = _weights(wanted, held)
+    mass = math.fsum(by_passage.values())
+    return {
+        i
+        for i, words_held in enumerate(held)
+        if math.fsum(by_passage[w] for w in words_held) / mass >= MIN_PASSAGE_COVERAGE
+    }
 
 
 def choose(
