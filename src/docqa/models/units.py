@@ -74,15 +74,17 @@ def units(passage: Passage, index: int) -> list[Unit]:
     the start of a sentence cut at the window's end: dropped too. A sentence ending in ``:``
     takes the next block (up to :data:`MAX_BLOCK_CHARS`) along, line breaks kept, and when
     that block is code, the sentence going on after it ("For example, the code:" / the code /
-    "will run hasher ...", :func:`~docqa.models.blocks.resumes`), when it is a list's item ending in ", or" or
-    ",", the items after it up to its last (within :data:`MAX_BLOCK_CHARS`); so does
+    "will run hasher ...", :func:`~docqa.models.joins.resumes`), when it is a list's item
+    ending in ", or" or ",", the items after it up to its last (within
+    :data:`~docqa.models.joins.MAX_BLOCK_CHARS`); so does
     one that stops where no sentence ends (on a stop word: "the command is") or before a
     command typed at a prompt (``> help(solve)``), when that block can stand inside a
     sentence and nothing after it goes on with the sentence. A piece that does not end like a
-    sentence, followed by a block that can stand inside a sentence (:func:`~docqa.models.blocks.inserted`: no line
-    of prose, such as a list's item) and then by a block that does not start like one, is a
-    sentence written around that block ("For example, the command" / ``ls 2>&1 > dirlist`` /
-    "directs only the standard output ..."): one unit, to the end of the first sentence after
+    sentence, followed by a block that can stand inside a sentence
+    (:func:`~docqa.models.joins.inserted`: no line of prose, such as a list's item) and then
+    by a block that does not start like one, is a sentence written around that block ("For
+    example, the command" / ``ls 2>&1 > dirlist`` / "directs only the standard output ..."):
+    one unit, to the end of the first sentence after
     the block (and on through the next such block). A block of code
     (:func:`~docqa.models.blocks.is_code`) standing alone is one unit, line breaks kept, never
     cut into "sentences" at the full stops inside it (a synopsis, a script), and no unit when
@@ -312,10 +314,10 @@ class _Cut:
         self.attached[-1] = True
         self.terms = []
 
-    def _go_on(self, rest: list[str], inserted: str) -> None:
-        """The last piece goes on (past the ``inserted`` block, if any) with the first of the
+    def _go_on(self, rest: list[str], middle: str) -> None:
+        """The last piece goes on (past the ``middle`` block, if any) with the first of the
         sentences ``rest``; the others are pieces of their own."""
-        between = f"{inserted}\n" if inserted else ""
+        between = f"{middle}\n" if middle else ""
         self.pieces[-1] = f"{self.pieces[-1]}\n{between}{rest[0]}"
         self.pieces.extend(rest[1:])
         self.under.extend([self.defined] * (len(rest) - 1))
