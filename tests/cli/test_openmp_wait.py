@@ -5,13 +5,13 @@ an unset policy too, but then spins 300,000 rounds (``GOMP_SPINCOUNT``) before s
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from docqa_cli import clean_env
 
 from docqa.build import IndexSettings, build_index
 
@@ -28,7 +28,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def settings_seen(index: Path, **env: str) -> dict[str, str]:
     """The wait settings the OpenMP runtime of a ``docqa search --mode dense`` process used."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("DOCQA_", "OMP_"))}
+    base = {k: v for k, v in clean_env().items() if not k.startswith("OMP_")}
     result = subprocess.run(
         [sys.executable, "-m", "docqa", "search", "loan period", "--index", str(index),
          "--mode", "dense", "-k", "1"],

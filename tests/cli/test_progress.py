@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from docqa_cli import clean_env
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "examples" / "library"
@@ -31,8 +32,8 @@ def index_on_a_terminal(*args: str, cwd: Path, tty: bool) -> tuple[int, str, str
     code, stdout and stderr (escape sequences removed)."""
     env = {
         k: v
-        for k, v in os.environ.items()
-        if not k.startswith("DOCQA_") and k not in {"FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR"}
+        for k, v in clean_env().items()
+        if k not in {"FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR"}
     }
     env.update(TERM="xterm-256color", COLUMNS="120")
     command = [sys.executable, "-m", "docqa", "index", *args]

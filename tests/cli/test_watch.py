@@ -9,7 +9,6 @@ a folder that goes away are each met exactly once; the builds in them are real.
 from __future__ import annotations
 
 import argparse
-import os
 import queue
 import re
 import shutil
@@ -22,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from docqa_cli import clean_env
 
 from docqa.cli.main import build_parser
 from docqa.cli.watch import cmd_watch, relevant
@@ -98,7 +98,7 @@ class _Lines:
 
 
 def _watch(tmp: Path, *args: str) -> tuple[subprocess.Popen[str], _Lines]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env = clean_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "docqa", "watch", *args],
         cwd=tmp,

@@ -33,6 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from docqa_cli import clean_env
+
 ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^(`{3,})")
 DIRECTIVE = re.compile(r"^<!-- doc-test: (skip|setup) (.*) -->$")
@@ -171,7 +173,7 @@ class Runner:
         shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m docqa "$@"\n')
         shim.chmod(0o755)
         (workspace.parent / f"{workspace.name}-no-minilm").mkdir()
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+        self.env = clean_env()
         self.env.update(
             COLUMNS="80",  # rich's width when the output is not a terminal, as on the pages
             PYTHONUNBUFFERED="1",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 import unicodedata
 from pathlib import Path
 
 import pytest
+from docqa_cli import clean_env
 from helpers import chunk
 from hypothesis import given
 from hypothesis import strategies as st
@@ -68,7 +68,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env = clean_env()
     env["COLUMNS"] = "400"
     return subprocess.run(
         [sys.executable, "-m", "docqa", *args],

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from backends import BACKENDS, KEY, MODEL, Backend
+from docqa_cli import clean_env
 from standin import StandIn
 
 from docqa.build import build_index
@@ -41,7 +42,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def ask(index: Path, *options: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """``docqa ask`` in a subprocess with ``env`` added to a clean environment."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("DOCQA_", "OLLAMA_"))}
+    base = {k: v for k, v in clean_env().items() if not k.startswith("OLLAMA_")}
     base |= {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY, **env}
     command = [sys.executable, "-m", "docqa", "ask", "How long do loans last?"]
     command += ["--index", str(index), "--no-guard", "--model", MODEL, "--max-tokens", "64"]

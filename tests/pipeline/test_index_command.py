@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import signal
 import subprocess
 import sys
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from docqa_cli import clean_env
 
 from docqa.build import IndexSettings, build_index
 from docqa.cli.index import index_settings
@@ -36,7 +36,7 @@ CTRL_C_AS_FROM_A_TERMINAL = (
 
 
 def docqa(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env = clean_env()
     return subprocess.Popen(
         [sys.executable, "-c", CTRL_C_AS_FROM_A_TERMINAL, *args],
         cwd=cwd,

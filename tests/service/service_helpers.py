@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from docqa_cli import clean_env
 
 DOCS = {
     "acme/loans.md": "# Loans\n\n## Loan periods\n\nAcme members borrow books for three weeks. "
@@ -62,7 +63,7 @@ class TwoVersions:
         self._index(old_docs)
 
     def _index(self, docs: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+        env = clean_env()
         command = [sys.executable, "-m", "docqa", "index", "--index", str(self.index), str(docs)]
         subprocess.run(command, env=env, check=True, capture_output=True, timeout=120)
 
@@ -120,7 +121,7 @@ class Server:
     """A `docqa serve` subprocess on 127.0.0.1 (port 0: the chosen port is read from its log)."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None, log: Path) -> None:
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+        full_env = clean_env()
         full_env.update(env or {})
         self.log_path = log
         self._log = open(log, "w+", encoding="utf-8")  # noqa: SIM115 (closed in stop)

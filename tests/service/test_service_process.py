@@ -4,7 +4,6 @@ graceful shutdown. Every wait is bounded."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from docqa_cli import clean_env
 from service_helpers import (
     KEYS,
     UNANSWERABLE,
@@ -103,7 +103,7 @@ def test_access_log_lines_hold_no_key_and_no_question(keyed: Server) -> None:
 
 
 def test_refuses_to_bind_beyond_loopback_without_keys(tenant_index: Path, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env = clean_env()
     result = subprocess.run(
         [sys.executable, "-m", "docqa", "serve", "--index", str(tenant_index), "--host", "0.0.0.0"],
         env=env, capture_output=True, text=True, timeout=120, check=False,
@@ -252,7 +252,7 @@ def _utc_now() -> str:
 
 def test_drift_model_option_over_http(tmp_path: Path) -> None:
     library = Path(__file__).resolve().parents[2] / "examples" / "library"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env = clean_env()
     subprocess.run([sys.executable, "-m", "docqa", "index", str(library), "--index",
                     str(tmp_path / "ix"), "--embedder", "hashing"], env=env, check=True,
                    capture_output=True, timeout=120)  # fmt: skip

@@ -3,7 +3,6 @@ the running service, with neither restarted. Both are real processes on loopback
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -11,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from docqa_cli import clean_env
 from service_helpers import serving, write_docs
 
 WAIT = 60.0  # seconds, at most, for the new passage to be served (here it takes ~1 s)
@@ -19,7 +19,7 @@ WAIT = 60.0  # seconds, at most, for the new passage to be served (here it takes
 def test_a_new_file_is_served_while_both_run(tmp_path: Path) -> None:
     docs = write_docs(tmp_path / "docs")
     ix = tmp_path / "ix"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env = clean_env()
     watch = subprocess.Popen(
         [sys.executable, "-m", "docqa", "watch", str(docs), "--index", str(ix), "--quiet"],
         env=env,
