@@ -26,6 +26,7 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 _CACHE = "DOCQA_CACHE_DIR"
+_cache_key = pytest.StashKey[str | None]()  # the developer's own setting, put back at the end
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,15 +39,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's cache folder; the setting is the developer's again."""
     shutil.rmtree(os.environ[_CACHE], ignore_errors=True)
     before = config.stash.get(_cache_key, None)
     if before is None:
         del os.environ[_CACHE]
     else:
         os.environ[_CACHE] = before
-
-
-_cache_key = pytest.StashKey[str | None]()
 
 
 @pytest.fixture(autouse=True)
