@@ -1,18 +1,15 @@
 # The md4c walk's state and steps (included by _md4c.pyx): md4c's block, span and text
 # callbacks turned into headings and blocks, or a hand-back (see _md4c.pyx's docstring).
 
-
 cdef class _Walk:
     """The walk's state: the open block types, the open run or verbatim block and its
     buffer, the table so far, the items so far."""
 
     cdef const char* data
-    cdef Py_ssize_t size
+    cdef Py_ssize_t size, n_newlines
     cdef Py_ssize_t* newlines
-    cdef Py_ssize_t n_newlines
     cdef int* stack
-    cdef int depth, cap
-    cdef int leaf, level
+    cdef int depth, cap, leaf, level
     cdef int start  # the run's or verbatim block's first line, 0 while not known
     cdef int count  # markdown-it's line count since the start (breaks, newlines in HTML)
     cdef int line  # the count of the line in the buffer
@@ -25,12 +22,9 @@ cdef class _Walk:
     cdef Py_ssize_t pending  # md4c's own indentation before a code or HTML line's text
     cdef char* buf
     cdef Py_ssize_t length, room
-    cdef list lines
     cdef int table_start, row, header_cells
-    cdef list cells, rows
-    cdef list items
-    cdef object html_blocks, entity, table_agrees, inline_html
-    cdef object error
+    cdef list lines, cells, rows, items
+    cdef object html_blocks, entity, table_agrees, inline_html, error
     cdef int stop  # HAND_BACK or FAILED once a callback answered it
 
     def __cinit__(self, bytes source, object html_blocks, object entity, object table_agrees,

@@ -184,7 +184,9 @@ def candidates(
     # the meaning model reads a unit under its heading (or its term), as a reply says it
     # ("borg mount › Description: This command mounts an archive as a FUSE filesystem.")
     names = [heading(p.title) for p in passages]
-    said = [_under_heading(found[i].text, _name_of(found[i], names)) for i in order]
+    said = [
+        _under_heading(found[i].text, _name_of(found[i], names[found[i].passage])) for i in order
+    ]
     close = _cosines(meaning, question, said)
     rows = []
     for i, cos in zip(order, close, strict=True):
@@ -274,10 +276,10 @@ def reply(question: str, passages: Sequence[Passage], meaning: Embedder | None =
     return quote(choose(question, passages, meaning), passages)
 
 
-def _name_of(unit: Unit, names: Sequence[str]) -> str:
+def _name_of(unit: Unit, name: str) -> str:
     """What a reply says before ``unit`` opening a run: the term it stands under and does not
-    say, else its passage's heading (``names``: each passage's)."""
-    return unit.under if _unsaid(unit) else names[unit.passage]
+    say, else its passage's heading ``name``."""
+    return unit.under if _unsaid(unit) else name
 
 
 def _under_heading(text: str, name: str) -> str:
@@ -292,7 +294,7 @@ def _named(unit: Unit, run: Sequence[Unit], passage: Passage) -> str:
     "Returns the operating system's default directory for temporary files"), so a quote
     without it would not say which function, command or option it is about."""
     said = " ".join(u.text for u in run).lower()
-    name = unit.under if _unsaid(unit) else heading(passage.title)
+    name = _name_of(unit, heading(passage.title))
     if not name or name.lower() in said:
         return ""
     mark = "" if name.endswith(NO_COLON) else ":"
