@@ -786,17 +786,30 @@ def best(question: str, passages: list[Passage], meaning: Closeness | None) -> s
     return found.found[found.order[int(np.argmax(scores))]].text
 
 
-def test_meaning_never_quotes_a_sentence_without_a_question_word() -> None:
+def test_meaning_quotes_a_sentence_that_answers_in_other_words() -> None:
     passages = [
         p("a#one", "Loans of DVDs are short."),
-        p("b#two", "The cafe sells a dollar coffee. It opens at nine and sells DVDs too."),
+        p("b#two", "Loans of DVDs are for members. Each lasts a week."),
     ]
+    question = "What about loans of DVDs?"
+    # "Each lasts a week." holds no question word: by words alone it is never quoted
+    assert "Each lasts a week." not in [u.text for u in choose(question, passages, None)]
+    # judged by its meaning, it is the answer
+    assert best(question, passages, Closeness("week")) == "Each lasts a week."
+
+
+def test_meaning_never_quotes_a_passage_that_holds_too_little_of_the_question() -> None:
+    passages = [
+        p("a#one", "Loans of DVDs are short. Renewals of DVDs are free."),
+        p("b#two", "The cafe sells a dollar coffee."),
+    ]
+    # the cafe's sentence is the closest in meaning, but its passage holds no question word
     chosen = choose("What about loans of DVDs?", passages, Closeness("dollar"))
-    # the cafe's dollar sentence is the closest in meaning but holds no question word
     assert [u.text for u in chosen] == [
         "Loans of DVDs are short.",
-        "It opens at nine and sells DVDs too.",
+        "Renewals of DVDs are free.",
     ]
+    assert choose("What about loans of DVDs?", passages[1:], Closeness("dollar")) == []
 
 
 def test_judging_meaning_takes_the_model_out_of_the_services_loop() -> None:

@@ -11,10 +11,12 @@ retrieved window can begin or end inside a sentence; such a fragment is never qu
 (:func:`docqa.models.units.units`).
 
 Each question word (stop words dropped, plurals folded) weighs its inverse frequency among the
-units of the prompt, so a word every unit holds says little. Only units holding a question
-word, from passages holding at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight
-in their title and text (the guard's coverage rule, per passage, each word weighing its
-inverse frequency among the passages), are quoted, and no label of fewer than
+units of the prompt, so a word every unit holds says little. Only units of passages holding
+at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight in their title and text (the
+guard's coverage rule, per passage, each word weighing its inverse frequency among the
+passages) are quoted; by words alone, only those holding a question word (with a meaning
+model, a unit that says the answer in other words, "A standard adult card may hold up to 50
+items" for "The kiosk shows LIM-050", is judged by its meaning); never a label of fewer than
 :data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."), nor a question (a FAQ's
 "Where does the name come from?" asks; the answer follows it). Each is described by a few
 :data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
@@ -36,7 +38,8 @@ passage), each run from one passage opened by the passage's heading when the run
 it (:func:`heading`: a reference page names its function only there) and followed by its
 ``[passage id]``; a sentence of a definition that does not say its term (``HideCursor`` over
 "The sprite stays hidden until ShowCursor.", :attr:`~docqa.models.units.Unit.under`) is
-said after the term instead. When no unit holds a question word the reply is
+said after the term instead. When no unit may be quoted (no passage holds enough of the
+question, or by words alone no unit holds a question word) the reply is
 :data:`docqa.prompt.REFUSAL`.
 """
 
@@ -124,7 +127,7 @@ FEATURES = (
 
 WEIGHTS = {
     False: (2.96, 0.0, 0.72, 0.14, -0.11, -0.08, 0.37, -0.11, 1.13, 1.71, 0.41, 0.47, 0.29, -0.20),
-    True: (2.55, 4.05, 0.52, 0.10, 0.00, -0.04, 0.12, -1.09, 0.52, 1.43, 0.35, 0.12, 0.54, -0.33),
+    True: (1.76, 4.15, 0.58, 0.18, -0.06, -0.08, 0.32, -0.37, 0.92, 1.14, 0.19, 0.09, 0.68, 0.10),
 }
 """A unit's score is the dot product of its :data:`FEATURES` with these weights, by words
 alone (``False``) or with a meaning model (``True``): a conditional logit fitted on the
@@ -138,8 +141,8 @@ stay."""
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """The units of a prompt (``found``, in prompt order), the indices of those that may be
-    quoted (``order``: holding a question word, in an eligible passage) and their
-    :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s)."""
+    quoted (``order``: in an eligible passage, and by words alone holding a question word)
+    and their :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s)."""
 
     found: list[Unit]
     order: list[int]
@@ -149,8 +152,8 @@ class Candidates:
 def candidates(
     question: str, passages: Sequence[Passage], meaning: Embedder | None = None
 ) -> Candidates | None:
-    """The quotable units of ``passages`` and their features; None when none holds a
-    question word."""
+    """The quotable units of ``passages`` and their features; None when there are none (by
+    words alone: none holds a question word)."""
     found = [u for i, p in enumerate(passages) for u in units(p, i)]
     texts = [question, *(u.text for u in found), *(p.title for p in passages)]
     texts += [p.text for p in passages]
@@ -173,7 +176,7 @@ def candidates(
         i
         for i, (unit, held) in enumerate(zip(found, words, strict=True))
         if unit.passage in eligible
-        and held
+        and (held or meaning is not None)
         and not is_label(unit)
         and not _QUESTION.search(unit.text)
     ]
@@ -224,8 +227,8 @@ def _eligible(
 def choose(
     question: str, passages: Sequence[Passage], meaning: Embedder | None = None
 ) -> list[Unit]:
-    """The units to quote, in prompt order (see the module docstring); ``[]``: none holds a
-    question word. With ``meaning`` (a semantic embedder such as MiniLM) each unit's cosine to
+    """The units to quote, in prompt order (see the module docstring); ``[]``: none may be
+    quoted. With ``meaning`` (a semantic embedder such as MiniLM) each unit's cosine to
     the question is one of its features."""
     found = candidates(question, passages, meaning)
     if found is None:
