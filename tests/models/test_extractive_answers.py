@@ -859,6 +859,23 @@ def test_pick_takes_the_best_the_one_after_it_then_the_next_best() -> None:
     assert [u.text for u in tie] == ["Alpha one ran.", "Alpha two ran.", "Alpha three ran."]
 
 
+def test_judged_by_meaning_pick_takes_the_three_best() -> None:
+    """By meaning the unit after the best is a candidate scored like the others: it is quoted
+    only when it is among the best, not for its place."""
+    text = "Alpha one ran. Alpha two ran. Alpha three ran. Alpha four ran. Alpha five ran."
+    words = candidates("alpha?", [p("a#b", text)])
+    found = candidates("alpha?", [p("a#b", text)], Closeness("two"))
+    assert words is not None and not words.by_meaning
+    assert found is not None and found.by_meaning and found.order == [0, 1, 2, 3, 4]
+    scores = np.array([0.1, 0.2, 0.9, 0.0, 0.5])
+    assert [u.text for u in pick(words, scores)] == [
+        "Alpha three ran.", "Alpha four ran.", "Alpha five ran."
+    ]  # fmt: skip
+    assert [u.text for u in pick(found, scores)] == [
+        "Alpha two ran.", "Alpha three ran.", "Alpha five ran."
+    ]  # fmt: skip
+
+
 def test_pick_never_says_a_sentence_twice() -> None:
     """Two passages (or a question heading and its answer) can hold the same sentence: the
     reply says it once and fills with the next best instead."""

@@ -27,10 +27,11 @@ cosine to the question, the unit read after its passage's heading) and scored by
 likeliest pick. The reply (:func:`pick`) is
 
 1. the best unit (ties: the earlier one);
-2. the unit after it in the same passage (unless the best is a table row, or that unit a
-   label such as "See also", :data:`~docqa.models.units.MIN_WORDS`), which often
-   carries what the first introduces ("If all you want is a unique ID, call uuid1() or
-   uuid4()." / "uuid4() creates a random UUID.");
+2. by words alone, the unit after it in the same passage (unless the best is a table row,
+   or that unit a label such as "See also", :data:`~docqa.models.units.MIN_WORDS`), which
+   often carries what the first introduces without the question's words ("If all you want
+   is a unique ID, call uuid1() or uuid4()." / "uuid4() creates a random UUID."); judged by
+   meaning, that unit is a candidate like any other;
 3. then the next best, up to :data:`MAX_UNITS`.
 
 The chosen units are printed in the order of the prompt (passage rank, then place in the
@@ -141,12 +142,14 @@ stay."""
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """The units of a prompt (``found``, in prompt order), the indices of those that may be
-    quoted (``order``: in an eligible passage, and by words alone holding a question word)
-    and their :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s)."""
+    quoted (``order``: in an eligible passage, and by words alone holding a question word),
+    their :data:`FEATURES` (``features[j]`` is ``found[order[j]]``'s) and whether a meaning
+    model judged them (``by_meaning``)."""
 
     found: list[Unit]
     order: list[int]
     features: np.ndarray
+    by_meaning: bool = False
 
 
 def candidates(
@@ -202,7 +205,8 @@ def candidates(
             math.log1p(len(u.text.split())), len(words[i]) / (1 + len(set(own[i]))),
             pairs, share(titles[u.passage]), before, after, "\n" in u.text, u.row,
         ))  # fmt: skip
-    return Candidates(found, order, np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)))
+    features = np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES))
+    return Candidates(found, order, features, by_meaning=meaning is not None)
 
 
 def _eligible(
@@ -238,9 +242,11 @@ def choose(
 
 def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
     """Up to :data:`MAX_UNITS` units by ``scores`` (one per quotable unit), in prompt order: the
-    best (ties: the earlier), the unit after it in its passage (unless the best is a table
-    row or the unit after a label), then the next best; never a sentence already chosen (two
-    passages, or a heading and its text, can hold the same one)."""
+    best (ties: the earlier); by words alone the unit after it in its passage (unless the best
+    is a table row or the unit after a label), which often says in other words what the best
+    introduces; then the next best; never a sentence already chosen (two passages, or a
+    heading and its text, can hold the same one). Judged by meaning, the unit after the best
+    is a candidate scored like the others, so it is quoted only when it scores among them."""
     units_ = found.found
     ranked = sorted(zip(found.order, scores.tolist(), strict=True), key=lambda p: (-p[1], p[0]))
     first = ranked[0][0]
@@ -248,7 +254,8 @@ def pick(found: Candidates, scores: np.ndarray) -> list[Unit]:
     said = {units_[first].text}
     after = first + 1
     if (
-        after < len(units_)
+        not found.by_meaning
+        and after < len(units_)
         and units_[after].passage == units_[first].passage
         and not units_[first].row
         and units_[after].text not in said
