@@ -54,7 +54,8 @@ def cases(
     name: str, embedder: str, mode: str, scratch: Path, meaning: Embedder | None
 ) -> list[Case | None]:
     """Per labelled question: its candidates, passages and lower-cased ``must_contain``
-    (None: refused, or no unit holds a question word)."""
+    (None: refused, or no unit may be quoted: no passage holds enough of the question, or by
+    words alone no unit holds a question word)."""
     out: list[Case | None] = []
     for c in prompts(name, embedder, mode, scratch):
         if not c["must_contain"]:
