@@ -14,9 +14,11 @@ Each question word (stop words dropped, plurals folded) weighs its inverse frequ
 units of the prompt, so a word every unit holds says little. Only units of passages holding
 at least :data:`MIN_PASSAGE_COVERAGE` of the question's weight in their title and text (the
 guard's coverage rule, per passage, each word weighing its inverse frequency among the
-passages) are quoted; by words alone, only those holding a question word (with a meaning
-model, a unit that says the answer in other words, "A standard adult card may hold up to 50
-items" for "The kiosk shows LIM-050", is judged by its meaning); never a label of fewer than
+passages) are quoted, a release note ("Changes > Version 2.4") only when the question asks
+about releases or no other passage may be quoted (:mod:`docqa.models.history`); by words
+alone, only those holding a question word (with a meaning model, a unit that says the answer
+in other words, "A standard adult card may hold up to 50 items" for "The kiosk shows
+LIM-050", is judged by its meaning); never a label of fewer than
 :data:`~docqa.models.units.MIN_WORDS` words ("See also", "6."), nor a question (a FAQ's
 "Where does the name come from?" asks; the answer follows it). Each is described by a few
 :data:`FEATURES` (the share of the question's weight it holds, the question's word pairs it
@@ -57,6 +59,7 @@ import numpy as np
 from docqa.embed.protocol import Embedder
 from docqa.errors import InputError
 from docqa.models.base import PieceStream
+from docqa.models.history import current
 from docqa.models.units import Unit, is_label, units
 from docqa.prompt import REFUSAL, Passage, read_prompt
 from docqa.text.documents import NO_COLON
@@ -175,6 +178,7 @@ def candidates(
         return math.fsum(weight[w] for w in set(held) & wanted) / total
 
     eligible = _eligible(wanted, titles, bodies)
+    eligible = current(question, [p.title for p in passages], eligible)
     order = [
         i
         for i, (unit, held) in enumerate(zip(found, words, strict=True))

@@ -1,0 +1,53 @@
+"""Release notes: passages that tell what changed when, not how things work now.
+
+Manuals ship their history beside them: Sphinx projects a ``changes`` page ("Version 2.11.0"),
+libxslt its ``news`` ("v1.1.33: Jan 03 2019"), coverage.py its changelog ("Version 7.2.7 —
+2023-05-29"). Such an entry names a feature in a few rare words ("The environment now features
+a method to compile the templates from a configured loader into a zip file or folder"), so it
+ranks beside the page that explains the feature, and an answer to "How do I load templates from
+a folder?" quoted it. The extractive answer therefore quotes a release note only when the
+question asks about releases (:func:`asks_about_history`) or no other passage may be quoted.
+
+A passage is a release note when a heading on its path is a version label: a version number,
+alone or after one word (``Version``, ``Release``, a project's name), and at most a date or a
+remark after ``:``, ``-``, ``—``, ``(`` or ``,``. A numbered section ("7.2 Extension Requests")
+has words after its number and is none; neither is a paragraph saying "New in version 2.10".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_VERSION_LABEL = re.compile(
+    r"(?:[A-Za-z][\w.+-]*\s+)?v?\d+(?:\.\d+)+[\w.+-]*(?:\s*[-\u2013\u2014:(,].*)?", re.DOTALL
+)
+# words of a question about releases; a question naming a version number asks about one too
+_ASKS = frozenset((
+    "version", "versions", "release", "releases", "released", "changelog", "changes", "changed",
+    "history", "news", "deprecated", "introduced", "added", "removed",
+))  # fmt: skip
+_NUMBER = re.compile(r"\bv?\d+\.\d+")
+_WORD = re.compile(r"[a-z]+")
+
+
+def is_release_note(title: str) -> bool:
+    """Whether a passage whose heading path is ``title`` (``"Changes > Version 2.11.0"``, the
+    parts joined by ``" > "``) is a release note (see the module docstring)."""
+    return any(_VERSION_LABEL.fullmatch(part.strip()) for part in title.split(" > "))
+
+
+def asks_about_history(question: str) -> bool:
+    """Whether ``question`` asks about releases: it names a version number ("what changed in
+    2.11?") or says a word such as "version", "release", "changed", "deprecated"."""
+    return bool(_NUMBER.search(question)) or not _ASKS.isdisjoint(_WORD.findall(question.lower()))
+
+
+def current(question: str, titles: Sequence[str], eligible: set[int]) -> set[int]:
+    """The passages of ``eligible`` (indices into ``titles``, the passages' heading paths) an
+    answer may quote: without the release notes when another passage is eligible and
+    ``question`` does not ask about releases; else all of them."""
+    if asks_about_history(question):
+        return eligible
+    kept = {i for i in eligible if not is_release_note(titles[i])}
+    return kept or eligible
