@@ -24,6 +24,12 @@ WORD = re.compile(r"\w+")
 FULL_STOP = re.compile(r"[.!?][\"')\]]*\s*$")
 """A full stop, perhaps inside closing quotes or brackets, ending a text."""
 _FIRST_WORD = re.compile(r"([a-z]+)\s")
+OWN_TERM = re.compile(
+    r"(?:property [\w.]+|(?:[a-z]+ )?[A-Za-z_][\w.]*\([^()\n]*\)(?:\[source\])?): \S"
+)
+"""A paragraph opening with a term of its own, as an API reference's next entry does:
+``get_template(name, parent=None): Load a template ...``, ``property env: str: What ...``
+(not a protocol request's argument, ``drawable: Drawable``, which goes on from its name)."""
 
 
 def captions(blocks: list[str], b: int) -> bool:
@@ -91,4 +97,9 @@ def continues(block: str) -> bool:
     table and no code (lighttpd's "e.g.:" over ``accesslog.filename = "/var/log/..."``: code
     starting in lower case, which would be quoted as one line)."""
     lines = [ln for ln in block.splitlines() if ln.strip()]
-    return not STARTS_SENTENCE.match(block) and not is_table(lines) and not is_code(lines)
+    return (
+        not STARTS_SENTENCE.match(block)
+        and not OWN_TERM.match(block)
+        and not is_table(lines)
+        and not is_code(lines)
+    )

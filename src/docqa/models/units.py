@@ -15,6 +15,7 @@ from docqa.models.blocks import entries, is_code, is_table, list_goes_on, reads_
 from docqa.models.joins import (
     FULL_STOP,
     MAX_BLOCK_CHARS,
+    OWN_TERM,
     STARTS_SENTENCE,
     WORD,
     captions,
@@ -36,6 +37,7 @@ best unit (:func:`is_label`)."""
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
+_LONE_DASH = re.compile(r"[ \t]+[\u2013\u2014]$")
 _PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
 
 
@@ -95,7 +97,11 @@ def units(passage: Passage, index: int) -> list[Unit]:
     the units of that paragraph, and of the next one when that paragraph is no sentence (a
     request's arguments, ``window: WINDOW``, before its description), stand ``under`` the
     terms when they name a thing (:func:`_name`), so that a reply quoting a later sentence
-    can say what it describes.
+    can say what it describes. A paragraph that opens with a term of its own (an API
+    reference's ``get_template(name): Load a template ...``,
+    :data:`~docqa.models.joins.OWN_TERM`) goes on from no line above it, nor stands under
+    its terms; a parameter Sphinx writes without a description (``parent (str) –``) is a
+    field, quoted without the dash, that defines nothing.
     """
     cut = _Cut(passage)
     while cut.b < len(cut.blocks):
@@ -136,7 +142,11 @@ class _Cut:
     def read(self) -> tuple[bool, bool]:
         """Read the next block into pieces (a table's rows, code whole, prose's sentences);
         whether it is a table, and code."""
+        # Sphinx writes a parameter without a description as ``name (str) –``: a field, no
+        # term of the paragraph after it, quoted without the dash that separates it from nothing
         block = self.blocks[self.b]
+        field = _LONE_DASH.search(block) is not None
+        block = _LONE_DASH.sub("", block)
         lines = [ln for ln in block.splitlines() if ln.strip()]
         table = is_table(lines)
         code = is_code(lines)
@@ -159,7 +169,7 @@ class _Cut:
         # paragraph defines
         pieces = self.pieces
         term = (
-            not (table or code)
+            not (table or code or field)
             and len(found) == 1
             and len(WORD.findall(found[0])) < MIN_WORDS
             and ":" not in found[0]  # a field ("Returns: {string}"), or it takes the next block
@@ -168,7 +178,7 @@ class _Cut:
         )
         carried = self.carry and not (term or table or code)
         self.carry = False
-        if self.terms and found and not (term or table or code):
+        if self.terms and found and not (term or table or code or OWN_TERM.match(block)):
             # a definition that opens with a line that is no sentence (a signature: ``window:
             # WINDOW``) goes on into the next paragraph, its description
             self.carry = not _ENDS_SENTENCE.search(found[0])

@@ -1,0 +1,72 @@
+"""An API reference as Sphinx writes it (autodoc, types in the description): each entry's
+fields end where the next entry begins, so a reply never opens one entry with the last field
+of the entry before."""
+
+from __future__ import annotations
+
+from docqa.models.extractive import reply
+from docqa.models.units import units
+from docqa.prompt import Passage
+
+# Jinja's manual (python-jinja2-doc), api.html, as docqa reads it: a parameter without a
+# description keeps Sphinx's separator ("parent (Optional[str]) –")
+REFERENCE = Passage(
+    "api#high-level-api-p7",
+    "API > High Level API",
+    "get_or_select_template(template_name_or_list, parent=None, globals=None): Use "
+    "select_template() if an iterable of template names is given, or get_template() if one "
+    "name is given.\n\n"
+    "Parameters: template_name_or_list (Union[str, Template]) \u2013\n\n"
+    "parent (Optional[str]) \u2013\n\n"
+    "globals (Optional[MutableMapping[str, Any]]) \u2013\n\n"
+    "Return type: Template\n\n"
+    "get_template(name, parent=None, globals=None): Load a template by name with loader and "
+    "return a Template. If the template does not exist a TemplateNotFound exception is "
+    "raised.\n\n"
+    "Parameters: name (Union[str, Template]) \u2013 Name of the template to load.\n\n"
+    "Return type: Template\n\n"
+    "property env: str: What environment the app is running in.",
+)
+
+
+def test_an_entry_of_an_api_reference_is_a_unit_of_its_own() -> None:
+    texts = [u.text for u in units(REFERENCE, 0)]
+    # the entry's description opens its unit: not glued under the fields before it
+    assert (
+        "get_template(name, parent=None, globals=None): Load a template by name with loader "
+        "and return a Template." in texts
+    )
+    assert "property env: str: What environment the app is running in." in texts
+    assert not any(t.startswith("Return type: Template\n") for t in texts)
+    # a parameter without a description is no sentence going on into the next one
+    assert "Parameters: template_name_or_list (Union[str, Template])" in texts
+    assert not any("\u2013\n" in t for t in texts)
+
+
+def test_a_parameter_without_a_description_defines_nothing() -> None:
+    found = units(REFERENCE, 0)
+    # read as a definition list's term, "globals (...)" would name the entry after it
+    assert all(u.under == "" for u in found)
+
+
+def test_a_reply_quotes_the_entry_without_the_field_before_it() -> None:
+    answer = reply("How do I load a template by name?", [REFERENCE])
+    assert "get_template(name, parent=None, globals=None): Load a template by name" in answer
+    assert "Return type: Template\nget_template" not in answer
+    assert "Return type: Template get_template" not in answer
+
+
+def test_a_protocol_request_still_reads_its_argument_lines_as_its_signature() -> None:
+    # a request's argument line ("drawable: Drawable region: Region") and its description still
+    # stand under the request's name: only a term with an argument list, or a property, opens
+    # an entry of its own
+    x11 = Passage(
+        "damageproto#9-enable-monitoring",
+        "DAMAGE Extension > Enable Monitoring",
+        "Damage objects are created by the client.\n\nDamageAdd\n\n"
+        "drawable: Drawable region: Region\n\n"
+        "Reports damage of the region within the given drawable.",
+    )
+    under = {u.text: u.under for u in units(x11, 0)}
+    assert under["DamageAdd: drawable: Drawable region: Region"] == "DamageAdd"
+    assert under["Reports damage of the region within the given drawable."] == "DamageAdd"
