@@ -228,7 +228,8 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     assert "; passed over 1 copy of pages read (the same page in another format 1: ok.md read " \
            "for ok.html); " in summary  # fmt: skip
     assert ("passed over 5 files of other types (.tex 2, (no suffix) 1, .png 1, .yaml.gz 1; docqa reads "
-            ".md, .rst, .adoc, .txt, .html and .pdf files, also gzipped); embedder ") in summary, summary  # fmt: skip
+            ".md, .rst, .adoc, .txt, .html and .pdf files and manual pages (.1 to .9), also gzipped); "
+            "embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
     assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout
     assert "passed over 5 files of other types (.tex 2," in again.stdout

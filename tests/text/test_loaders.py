@@ -95,8 +95,8 @@ def test_titles_and_formats(mixed: Path) -> None:
 def test_empty_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(
         InputError,
-        match=r"no \.md, \.rst, \.adoc, \.txt, \.html, \.htm or \.pdf files \(also gzipped\) "
-        r"found in",
+        match=r"no \.md, \.rst, \.adoc, \.txt, \.html, \.htm or \.pdf files or manual pages "
+        r"\(also gzipped\) found in",
     ):
         load_path(tmp_path)
 

@@ -143,7 +143,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _index_parser(sub: Any) -> None:
     p = sub.add_parser(
-        "index", help="index folders or files of .md, .rst, .adoc, .txt, .html and .pdf"
+        "index",
+        help="index folders or files of .md, .rst, .adoc, .txt, .html and .pdf and manual pages",
     )
     _build_options(p)
     p.add_argument(
@@ -170,7 +171,8 @@ def _build_options(p: argparse.ArgumentParser) -> None:
         "paths",
         nargs="+",
         type=Path,
-        help="folders and files to read: .md, .rst, .adoc, .txt, .html and .pdf, also gzipped",
+        help="folders and files to read: .md, .rst, .adoc, .txt, .html and .pdf, manual pages "
+        "(.1 to .9), also gzipped",
     )
     _index_options(p)
     p.add_argument(

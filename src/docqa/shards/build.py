@@ -100,7 +100,8 @@ def plan_groups(paths: Sequence[str | Path], n_groups: int) -> list[tuple[tuple[
     if not found:
         where = ", ".join(map(str, paths))
         raise InputError(
-            f"no .md, .rst, .adoc, .txt, .html, .htm or .pdf files (also gzipped) found in {where}"
+            "no .md, .rst, .adoc, .txt, .html, .htm or .pdf files or manual pages (also gzipped) "
+            f"found in {where}"
         )
     sizes = np.cumsum([p.stat().st_size + 1 for p, _ in found])
     cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, n_groups) / n_groups, side="right")

@@ -1,6 +1,6 @@
 """Files and folders to ``Document``s: a folder (recursively) or files of .md, .rst, .adoc (and
-.asciidoc), .txt, .html, .htm and .pdf, each also gzipped (``guide.md.gz``, as Debian ships
-documentation). One file's reading and parsing is :mod:`docqa.text.reading`; this module finds
+.asciidoc), .txt, .html, .htm and .pdf and manual pages (``ls.1``), each also gzipped
+(``guide.md.gz``, as Debian ships documentation). One file's reading and parsing is :mod:`docqa.text.reading`; this module finds
 the files of the paths given and loads them, reporting what it skips.
 
 A file that cannot become a document is skipped: the rest still loads, the file and the reason
@@ -125,13 +125,13 @@ def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
 # ``vm.html``, Debian's docs ``guide.html`` beside ``guide.txt.gz``. They would get the same
 # ids (``vm#...``), so when their texts are the same page (``docqa.text.same_page``) one is
 # read: the format a writer keeps (Markdown, reStructuredText, AsciiDoc) before what is made
-# from it (HTML, then plain text, then PDF), the first by name among equals (``guide.md``
+# from it (HTML, then a manual page, then plain text, then PDF), the first by name among equals (``guide.md``
 # before ``guide.md.gz``); the others are counted, each with the file read for it. Files of one
 # name and different texts are all read, their ids keeping their suffixes (``docqa.text.ids``).
 # A PDF's ids keep its suffix (``bash.pdf#p3``), so it clashes with no one, but a PDF beside
 # its page (Debian's ``bash.pdf`` and ``bash.html``) is the same manual twice: every passage
 # found twice, in a prompt's three places. It is compared with the files of its name too.
-_FORMAT_RANK = {"markdown": 0, "rst": 1, "asciidoc": 1, "html": 2, "text": 3, "pdf": 4}
+_FORMAT_RANK = {"markdown": 0, "rst": 1, "asciidoc": 1, "html": 2, "man": 3, "text": 4, "pdf": 5}
 OTHER_FORMATS = "the same page in another format"  # how the summary counts those passed over
 # Debian's python3 docs hold ``index.html``, a symlink to ``python-policy.html``: one file
 # met twice in a walk is read once, under the name that is not a link.
@@ -351,7 +351,8 @@ def raise_nothing_loaded(
         )
     if not report.skipped:
         raise InputError(
-            f"no .md, .rst, .adoc, .txt, .html, .htm or .pdf files (also gzipped) found in {where}; "
+            "no .md, .rst, .adoc, .txt, .html, .htm or .pdf files or manual pages (also gzipped) "
+            f"found in {where}; "
             "add some"
         )
     raise InputError(f"no documents loaded from {where}: {report.summary()}")

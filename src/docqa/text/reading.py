@@ -30,6 +30,7 @@ from docqa.text.asciidoc import asciidoc_items
 from docqa.text.asciidoc_detect import looks_like_asciidoc
 from docqa.text.documents import Block, Document, Heading, SkippedFile
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
+from docqa.text.man import man_items, man_title
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.myst import myst_to_markdown
 from docqa.text.pdf import PdfSkip, pdf_sections
@@ -61,8 +62,15 @@ _BODY = re.compile(r"<body\b", re.IGNORECASE)
 _META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
 _ROBOTS = re.compile(r"""\bname\s*=\s*["']?robots\b""", re.IGNORECASE)
 _NOINDEX = re.compile(r"""\bcontent\s*=\s*["'][^"']*\bnoindex\b""", re.IGNORECASE)
-READS = "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files, also gzipped"
-_SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
+READS = (
+    "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files and manual pages (.1 to .9), also "
+    "gzipped"
+)
+_SPHINX_SOURCE = ".rst.txt"
+# a manual page's section, its name's suffix: ``ls.1``, ``CURLOPT_TIMEOUT.3``, ``ssl.3ssl``
+_MAN_SECTION = re.compile(
+    r"[1-9][a-z]{0,4}"
+)  # what Sphinx copies a page's source to (``_sources/``)
 GZIP = ".gz"
 # A gzipped file is read whole into memory, as any other file is; past this size it is skipped
 # (a gzip "bomb" unpacks a few kB into gigabytes).
@@ -80,6 +88,8 @@ def format_of(name: str) -> str | None:
         return None
     if name.lower().endswith(_SPHINX_SOURCE) and len(name) > len(_SPHINX_SOURCE):
         return "rst"
+    if _MAN_SECTION.fullmatch(name, dot + 1):
+        return "man"
     return FORMATS.get(name[dot:].lower())
 
 
@@ -169,8 +179,9 @@ def parse_document(source: str, text: str) -> Document:
     an HTML page's is its ``<title>``, else its first h1; a reStructuredText page's is its
     first section title, and so is an AsciiDoc page's (``.adoc``, ``.asciidoc``, and a
     ``.txt`` file whose text is AsciiDoc: ``format`` is then ``"asciidoc"``); a .txt file's
-    is its first line when that line has at most 80 characters; failing those, the file name
-    (``"Opening hours"``).
+    is its first line when that line has at most 80 characters; a manual page's
+    (``git-blame.1.gz``) is its NAME line (``git-blame - Show what revision ...``); failing
+    those, the file name (``"Opening hours"``).
     Raises ``InputError`` for broken front matter.
     """
     kind = format_of(source)
@@ -189,6 +200,9 @@ def parse_document(source: str, text: str) -> Document:
         from docqa.text.html import parse_html  # html.parser: ~3 ms of imports, when needed
 
         title, items = parse_html(text, page=_html_name(source))
+    elif kind == "man":
+        items = man_items(text)
+        title = man_title(items)
     elif kind in ("rst", "asciidoc"):
         items = rst_items(text) if kind == "rst" else asciidoc_items(text)
         title = next((i.text for i in items if isinstance(i, Heading)), "")

@@ -1,0 +1,276 @@
+"""Manual pages (``git-blame.1.gz``, ``CURLOPT_TIMEOUT.3.gz``) as headings and blocks.
+
+A manual page is roff source written with the man(7) macros: ``.TH`` names the page, ``.SH``
+and ``.SS`` open sections (headings of level 2 and 3 under the page's name), ``.PP`` (``.LP``,
+``.P``, ``.sp``, ``.br``, a blank line) ends a paragraph, ``.TP`` and ``.IP`` make a definition
+list's entry (``-w, --ignore-whitespace: Ignore whitespace when ...``), ``.nf``/``.fi`` and
+``.EX``/``.EE`` keep lines as code, ``.TS``/``.TE`` hold a tbl(1) table, and the font macros
+(``.B``, ``.BR``, ...) and escapes (``\\fB``, ``\\-``, ``\\(em``) only mark up words. What
+the macros do to the page's look (indents, fonts, spacing, macros a page defines) is left
+out; no request's name is ever read as text.
+
+Written here, not taken from a library: no maintained Python package reads roff, and groff
+or mandoc would be a program every user must install. The reader follows what ``man`` prints
+(``benchmarks/quality/man_read.py`` compares it with groff's text over a system's pages).
+A page of the BSD macros (mdoc(7), ``.Dd``) and a page that only includes another (``.so
+man1/other.1``) are not read: :func:`man_items` raises ``InputError`` saying so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from docqa.errors import InputError
+from docqa.text.documents import Block, Heading, Line, table_block, with_terms
+
+_ESCAPE = re.compile(
+    r"\\(?:"
+    r"f(?:\[[^\]]*\]|\(..|.)"  # font: \fB \f(CW \f[I]
+    r"|[s](?:[-+]?\d|\([-+]?\d\d|\[[^\]]*\])"  # size: \s-1
+    r"|[*n](?:\[[^\]]*\]|\(..|.)"  # a string or a number register: \*(lq \n(.g
+    r"|\((..)|\[([^\]]*)\]"  # a special character: \(em \[bu]
+    r"|[hvwoNXbDlLRxZ]'[^']*'"  # motions, width, overstrike, device control: \h'1n'
+    r"|[mMkgyVY](?:\[[^\]]*\]|\(..|.)"
+    r"|(.)"  # any other: \- \e \& \| \c
+    r")",
+    re.DOTALL,
+)
+# the special characters a manual page writes (groff_char(7)); any other is left out
+_CHARS = {
+    "em": "\u2014", "en": "\u2013", "hy": "-", "mi": "-", "bu": "\u2022", "aq": "'",
+    "dq": '"', "lq": "\u201c", "rq": "\u201d", "oq": "\u2018", "cq": "\u2019", "co": "\u00a9",
+    "rg": "\u00ae", "tm": "\u2122", "mu": "\u00d7", "<=": "\u2264", ">=": "\u2265",
+    "->": "\u2192", "<-": "\u2190", "ha": "^", "ti": "~", "rs": "\\", "sl": "/", "ga": "`",
+    "de": "\u00b0", "+-": "\u00b1", "sc": "\u00a7", "Fo": "\u00ab", "Fc": "\u00bb",
+    "ua": "\u2191", "da": "\u2193", "!=": "\u2260", "eq": "=", "pl": "+", "lB": "[",
+    "rB": "]", "lC": "{", "rC": "}", "ba": "|", "br": "|", "ul": "_", "at": "@", "sh": "#",
+    "Do": "$", "pc": "\u00b7", "OK": "\u2713",
+}  # fmt: skip
+# a one-character escape: what it prints (any other prints the character: \- is -, \. is .)
+_ONE = {"e": "\\", "\\": "\\", "&": "", "|": "", "^": "", " ": " ", "0": " ", "~": " ",
+        "c": "", "%": "", ":": "", ")": "", "/": "", ",": "", "d": "", "u": "", "t": "\t",
+        "p": "", "r": "", "{": "", "}": "", "a": "", "E": "\\"}  # fmt: skip
+_STRINGS = {"lq": "\u201c", "rq": "\u201d", "R": "\u00ae", "Tm": "\u2122", "(lq": "\u201c"}
+# requests and macros that only change the look, or define what is never printed as text
+_ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}
+_FONTS = {"B", "I", "SM", "SB"}
+_BREAKS = {"PP", "LP", "P", "sp", "br", "HP", "ns", "bp", "PD"}
+_SKIPPED_BLOCKS = {"de", "de1", "am", "ig", "ds"}  # a definition: to the line "..", or one line
+_DEFINITION_END = re.compile(r"[.']\s*\.")  # ".." (".  ." inside a conditional block)
+_CODE_START = {"nf", "EX"}
+_BULLETS = {"\u2022", "*", "-", "o", "\u00b7", "+"}
+_CODE_END = {"fi", "EE"}
+
+
+def man_items(text: str) -> list[Heading | Block]:
+    """The headings and blocks of a man(7) page's roff source ``text`` (see the module
+    docstring). Raises ``InputError`` for an mdoc(7) page or a page that only sources another.
+    """
+    lines = text.splitlines()
+    for line in lines[:40]:
+        if line.startswith(".so ") and not any(ln.startswith(".TH") for ln in lines):
+            raise InputError(f"a link to another manual page ({line.strip()}); index that page")
+        if line.startswith((".Dd", ".Dt")):
+            raise InputError(
+                "a manual page in the BSD mdoc macros, which docqa does not read; index its "
+                "text instead (man -l PAGE | col -b > PAGE.txt)"
+            )
+    return list(_Reader(lines).items())
+
+
+def man_title(items: list[Heading | Block]) -> str:
+    """A page's title: its NAME section's line (``git-blame - Show what revision ...``), else
+    its first heading (the page's name from ``.TH``), else ``""``."""
+    for i, item in enumerate(items):
+        if isinstance(item, Heading) and item.text.upper() == "NAME" and i + 1 < len(items):
+            after = items[i + 1]
+            if isinstance(after, Block):
+                return after.text
+    return next((i.text for i in items if isinstance(i, Heading)), "")
+
+
+def inline(text: str) -> str:
+    """``text`` with its escapes read: fonts and sizes left out, special characters
+    (``\\(em``), ``\\-`` and ``\\e`` printed, a comment (``\\"``) cut off."""
+    cut = _comment_at(text)
+    return _ESCAPE.sub(_escaped, text if cut < 0 else text[:cut])
+
+
+def _comment_at(text: str) -> int:
+    """Where a comment (``\\"`` or ``\\#``) begins in ``text``, -1 for none (``\\\\"`` is an
+    escaped backslash and a quote)."""
+    i = text.find("\\")
+    while i >= 0 and i + 1 < len(text):
+        if text[i + 1] in '"#':
+            return i
+        i = text.find("\\", i + 2)
+    return -1
+
+
+def _escaped(match: re.Match[str]) -> str:
+    whole, char, named, one = match.group(0), match.group(1), match.group(2), match.group(3)
+    if char is not None:
+        return _CHARS.get(char, "")
+    if named is not None:
+        return _CHARS.get(named, "")
+    if one is not None:
+        return _ONE.get(one, one)
+    if whole.startswith("\\*"):
+        return _STRINGS.get(whole[2:].strip("[]("), "")
+    return ""
+
+
+def _arguments(rest: str) -> list[str]:
+    """A macro's arguments: words, or quoted strings (``""`` inside one is a quote)."""
+    out: list[str] = []
+    for match in re.finditer(r'"((?:[^"]|"")*)"?|(\S+)', rest):
+        out.append(match.group(1).replace('""', '"') if match.group(1) is not None else match[2])
+    return out
+
+
+class _Reader:
+    """A page's lines read in order into headings and blocks (``items``)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.i = 0
+        self.para: list[Line] = []  # the paragraph (or code) being read
+        self.terms: list[Block] = []  # the terms of a definition list's entry, before its text
+        self.code = False  # inside .nf/.fi or .EX/.EE: lines kept as they are
+        self.want_term = False  # after .TP: the next line of text is the entry's term
+
+    def items(self) -> Iterator[Heading | Block]:
+        while self.i < len(self.lines):
+            number, line = self.i + 1, self.lines[self.i]
+            self.i += 1
+            if line.startswith((".", "'")):
+                yield from self._request(number, line[1:].strip())
+            elif self.code:
+                if line.strip():
+                    self.para.append(Line(number, inline(line).rstrip()))
+            elif not line.strip():
+                yield from self._end()
+            else:
+                if line[:1].isspace():  # a line that begins with a space begins a new line
+                    yield from self._end()
+                self._text(number, inline(line).strip())
+        yield from self._end(final=True)
+
+    def _text(self, number: int, text: str) -> None:
+        if not text or text in _BULLETS:  # a list item's bullet, printed alone
+            return
+        if self.want_term:
+            self.want_term = False
+            self.terms.append(Block("text", (Line(number, text),)))
+        else:
+            self.para.append(Line(number, text))
+
+    def _request(self, number: int, request: str) -> Iterator[Heading | Block]:
+        name, _, rest = request.partition(" ")
+        rest = rest.strip()
+        if not name or name.startswith(('\\"', "\\#")):
+            return  # a comment, or a line holding only the control character
+        if name in _SKIPPED_BLOCKS:
+            self._skip_definition(name)
+        elif name == "TH":
+            args = [inline(a) for a in _arguments(rest)]
+            if args:
+                yield Heading(args[0] + (f"({args[1]})" if len(args) > 1 else ""), 1, number)
+        elif name in ("SH", "SS"):
+            yield from self._end(final=True)
+            heading = inline(" ".join(_arguments(rest))) if rest else self._next_text()
+            if heading.strip():
+                yield Heading(heading.strip(), 2 if name == "SH" else 3, number)
+        elif name in _CODE_START or name in _CODE_END:
+            yield from self._end()
+            self.code = name in _CODE_START
+        elif name == "RS" and not self.code and len(self.para) == 1 and not self.terms:
+            # a line over an indented paragraph is the term it defines (DocBook's pages:
+            # ``.PP`` / ``\fB\-b\fR`` / ``.RS 4`` / ``Show blank SHA-1 ...``)
+            self.terms, self.para = [Block("text", tuple(self.para))], []
+        elif name in _BREAKS or name in ("RS", "RE"):
+            if not self.code:
+                yield from self._end()
+        elif name in ("TP", "TQ"):
+            if name == "TP":
+                yield from self._end()
+            self.want_term = True
+        elif name == "IP":
+            yield from self._end()
+            args = _arguments(rest)
+            tag = inline(args[0]).strip() if args else ""
+            if tag and tag not in _BULLETS and not re.fullmatch(r"\(?\w{1,3}[.)]", tag):
+                self.terms.append(Block("text", (Line(number, tag),)))
+        elif name == "TS":
+            yield from self._end()
+            table = self._table()
+            if table is not None:
+                yield table
+        elif name in _FONTS:
+            words = _arguments(rest)
+            self._text(number, inline(" ".join(words)) if words else self._next_text())
+        elif name in _ALTERNATING:
+            self._text(number, inline("".join(_arguments(rest))))
+        elif name in ("UE", "ME"):  # after a link's text (.UR/.MT give its address: no text)
+            self._text(number, inline(" ".join(_arguments(rest))))
+        elif name == "OP":
+            args = [inline(a) for a in _arguments(rest)]
+            self._text(number, f"[{' '.join(args)}]" if args else "")
+        elif name in ("SY", "YS"):
+            yield from self._end()
+            self._text(number, inline(" ".join(_arguments(rest))))
+        # any other request (.RS, .RE, .in, .ft, .if, .nr, .ad, ...) changes only the look
+
+    def _next_text(self) -> str:
+        """The next line of text (a macro given no argument applies to it), taken."""
+        while self.i < len(self.lines):
+            line = self.lines[self.i]
+            self.i += 1
+            if not line.startswith((".", "'")):
+                return inline(line).strip()
+            name, _, rest = line[1:].strip().partition(" ")
+            if name in _FONTS or name in _ALTERNATING:
+                joiner = "" if name in _ALTERNATING else " "
+                return inline(joiner.join(_arguments(rest)))
+        return ""
+
+    def _skip_definition(self, name: str) -> None:
+        """Past a macro's definition (``.de`` to ``..``); ``.ds`` defines in one line."""
+        while name != "ds" and self.i < len(self.lines):
+            self.i += 1
+            if _DEFINITION_END.fullmatch(self.lines[self.i - 1].strip()):
+                return
+
+    def _table(self) -> Block | None:
+        """A tbl(1) table (after ``.TS``, up to ``.TE``): its options and format lines left
+        out, each row's cells split at the tab character (``tab(;)`` sets another), a ruling
+        row (``_``) left out."""
+        body: list[tuple[int, list[str]]] = []
+        tab, formats = "\t", True
+        while self.i < len(self.lines):
+            number, line = self.i + 1, self.lines[self.i]
+            self.i += 1
+            if line.startswith(".TE"):
+                break
+            if line.startswith((".", "'")):
+                continue
+            if formats:  # options (end in ";") then the format lines (the last ends in ".")
+                found = re.search(r"tab\s*\((.)\)", line)
+                tab = found.group(1) if found else tab
+                formats = not line.rstrip().endswith(".")
+                continue
+            cells = [inline(c.replace("T{", "").replace("T}", "")).strip() for c in line.split(tab)]
+            if any(c.strip("_=") for c in cells):
+                body.append((number, cells))
+        return table_block([], body)
+
+    def _end(self, final: bool = False) -> Iterator[Heading | Block]:
+        """The paragraph (or code) read so far, with the terms it defines, as blocks; terms
+        with no text yet wait for it (an entry's text may follow a break), unless ``final``."""
+        if not self.para and self.terms and not final:
+            return
+        body = [Block("code" if self.code else "text", tuple(self.para))] if self.para else []
+        terms = self.terms
+        self.para, self.terms, self.want_term = [], [], False
+        yield from with_terms(terms, body)

@@ -1,0 +1,165 @@
+"""The manual-page reader: man(7) sections, definition lists, code, tables, escapes and fonts
+read as ``man`` prints them; no request read as text; mdoc pages and links refused by name."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from docqa.errors import InputError
+from docqa.text import load_path, parse_document, section_ids
+from docqa.text.documents import Heading
+from docqa.text.man import inline, man_items
+from docqa.text.reading import format_of
+
+
+def shown(text: str) -> list[tuple[str, str]]:
+    return [
+        (f"h{i.level}", i.text) if isinstance(i, Heading) else (i.kind, i.text)
+        for i in man_items(text)
+    ]
+
+
+PAGE = r""".\" a comment: never text
+.TH LS 1 "2024-01-01" "coreutils" "User Commands"
+.de XX
+.  ft B
+.  .
+.SH NAME
+ls \- list directory contents
+.SH SYNOPSIS
+.B ls
+[\fIOPTION\fR]... [\fIFILE\fR]...
+.SH DESCRIPTION
+List information about the FILEs (the current directory by default).
+Sort entries alphabetically.
+.PP
+Mandatory arguments to long options are mandatory for short options too.
+.TP
+\fB\-a\fR, \fB\-\-all\fR
+do not ignore entries starting with .
+.TP
+.BR \-C " (" \-\-columns )
+list entries by columns
+.SS "Exit status"
+.IP \(bu 2
+0 if OK,
+.IP \(bu 2
+2 if serious trouble.
+.SH EXAMPLES
+.EX
+$ ls \-l \e
+    /tmp
+.EE
+After the example \(em the end.
+"""
+
+
+LISTS = "List information about the FILEs (the current directory by default). Sort entries"
+LISTS += " alphabetically."
+
+
+def test_a_page_reads_as_man_prints_it() -> None:
+    assert shown(PAGE) == [
+        ("h1", "LS(1)"),
+        ("h2", "NAME"),
+        ("text", "ls - list directory contents"),
+        ("h2", "SYNOPSIS"),
+        ("text", "ls [OPTION]... [FILE]..."),
+        ("h2", "DESCRIPTION"),
+        ("text", LISTS),
+        ("text", "Mandatory arguments to long options are mandatory for short options too."),
+        ("text", "-a, --all: do not ignore entries starting with ."),
+        ("text", "-C (--columns): list entries by columns"),
+        ("h3", "Exit status"),
+        ("text", "0 if OK,"),
+        ("text", "2 if serious trouble."),
+        ("h2", "EXAMPLES"),
+        ("code", "$ ls -l \\\n    /tmp"),
+        ("text", "After the example \u2014 the end."),
+    ]
+
+
+def test_no_request_and_no_macro_definition_is_read_as_text() -> None:
+    # a definition ends at "..", or at ".  ." inside a conditional block (util-linux's pages:
+    # reading on to the page's end lost 99.8% of flock(1))
+    page = (
+        ".TH FLOCK 1\n.de URL\n\\fI\\\\$2\\fP <\\\\$1>\\\\$3\n..\n.if \\n[.g] \\{\\\n"
+        ".  am URL\n.    ad l\n.  .\n.\\}\n.SH NAME\nflock \\- manage locks\n"
+        ".SH OPTIONS\n.nh\n.ad l\n.RS 4\nThe lock.\n.RE\n"
+    )
+    texts = [t for _, t in shown(page)]
+    assert texts == ["FLOCK(1)", "NAME", "flock - manage locks", "OPTIONS", "The lock."]
+
+
+def test_a_line_over_an_indented_paragraph_is_its_term() -> None:
+    # DocBook's and Asciidoctor's pages (git's): ``.PP`` / the option / ``.RS 4`` / its text
+    page = (
+        ".TH GIT-BLAME 1\n.SH OPTIONS\n.PP\n\\fB\\-b\\fR\n.RS 4\nShow blank SHA-1 for "
+        "boundary commits.\n.RE\n.PP\n\\-\\-root\n.RS 4\nDo not treat root commits as "
+        "boundaries.\n.RE\n"
+    )
+    assert shown(page)[2:] == [
+        ("text", "-b: Show blank SHA-1 for boundary commits."),
+        ("text", "--root: Do not treat root commits as boundaries."),
+    ]
+
+
+def test_a_tbl_table_is_a_table_of_its_rows() -> None:
+    page = (
+        ".TH T 1\n.SH CODES\n.TS\ntab(;);\nl l.\nCode;Meaning\n_\n0;success\n"
+        "1;T{\nfailure\nT}\n.TE\n"
+    )
+    [(kind, text)] = shown(page)[2:]
+    assert kind == "table"
+    assert "| Code | Meaning |" in text and "| 0 | success |" in text
+    assert "_" not in text.replace("| ", "")
+
+
+def test_escapes_read_as_printed() -> None:
+    assert inline(r"\fBbold\fR \-n \(em \[bu] \e \&. \(lqq\(rq \s-1SMALL\s0") == (
+        "bold -n \u2014 \u2022 \\ . \u201cq\u201d SMALL"
+    )
+    assert inline(r"text \" a comment") == "text "
+    assert inline(r"a \\\" b") == "a \\"  # an escaped backslash, then a comment
+
+
+def test_mdoc_pages_and_links_are_refused_saying_what_to_do() -> None:
+    with pytest.raises(InputError, match="BSD mdoc macros.*man -l PAGE"):
+        man_items(".Dd January 1, 2024\n.Dt DASH 1\n.Sh NAME\n")
+    with pytest.raises(InputError, match=r"a link to another manual page \(.so man1/ls.1\)"):
+        man_items(".so man1/ls.1\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("ls.1", "man"),
+        ("git-blame.1.gz", "man"),
+        ("CURLOPT_TIMEOUT.3", "man"),
+        ("openssl-req.1ssl.gz", "man"),
+        ("notes.md", "markdown"),
+        ("data.10", None),
+        ("x.0", None),
+    ],
+)
+def test_a_manual_page_is_known_by_its_section_suffix(name: str, kind: str | None) -> None:
+    assert format_of(name) == kind
+
+
+def test_a_gzipped_page_in_a_folder_is_indexed_under_its_name(tmp_path: Path) -> None:
+    (tmp_path / "man1").mkdir()
+    (tmp_path / "man1" / "ls.1.gz").write_bytes(gzip.compress(PAGE.encode()))
+    (tmp_path / "man1" / "dash.1").write_text(".Dd January 1, 2024\n.Dt DASH 1\n")
+    with pytest.warns(UserWarning, match="dash.1"):
+        docs, report = load_path(tmp_path)
+    [doc] = docs
+    assert doc.title == "ls - list directory contents"
+    assert doc.metadata["format"] == "man"
+    assert section_ids(doc)[:3] == ["man1/ls#ls-1", "man1/ls#name", "man1/ls#synopsis"]
+    assert [(s.path, s.reason[:29]) for s in report.skipped] == [
+        ("man1/dash.1", "a manual page in the BSD mdoc")
+    ]
+    assert parse_document("ls.1", PAGE).title == doc.title
