@@ -163,3 +163,18 @@ def test_a_gzipped_page_in_a_folder_is_indexed_under_its_name(tmp_path: Path) ->
         ("man1/dash.1", "a manual page in the BSD mdoc")
     ]
     assert parse_document("ls.1", PAGE).title == doc.title
+
+
+def test_an_untagged_ip_inside_a_sentence_goes_on_with_it() -> None:
+    # help2man's pages (coreutils' tail(1)) break an option's wrapped sentence with ``.IP``;
+    # after a finished sentence it still begins a paragraph
+    page = (
+        ".TH TAIL 1\n.SH DESCRIPTION\n.TP\n\\fB\\-\\-max\\-unchanged\\-stats\\fR=\\fI\\,N\\/\\fR\n"
+        "with \\fB\\-\\-follow\\fR=\\fI\\,name\\/\\fR, reopen a FILE which has not\n.IP\n"
+        "changed size after N iterations.\n.IP\nWith inotify, this option is rarely useful.\n"
+    )
+    option = "--max-unchanged-stats=N: with --follow=name, reopen a FILE which has not"
+    assert shown(page)[2:] == [
+        ("text", f"{option} changed size after N iterations."),
+        ("text", "With inotify, this option is rarely useful."),
+    ]

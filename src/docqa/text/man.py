@@ -57,6 +57,7 @@ _ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}
 _FONTS = {"B", "I", "SM", "SB"}
 _BREAKS = {"PP", "LP", "P", "sp", "br", "HP", "ns", "bp", "PD"}
 _SKIPPED_BLOCKS = {"de", "de1", "am", "ig", "ds"}  # a definition: to the line "..", or one line
+_SENTENCE_END = re.compile(r"[.!?:;][\"')\]]*$")
 _DEFINITION_END = re.compile(r"[.']\s*\.")  # ".." (".  ." inside a conditional block)
 _CODE_START = {"nf", "EX"}
 _BULLETS = {"\u2022", "*", "-", "o", "\u00b7", "+"}
@@ -197,9 +198,11 @@ class _Reader:
                 yield from self._end()
             self.want_term = True
         elif name == "IP":
-            yield from self._end()
             args = _arguments(rest)
             tag = inline(args[0]).strip() if args else ""
+            if not tag and self.para and not _SENTENCE_END.search(self.para[-1].text):
+                return  # help2man's pages break an option's sentence so: it goes on
+            yield from self._end()
             if tag and tag not in _BULLETS and not re.fullmatch(r"\(?\w{1,3}[.)]", tag):
                 self.terms.append(Block("text", (Line(number, tag),)))
         elif name == "TS":
