@@ -122,6 +122,7 @@ def test_escapes_read_as_printed() -> None:
     assert inline(r"\fBbold\fR \-n \(em \[bu] \e \&. \(lqq\(rq \s-1SMALL\s0") == (
         "bold -n \u2014 \u2022 \\ . \u201cq\u201d SMALL"
     )
+    assert inline(r"caf\[u00E9] na\[u00EF]ve") == "caf\u00e9 na\u00efve"
     assert inline(r"text \" a comment") == "text "
     assert inline(r"a \\\" b") == "a \\"  # an escaped backslash, then a comment
 

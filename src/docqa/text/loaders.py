@@ -1,7 +1,8 @@
 """Files and folders to ``Document``s: a folder (recursively) or files of .md, .rst, .adoc (and
 .asciidoc), .txt, .html, .htm and .pdf and manual pages (``ls.1``), each also gzipped
-(``guide.md.gz``, as Debian ships documentation). One file's reading and parsing is :mod:`docqa.text.reading`; this module finds
-the files of the paths given and loads them, reporting what it skips.
+(``guide.md.gz``, as Debian ships documentation). One file's reading and parsing is
+:mod:`docqa.text.reading`; this module finds the files of the paths given and loads them,
+reporting what it skips.
 
 A file that cannot become a document is skipped: the rest still loads, the file and the reason
 go into the ``LoadReport``, and a ``SkippedFileWarning`` is issued naming both. A warning rather
@@ -125,9 +126,10 @@ def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
 # ``vm.html``, Debian's docs ``guide.html`` beside ``guide.txt.gz``. They would get the same
 # ids (``vm#...``), so when their texts are the same page (``docqa.text.same_page``) one is
 # read: the format a writer keeps (Markdown, reStructuredText, AsciiDoc) before what is made
-# from it (HTML, then a manual page, then plain text, then PDF), the first by name among equals (``guide.md``
-# before ``guide.md.gz``); the others are counted, each with the file read for it. Files of one
-# name and different texts are all read, their ids keeping their suffixes (``docqa.text.ids``).
+# from it (HTML, then a manual page, then plain text, then PDF), the first by name among equals
+# (``guide.md`` before ``guide.md.gz``); the others are counted, each with the file read for
+# it. Files of one name and different texts are all read, their ids keeping their suffixes
+# (``docqa.text.ids``).
 # A PDF's ids keep its suffix (``bash.pdf#p3``), so it clashes with no one, but a PDF beside
 # its page (Debian's ``bash.pdf`` and ``bash.html``) is the same manual twice: every passage
 # found twice, in a prompt's three places. It is compared with the files of its name too.

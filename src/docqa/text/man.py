@@ -51,17 +51,18 @@ _CHARS = {
 _ONE = {"e": "\\", "\\": "\\", "&": "", "|": "", "^": "", " ": " ", "0": " ", "~": " ",
         "c": "", "%": "", ":": "", ")": "", "/": "", ",": "", "d": "", "u": "", "t": "\t",
         "p": "", "r": "", "{": "", "}": "", "a": "", "E": "\\"}  # fmt: skip
-_STRINGS = {"lq": "\u201c", "rq": "\u201d", "R": "\u00ae", "Tm": "\u2122", "(lq": "\u201c"}
-# requests and macros that only change the look, or define what is never printed as text
-_ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}
-_FONTS = {"B", "I", "SM", "SB"}
-_BREAKS = {"PP", "LP", "P", "sp", "br", "HP", "ns", "bp", "PD"}
+_CODE_POINT = re.compile(r"u([0-9A-F]{4,6})")
+# the strings man(7) defines (``\*(lq``, ``\*R``); any other is left out
+_STRINGS = {"lq": "\u201c", "rq": "\u201d", "R": "\u00ae", "Tm": "\u2122"}
+_ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}  # fonts by turns: arguments joined
+_FONTS = {"B", "I", "SM", "SB"}  # one font: arguments joined by spaces
+_BREAKS = {"PP", "LP", "P", "sp", "br", "HP", "bp"}  # each ends a paragraph
 _SKIPPED_BLOCKS = {"de", "de1", "am", "ig", "ds"}  # a definition: to the line "..", or one line
 _SENTENCE_END = re.compile(r"[.!?:;][\"')\]]*$")
 _DEFINITION_END = re.compile(r"[.']\s*\.")  # ".." (".  ." inside a conditional block)
 _CODE_START = {"nf", "EX"}
-_BULLETS = {"\u2022", "*", "-", "o", "\u00b7", "+"}
 _CODE_END = {"fi", "EE"}
+_BULLETS = {"\u2022", "*", "-", "o", "\u00b7", "+"}  # an item's mark, never a term
 
 
 def man_items(text: str) -> list[Heading | Block]:
@@ -113,8 +114,9 @@ def _escaped(match: re.Match[str]) -> str:
     whole, char, named, one = match.group(0), match.group(1), match.group(2), match.group(3)
     if char is not None:
         return _CHARS.get(char, "")
-    if named is not None:
-        return _CHARS.get(named, "")
+    if named is not None:  # \[em], or a code point: \[u00E9]
+        code = _CODE_POINT.fullmatch(named)
+        return chr(int(code[1], 16)) if code else _CHARS.get(named, "")
     if one is not None:
         return _ONE.get(one, one)
     if whole.startswith("\\*"):

@@ -66,11 +66,9 @@ READS = (
     "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files and manual pages (.1 to .9), also "
     "gzipped"
 )
-_SPHINX_SOURCE = ".rst.txt"
+_SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
 # a manual page's section, its name's suffix: ``ls.1``, ``CURLOPT_TIMEOUT.3``, ``ssl.3ssl``
-_MAN_SECTION = re.compile(
-    r"[1-9][a-z]{0,4}"
-)  # what Sphinx copies a page's source to (``_sources/``)
+_MAN_SECTION = re.compile(r"[1-9][a-z]{0,4}")
 GZIP = ".gz"
 # A gzipped file is read whole into memory, as any other file is; past this size it is skipped
 # (a gzip "bomb" unpacks a few kB into gigabytes).
@@ -78,8 +76,9 @@ MAX_GUNZIPPED = 256 << 20
 
 
 def format_of(name: str) -> str | None:
-    """The format docqa reads a file as, by its name's suffix (``FORMATS``), looking through
-    one ``.gz`` (``guide.md.gz`` is Markdown); None for a file of another type."""
+    """The format docqa reads a file as, by its name's suffix (``FORMATS``; ``"man"`` for a
+    manual page's section, ``.1`` to ``.9``), looking through one ``.gz`` (``guide.md.gz`` is
+    Markdown); None for a file of another type."""
     if name.lower().endswith(GZIP):
         name = name[: -len(GZIP)]
     name = name[name.rfind("/") + 1 :]
