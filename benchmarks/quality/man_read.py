@@ -2,7 +2,7 @@
 the words groff prints that docqa's text holds (nothing lost) and the share of docqa's words
 that groff prints (no macro name or escape read as text), over the pages given.
 
-Needs groff (``groff -man -Tutf8``, as ``man`` runs it). Words are runs of letters and digits,
+Needs groff (``groff -mandoc -Tutf8``, as ``man`` runs it, man(7) and mdoc(7) pages alike). Words are runs of letters and digits,
 compared as multisets; groff's header and footer lines and its hyphenation at line ends are
 undone first. Run:
 
@@ -22,7 +22,8 @@ from pathlib import Path
 
 from docqa.errors import InputError
 from docqa.text.documents import Block, Heading
-from docqa.text.man import man_items
+from docqa.text.man import is_mdoc, man_items
+from docqa.text.mdoc import mdoc_items
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -31,7 +32,7 @@ def groff_text(roff: str) -> str:
     """The page as ``man`` prints it, its header and footer lines dropped, words hyphenated at
     a line's end joined again."""
     out = subprocess.run(
-        ["groff", "-man", "-Tutf8", "-P", "-cbou", "-rLL=200n", "-rHY=0"],
+        ["groff", "-mandoc", "-Tutf8", "-P", "-cbou", "-rLL=200n", "-rHY=0"],
         input=roff,
         capture_output=True,
         text=True,
@@ -43,7 +44,9 @@ def groff_text(roff: str) -> str:
 
 
 def docqa_text(roff: str) -> str:
-    return "\n".join(item.text for item in man_items(roff) if isinstance(item, Heading | Block))
+    """The page's text as docqa reads it (its headings and blocks, a line each)."""
+    items = mdoc_items(roff) if is_mdoc(roff) else man_items(roff)
+    return "\n".join(item.text for item in items if isinstance(item, Heading | Block))
 
 
 def main() -> None:

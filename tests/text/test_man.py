@@ -1,5 +1,6 @@
 """The manual-page reader: man(7) sections, definition lists, code, tables, escapes and fonts
-read as ``man`` prints them; no request read as text; mdoc pages and links refused by name."""
+read as ``man`` prints them; no request read as text; a page that only includes another
+refused by name."""
 
 from __future__ import annotations
 
@@ -127,9 +128,7 @@ def test_escapes_read_as_printed() -> None:
     assert inline(r"a \\\" b") == "a \\"  # an escaped backslash, then a comment
 
 
-def test_mdoc_pages_and_links_are_refused_saying_what_to_do() -> None:
-    with pytest.raises(InputError, match="BSD mdoc macros.*man -l PAGE"):
-        man_items(".Dd January 1, 2024\n.Dt DASH 1\n.Sh NAME\n")
+def test_a_page_that_only_includes_another_is_refused_saying_what_to_do() -> None:
     with pytest.raises(InputError, match=r"a link to another manual page \(.so man1/ls.1\)"):
         man_items(".so man1/ls.1\n")
 
@@ -153,15 +152,18 @@ def test_a_manual_page_is_known_by_its_section_suffix(name: str, kind: str | Non
 def test_a_gzipped_page_in_a_folder_is_indexed_under_its_name(tmp_path: Path) -> None:
     (tmp_path / "man1").mkdir()
     (tmp_path / "man1" / "ls.1.gz").write_bytes(gzip.compress(PAGE.encode()))
-    (tmp_path / "man1" / "dash.1").write_text(".Dd January 1, 2024\n.Dt DASH 1\n")
-    with pytest.warns(UserWarning, match="dash.1"):
+    (tmp_path / "man1" / "dash.1").write_text(".Dd January 1, 2024\n.Dt DASH 1\n.Sh NAME\n"
+                                              ".Nm dash\n.Nd command interpreter\n")  # fmt: skip
+    (tmp_path / "man1" / "sh.1").write_text(".so man1/dash.1\n")
+    with pytest.warns(UserWarning, match="sh.1"):
         docs, report = load_path(tmp_path)
-    [doc] = docs
+    dash, doc = docs
+    assert dash.title == "dash \u2014 command interpreter"  # mdoc, docqa.text.mdoc
     assert doc.title == "ls - list directory contents"
     assert doc.metadata["format"] == "man"
     assert section_ids(doc)[:3] == ["man1/ls#ls-1", "man1/ls#name", "man1/ls#synopsis"]
     assert [(s.path, s.reason[:29]) for s in report.skipped] == [
-        ("man1/dash.1", "a manual page in the BSD mdoc")
+        ("man1/sh.1", "a link to another manual page")
     ]
     assert parse_document("ls.1", PAGE).title == doc.title
 

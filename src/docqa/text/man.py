@@ -12,8 +12,9 @@ out; no request's name is ever read as text.
 Written here, not taken from a library: no maintained Python package reads roff, and groff
 or mandoc would be a program every user must install. The reader follows what ``man`` prints
 (``benchmarks/quality/man_read.py`` compares it with groff's text over a system's pages).
-A page of the BSD macros (mdoc(7), ``.Dd``) and a page that only includes another (``.so
-man1/other.1``) are not read: :func:`man_items` raises ``InputError`` saying so.
+A page in the BSD macros (mdoc(7), ``.Dd``: :func:`is_mdoc`) is read by
+:mod:`docqa.text.mdoc`; a page that only includes another (``.so man1/other.1``) is not read:
+:func:`man_items` raises ``InputError`` saying so.
 """
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ _STRINGS = {"lq": "\u201c", "rq": "\u201d", "R": "\u00ae", "Tm": "\u2122"}
 _ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}  # fonts by turns: arguments joined
 _FONTS = {"B", "I", "SM", "SB"}  # one font: arguments joined by spaces
 _BREAKS = {"PP", "LP", "P", "sp", "br", "HP", "bp"}  # each ends a paragraph
-_SKIPPED_BLOCKS = {"de", "de1", "am", "ig", "ds"}  # a definition: to the line "..", or one line
+SKIPPED_BLOCKS = {"de", "de1", "am", "ig", "ds"}  # a definition: to the line "..", or one line
 _SENTENCE_END = re.compile(r"[.!?:;][\"')\]]*$")
+_MEASURE = re.compile(r"[-+]?\d+(?:\.\d+)?[a-zA-Z]?")
+_TO_TERMINAL = re.compile(r"[.']\s*tm\b")  # a request writing to the terminal, not the page
 _DEFINITION_END = re.compile(r"[.']\s*\.")  # ".." (".  ." inside a conditional block)
 _CODE_START = {"nf", "EX"}
 _CODE_END = {"fi", "EE"}
@@ -67,18 +70,18 @@ _BULLETS = {"\u2022", "*", "-", "o", "\u00b7", "+"}  # an item's mark, never a t
 
 def man_items(text: str) -> list[Heading | Block]:
     """The headings and blocks of a man(7) page's roff source ``text`` (see the module
-    docstring). Raises ``InputError`` for an mdoc(7) page or a page that only sources another.
-    """
+    docstring). Raises ``InputError`` for a page that only sources another."""
     lines = text.splitlines()
     for line in lines[:40]:
         if line.startswith(".so ") and not any(ln.startswith(".TH") for ln in lines):
             raise InputError(f"a link to another manual page ({line.strip()}); index that page")
-        if line.startswith((".Dd", ".Dt")):
-            raise InputError(
-                "a manual page in the BSD mdoc macros, which docqa does not read; index its "
-                "text instead (man -l PAGE | col -b > PAGE.txt)"
-            )
     return list(_Reader(lines).items())
+
+
+def is_mdoc(text: str) -> bool:
+    """Whether a manual page's ``text`` is written in the BSD mdoc(7) macros (``.Dd``, ``.Dt``
+    among its first lines), read by :mod:`docqa.text.mdoc`."""
+    return any(line.startswith((".Dd", ".Dt")) for line in text.splitlines()[:60])
 
 
 def man_title(items: list[Heading | Block]) -> str:
@@ -90,6 +93,30 @@ def man_title(items: list[Heading | Block]) -> str:
             if isinstance(after, Block):
                 return after.text
     return next((i.text for i in items if isinstance(i, Heading)), "")
+
+
+def past_definition(lines: list[str], i: int, request: str) -> int:
+    """The index of the line after a definition that ``request`` (``de``, ``am``, ``ig``, ...,
+    :data:`SKIPPED_BLOCKS`) begins at ``lines[i - 1]``: past its ``..`` line (``.  .`` inside
+    a conditional block); ``ds`` defines in its own line, so ``i``."""
+    while request != "ds" and i < len(lines):
+        i += 1
+        if _DEFINITION_END.fullmatch(lines[i - 1].strip()):
+            break
+    return i
+
+
+def printing(body: list[str]) -> bool:
+    """Whether a macro whose definition is ``body`` prints its arguments (it reads them,
+    ``\\$1``, not only to the terminal with ``.tm``): a call of it is text; pod2man's ``.IX``
+    (an index entry) is not."""
+    return any("\\$" in line and not _TO_TERMINAL.match(line) for line in body)
+
+
+def macro_text(args: list[str]) -> list[str]:
+    """The arguments of a call of a macro the page defines that are text: not a number or a
+    measure (rst2man's ``.INDENT 3.5`` reads its argument as an indent)."""
+    return [a for a in args if not _MEASURE.fullmatch(a)]
 
 
 def inline(text: str) -> str:
@@ -124,7 +151,7 @@ def _escaped(match: re.Match[str]) -> str:
     return ""
 
 
-def _arguments(rest: str) -> list[str]:
+def arguments(rest: str) -> list[str]:
     """A macro's arguments: words, or quoted strings (``""`` inside one is a quote)."""
     out: list[str] = []
     for match in re.finditer(r'"((?:[^"]|"")*)"?|(\S+)', rest):
@@ -142,6 +169,7 @@ class _Reader:
         self.terms: list[Block] = []  # the terms of a definition list's entry, before its text
         self.code = False  # inside .nf/.fi or .EX/.EE: lines kept as they are
         self.want_term = False  # after .TP: the next line of text is the entry's term
+        self.macros: set[str] = set()  # macros the page defines (.de): a call prints its text
 
     def items(self) -> Iterator[Heading | Block]:
         while self.i < len(self.lines):
@@ -174,15 +202,19 @@ class _Reader:
         rest = rest.strip()
         if not name or name.startswith(('\\"', "\\#")):
             return  # a comment, or a line holding only the control character
-        if name in _SKIPPED_BLOCKS:
-            self._skip_definition(name)
+        if name in SKIPPED_BLOCKS:
+            start, self.i = self.i, past_definition(self.lines, self.i, name)
+            if name != "ig" and printing(self.lines[start : self.i]):
+                self.macros.update(arguments(rest)[:1])
+        elif name in self.macros:  # a macro the page defines: its arguments are its text
+            self._text(number, inline(" ".join(macro_text(arguments(rest)))))
         elif name == "TH":
-            args = [inline(a) for a in _arguments(rest)]
+            args = [inline(a) for a in arguments(rest)]
             if args:
                 yield Heading(args[0] + (f"({args[1]})" if len(args) > 1 else ""), 1, number)
         elif name in ("SH", "SS"):
             yield from self._end(final=True)
-            heading = inline(" ".join(_arguments(rest))) if rest else self._next_text()
+            heading = inline(" ".join(arguments(rest))) if rest else self._next_text()
             if heading.strip():
                 yield Heading(heading.strip(), 2 if name == "SH" else 3, number)
         elif name in _CODE_START or name in _CODE_END:
@@ -200,7 +232,7 @@ class _Reader:
                 yield from self._end()
             self.want_term = True
         elif name == "IP":
-            args = _arguments(rest)
+            args = arguments(rest)
             tag = inline(args[0]).strip() if args else ""
             if not tag and self.para and not _SENTENCE_END.search(self.para[-1].text):
                 return  # help2man's pages break an option's sentence so: it goes on
@@ -213,18 +245,18 @@ class _Reader:
             if table is not None:
                 yield table
         elif name in _FONTS:
-            words = _arguments(rest)
+            words = arguments(rest)
             self._text(number, inline(" ".join(words)) if words else self._next_text())
         elif name in _ALTERNATING:
-            self._text(number, inline("".join(_arguments(rest))))
+            self._text(number, inline("".join(arguments(rest))))
         elif name in ("UE", "ME"):  # after a link's text (.UR/.MT give its address: no text)
-            self._text(number, inline(" ".join(_arguments(rest))))
+            self._text(number, inline(" ".join(arguments(rest))))
         elif name == "OP":
-            args = [inline(a) for a in _arguments(rest)]
+            args = [inline(a) for a in arguments(rest)]
             self._text(number, f"[{' '.join(args)}]" if args else "")
         elif name in ("SY", "YS"):
             yield from self._end()
-            self._text(number, inline(" ".join(_arguments(rest))))
+            self._text(number, inline(" ".join(arguments(rest))))
         # any other request (.RS, .RE, .in, .ft, .if, .nr, .ad, ...) changes only the look
 
     def _next_text(self) -> str:
@@ -237,15 +269,8 @@ class _Reader:
             name, _, rest = line[1:].strip().partition(" ")
             if name in _FONTS or name in _ALTERNATING:
                 joiner = "" if name in _ALTERNATING else " "
-                return inline(joiner.join(_arguments(rest)))
+                return inline(joiner.join(arguments(rest)))
         return ""
-
-    def _skip_definition(self, name: str) -> None:
-        """Past a macro's definition (``.de`` to ``..``); ``.ds`` defines in one line."""
-        while name != "ds" and self.i < len(self.lines):
-            self.i += 1
-            if _DEFINITION_END.fullmatch(self.lines[self.i - 1].strip()):
-                return
 
     def _table(self) -> Block | None:
         """A tbl(1) table (after ``.TS``, up to ``.TE``): its options and format lines left

@@ -30,8 +30,9 @@ from docqa.text.asciidoc import asciidoc_items
 from docqa.text.asciidoc_detect import looks_like_asciidoc
 from docqa.text.documents import Block, Document, Heading, SkippedFile
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
-from docqa.text.man import man_items, man_title
+from docqa.text.man import is_mdoc, man_items, man_title
 from docqa.text.markdown_fast import parse_markdown_fast
+from docqa.text.mdoc import mdoc_items
 from docqa.text.myst import myst_to_markdown
 from docqa.text.pdf import PdfSkip, pdf_sections
 from docqa.text.plain import text_bodies, text_items, text_outline
@@ -200,7 +201,7 @@ def parse_document(source: str, text: str) -> Document:
 
         title, items = parse_html(text, page=_html_name(source))
     elif kind == "man":
-        items = man_items(text)
+        items = mdoc_items(text) if is_mdoc(text) else man_items(text)
         title = man_title(items)
     elif kind in ("rst", "asciidoc"):
         items = rst_items(text) if kind == "rst" else asciidoc_items(text)
