@@ -44,9 +44,15 @@ def test_an_entry_of_an_api_reference_is_a_unit_of_its_own() -> None:
 
 
 def test_a_parameter_without_a_description_defines_nothing() -> None:
-    found = units(REFERENCE, 0)
+    under = {u.text: u.under for u in units(REFERENCE, 0)}
     # read as a definition list's term, "globals (...)" would name the entry after it
-    assert all(u.under == "" for u in found)
+    assert not any(
+        term.startswith(("parent", "globals", "template_name")) for term in under.values()
+    )
+    # the entry's own later sentence stands under the entry
+    assert under["If the template does not exist a TemplateNotFound exception is raised."] == (
+        "get_template(name, parent=None, globals=None)"
+    )
 
 
 def test_a_reply_quotes_the_entry_without_the_field_before_it() -> None:
@@ -70,3 +76,23 @@ def test_a_protocol_request_still_reads_its_argument_lines_as_its_signature() ->
     under = {u.text: u.under for u in units(x11, 0)}
     assert under["DamageAdd: drawable: Drawable region: Region"] == "DamageAdd"
     assert under["Reports damage of the region within the given drawable."] == "DamageAdd"
+
+
+def test_later_sentences_of_a_paragraph_opening_with_its_term_stand_under_it() -> None:
+    # ssh(1)'s options as the manual-page reader gives them: quoted alone, the second sentence
+    # lost the option it describes ("Causes ssh to print debugging messages ...")
+    options = Passage(
+        "ssh#description-p8",
+        "SSH(1) > DESCRIPTION",
+        "-V: Display the version number and exit.\n\n-v: Verbose mode. Causes ssh to print "
+        "debugging messages about its progress. This is helpful in debugging connection "
+        "problems.",
+    )
+    under = {u.text: u.under for u in units(options, 0)}
+    assert under["Causes ssh to print debugging messages about its progress."] == "-v"
+    assert under["-v: Verbose mode."] == ""
+    answer = reply("How do I print debugging messages about the progress?", [options])
+    assert "-v: Causes ssh to print debugging messages" in answer
+    # plain words before a colon name nothing ("Note: ..."): no term is said
+    note = Passage("a#b", "A > B", "Note: the file is read once. It is cached after that.")
+    assert all(u.under == "" for u in units(note, 0))

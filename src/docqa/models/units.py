@@ -38,6 +38,7 @@ _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _LONE_DASH = re.compile(r"[ \t]+[\u2013\u2014]$")
+_TERM_FIRST = re.compile(r"([^\s:][^:\n]{0,60}?): (?=\S)")  # a definition's term, then its text
 _PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
 
 
@@ -178,7 +179,10 @@ class _Cut:
         )
         carried = self.carry and not (term or table or code)
         self.carry = False
-        if self.terms and found and not (term or table or code or OWN_TERM.match(block)):
+        labelled = bool(self.terms and found) and not (
+            term or table or code or OWN_TERM.match(block)
+        )
+        if labelled:
             # a definition that opens with a line that is no sentence (a signature: ``window:
             # WINDOW``) goes on into the next paragraph, its description
             self.carry = not _ENDS_SENTENCE.search(found[0])
@@ -192,11 +196,22 @@ class _Cut:
         elif code:
             self.alone.update(range(len(pieces), len(pieces) + len(found)))
         pieces.extend(found)
-        self.under.extend([self.defined] * len(found))
+        self.under.extend(self._under(found, table or code or labelled))
         self.attached.extend([code] * len(found))  # a block, kept at the window's end as attached
         self.b += 1
         self.found = found
         return table, code
+
+    def _under(self, found: list[str], kept: bool) -> list[str]:
+        """The term each of a block's pieces stands under: the definition being read, or in a
+        paragraph that opens with its term (a reader's ``-v: Verbose mode. Causes ssh to
+        print debugging messages ...``) that term, for the sentences after the first; not for
+        a table, code or a paragraph the labels above it define (``kept``)."""
+        under = [self.defined] * len(found)
+        own = None if kept or self.defined or len(found) < 2 else _TERM_FIRST.match(found[0])
+        if own and _name([own[1]]):
+            under[1:] = [own[1]] * (len(found) - 1)
+        return under
 
     def follow(self, table: bool, code: bool) -> None:
         """Take along what goes on from the block just read (it gave pieces): the block a
