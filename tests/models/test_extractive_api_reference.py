@@ -90,9 +90,12 @@ def test_later_sentences_of_a_paragraph_opening_with_its_term_stand_under_it() -
     )
     under = {u.text: u.under for u in units(options, 0)}
     assert under["Causes ssh to print debugging messages about its progress."] == "-v"
-    assert under["-v: Verbose mode."] == ""
+    assert under["-v: Verbose mode."] == "-v"
     answer = reply("How do I print debugging messages about the progress?", [options])
     assert "-v: Causes ssh to print debugging messages" in answer
+    # quoted together, the term is said once
+    both = reply("What does verbose mode do and does it print debugging messages?", [options])
+    assert both.count("-v:") == 1 and "Verbose mode. Causes ssh" in both
     # plain words before a colon name nothing ("Note: ..."): no term is said
     note = Passage("a#b", "A > B", "Note: the file is read once. It is cached after that.")
     assert all(u.under == "" for u in units(note, 0))

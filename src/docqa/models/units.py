@@ -205,12 +205,12 @@ class _Cut:
     def _under(self, found: list[str], kept: bool) -> list[str]:
         """The term each of a block's pieces stands under: the definition being read, or in a
         paragraph that opens with its term (a reader's ``-v: Verbose mode. Causes ssh to
-        print debugging messages ...``) that term, for the sentences after the first; not for
-        a table, code or a paragraph the labels above it define (``kept``)."""
+        print debugging messages ...``) that term; not for a table, code or a paragraph the
+        labels above it define (``kept``)."""
         under = [self.defined] * len(found)
         own = None if kept or self.defined or len(found) < 2 else _TERM_FIRST.match(found[0])
         if own and _name([own[1]]):
-            under[1:] = [own[1]] * (len(found) - 1)
+            under = [own[1]] * len(found)  # the first says it: a reply need not say it again
         return under
 
     def follow(self, table: bool, code: bool) -> None:
