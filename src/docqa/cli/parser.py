@@ -171,8 +171,7 @@ def _build_options(p: argparse.ArgumentParser) -> None:
         "paths",
         nargs="+",
         type=Path,
-        help="folders and files to read: .md, .rst, .adoc, .txt, .html and .pdf, manual pages "
-        "(.1 to .9), also gzipped",
+        help="folders and files to read: .md, .rst, .adoc, .txt, .html, .pdf, man pages; also .gz",
     )
     _index_options(p)
     p.add_argument(

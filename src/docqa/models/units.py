@@ -145,9 +145,7 @@ class _Cut:
         whether it is a table, and code."""
         # Sphinx writes a parameter without a description as ``name (str) –``: a field, no
         # term of the paragraph after it, quoted without the dash that separates it from nothing
-        block = self.blocks[self.b]
-        field = _LONE_DASH.search(block) is not None
-        block = _LONE_DASH.sub("", block)
+        block, field = _LONE_DASH.subn("", self.blocks[self.b])
         lines = [ln for ln in block.splitlines() if ln.strip()]
         table = is_table(lines)
         code = is_code(lines)

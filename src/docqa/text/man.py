@@ -159,34 +159,85 @@ def arguments(rest: str) -> list[str]:
     return out
 
 
-class _Reader:
-    """A page's lines read in order into headings and blocks (``items``)."""
+class Page:
+    """What reading a page's lines keeps, for either macro set (this module's reader and
+    :mod:`docqa.text.mdoc`'s): the place ``i`` of the next line, the paragraph (or code) being
+    read with the terms it defines, and the macros the page defines."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.i = 0
         self.para: list[Line] = []  # the paragraph (or code) being read
         self.terms: list[Block] = []  # the terms of a definition list's entry, before its text
-        self.code = False  # inside .nf/.fi or .EX/.EE: lines kept as they are
-        self.want_term = False  # after .TP: the next line of text is the entry's term
-        self.macros: set[str] = set()  # macros the page defines (.de): a call prints its text
+        self.code = False  # lines kept as they are (.nf, .EX; mdoc's .Bd -literal)
+        self.defined: set[str] = set()  # macros the page defines
+        self.macros: set[str] = set()  # those of them that print their arguments
+
+    def define(self, request: str, name: list[str]) -> None:
+        """Past the definition ``request`` (:data:`SKIPPED_BLOCKS`) begins, of the macro
+        ``name`` (its first argument), noting whether a call of it prints."""
+        start, self.i = self.i, past_definition(self.lines, self.i, request)
+        if request != "ig":
+            self.defined.update(name[:1])
+            if printing(self.lines[start : self.i]):
+                self.macros.update(name[:1])
 
     def items(self) -> Iterator[Heading | Block]:
+        """The page's headings and blocks: each line read in turn, a request or macro line
+        (``.`` or ``'`` first) by :meth:`control`, a line of text by :meth:`text`; a blank line
+        ends a paragraph, not code."""
         while self.i < len(self.lines):
             number, line = self.i + 1, self.lines[self.i]
             self.i += 1
             if line.startswith((".", "'")):
-                yield from self._request(number, line[1:].strip())
-            elif self.code:
-                if line.strip():
-                    self.para.append(Line(number, inline(line).rstrip()))
-            elif not line.strip():
-                yield from self._end()
-            else:
-                if line[:1].isspace():  # a line that begins with a space begins a new line
-                    yield from self._end()
-                self._text(number, inline(line).strip())
-        yield from self._end(final=True)
+                yield from self.control(number, line[1:].strip())
+            elif line.strip():
+                yield from self.text(number, line)
+            elif not self.code:
+                yield from self.end()
+        yield from self.end(final=True)
+
+    def control(self, number: int, request: str) -> Iterator[Heading | Block]:
+        """What the request or macro line ``request`` (its control character taken off) at
+        line ``number`` does."""
+        raise NotImplementedError
+
+    def text(self, number: int, line: str) -> Iterator[Heading | Block]:
+        """What the line of text ``line`` (not blank) at line ``number`` adds."""
+        raise NotImplementedError
+
+    def end(self, final: bool = False) -> Iterator[Heading | Block]:
+        """The paragraph (or code) read so far, with the terms it defines, as blocks; terms
+        with no text yet wait for it (an entry's text may follow a break), unless ``final``."""
+        if not self.para and self.terms and not final:
+            return
+        body = [Block("code" if self.code else "text", tuple(self.para))] if self.para else []
+        terms, self.para, self.terms = self.terms, [], []
+        yield from with_terms(terms, body)
+
+
+class _Reader(Page):
+    """A man(7) page's lines read in order into headings and blocks (``items``)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines)
+        self.want_term = False  # after .TP: the next line of text is the entry's term
+
+    def control(self, number: int, request: str) -> Iterator[Heading | Block]:
+        yield from self._request(number, request)
+
+    def text(self, number: int, line: str) -> Iterator[Heading | Block]:
+        if self.code:
+            self.para.append(Line(number, inline(line).rstrip()))
+            return
+        if line[:1].isspace():  # a line that begins with a space begins a new line
+            yield from self.end()
+        self._text(number, inline(line).strip())
+
+    def end(self, final: bool = False) -> Iterator[Heading | Block]:
+        """:meth:`Page.end`; a ``.TP`` waiting for its term waits no more."""
+        self.want_term = False
+        yield from super().end(final)
 
     def _text(self, number: int, text: str) -> None:
         if not text or text in _BULLETS:  # a list item's bullet, printed alone
@@ -203,9 +254,7 @@ class _Reader:
         if not name or name.startswith(('\\"', "\\#")):
             return  # a comment, or a line holding only the control character
         if name in SKIPPED_BLOCKS:
-            start, self.i = self.i, past_definition(self.lines, self.i, name)
-            if name != "ig" and printing(self.lines[start : self.i]):
-                self.macros.update(arguments(rest)[:1])
+            self.define(name, arguments(rest))
         elif name in self.macros:  # a macro the page defines: its arguments are its text
             self._text(number, inline(" ".join(macro_text(arguments(rest)))))
         elif name == "TH":
@@ -213,12 +262,12 @@ class _Reader:
             if args:
                 yield Heading(args[0] + (f"({args[1]})" if len(args) > 1 else ""), 1, number)
         elif name in ("SH", "SS"):
-            yield from self._end(final=True)
+            yield from self.end(final=True)
             heading = inline(" ".join(arguments(rest))) if rest else self._next_text()
             if heading.strip():
                 yield Heading(heading.strip(), 2 if name == "SH" else 3, number)
         elif name in _CODE_START or name in _CODE_END:
-            yield from self._end()
+            yield from self.end()
             self.code = name in _CODE_START
         elif name == "RS" and not self.code and len(self.para) == 1 and not self.terms:
             # a line over an indented paragraph is the term it defines (DocBook's pages:
@@ -226,21 +275,21 @@ class _Reader:
             self.terms, self.para = [Block("text", tuple(self.para))], []
         elif name in _BREAKS or name in ("RS", "RE"):
             if not self.code:
-                yield from self._end()
+                yield from self.end()
         elif name in ("TP", "TQ"):
             if name == "TP":
-                yield from self._end()
+                yield from self.end()
             self.want_term = True
         elif name == "IP":
             args = arguments(rest)
             tag = inline(args[0]).strip() if args else ""
             if not tag and self.para and not _SENTENCE_END.search(self.para[-1].text):
                 return  # help2man's pages break an option's sentence so: it goes on
-            yield from self._end()
+            yield from self.end()
             if tag and tag not in _BULLETS and not re.fullmatch(r"\(?\w{1,3}[.)]", tag):
                 self.terms.append(Block("text", (Line(number, tag),)))
         elif name == "TS":
-            yield from self._end()
+            yield from self.end()
             table = self._table()
             if table is not None:
                 yield table
@@ -255,7 +304,7 @@ class _Reader:
             args = [inline(a) for a in arguments(rest)]
             self._text(number, f"[{' '.join(args)}]" if args else "")
         elif name in ("SY", "YS"):
-            yield from self._end()
+            yield from self.end()
             self._text(number, inline(" ".join(arguments(rest))))
         # any other request (.RS, .RE, .in, .ft, .if, .nr, .ad, ...) changes only the look
 
@@ -294,13 +343,3 @@ class _Reader:
             if any(c.strip("_=") for c in cells):
                 body.append((number, cells))
         return table_block([], body)
-
-    def _end(self, final: bool = False) -> Iterator[Heading | Block]:
-        """The paragraph (or code) read so far, with the terms it defines, as blocks; terms
-        with no text yet wait for it (an entry's text may follow a break), unless ``final``."""
-        if not self.para and self.terms and not final:
-            return
-        body = [Block("code" if self.code else "text", tuple(self.para))] if self.para else []
-        terms = self.terms
-        self.para, self.terms, self.want_term = [], [], False
-        yield from with_terms(terms, body)

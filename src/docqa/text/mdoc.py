@@ -17,15 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from docqa.text.documents import Block, Heading, Line, table_block, with_terms
-from docqa.text.man import (
-    SKIPPED_BLOCKS,
-    arguments,
-    inline,
-    macro_text,
-    past_definition,
-    printing,
-)
+from docqa.text.documents import Block, Heading, Line, table_block
+from docqa.text.man import SKIPPED_BLOCKS, Page, arguments, inline, macro_text
 
 _CLOSE = {".", ",", ":", ";", ")", "]", "?", "!"}  # punctuation written after what it follows
 _OPEN = {"(", "["}  # and before
@@ -159,38 +152,26 @@ def _macro(out: _Pieces, word: str, args: list[str], name: str) -> None:
         out.words(args)
 
 
-class _Reader:
-    """A page's lines read in order into headings and blocks."""
+class _Reader(Page):
+    """An mdoc(7) page's lines read in order into headings and blocks."""
 
     def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.i = 0
+        super().__init__(lines)
         self.name = ""  # the page's name: what .Nm prints without an argument
-        self.para: list[Line] = []
-        self.terms: list[Block] = []
-        self.code = False  # inside .Bd -literal or -unfilled
         self.lists: list[str] = []  # the open lists' types, innermost last
         self.rows: list[tuple[int, list[str]]] = []  # a -column list's rows
         self.spaced = True  # .Sm off: words written together
         self.off_lines = 0  # macro lines printed since .Sm off: the second goes on the first
         self.section = ""
-        self.defined: set[str] = set()  # macros the page defines
-        self.macros: set[str] = set()  # those of them that print their arguments
 
-    def items(self) -> Iterator[Heading | Block]:
-        while self.i < len(self.lines):
-            number, line = self.i + 1, self.lines[self.i]
-            self.i += 1
-            if line.startswith((".", "'")):
-                yield from self._macro_line(number, line[1:].strip())
-            elif not line.strip():
-                if not self.code:
-                    yield from self._end()
-            else:
-                text = inline(line)
-                self._add(number, text.rstrip() if self.code else text.strip())
-                self.off_lines = 0
-        yield from self._end(final=True)
+    def control(self, number: int, request: str) -> Iterator[Heading | Block]:
+        yield from self._macro_line(number, request)
+
+    def text(self, number: int, line: str) -> Iterator[Heading | Block]:
+        text = inline(line)
+        self._add(number, text.rstrip() if self.code else text.strip())
+        self.off_lines = 0
+        yield from ()
 
     def _add(self, number: int, text: str, glued: bool = False) -> None:
         if not text:
@@ -207,11 +188,7 @@ class _Reader:
             return
         word, args = tokens[0], tokens[1:]
         if word in SKIPPED_BLOCKS:
-            start, self.i = self.i, past_definition(self.lines, self.i, word)
-            if word != "ig":
-                self.defined.update(args[:1])
-                if printing(self.lines[start : self.i]):
-                    self.macros.update(args[:1])
+            self.define(word, args)
             return
         if word in self.defined - self.macros:
             return  # the page's own macro that prints nothing (pod2man's index entries)
@@ -222,18 +199,18 @@ class _Reader:
         if word == "Dt":
             yield Heading(f"{args[0]}({args[1]})" if len(args) > 1 else " ".join(args), 1, number)
         elif word in ("Sh", "Ss"):
-            yield from self._end(final=True)
+            yield from self.end(final=True)
             self.section = render(args, self.name)
             yield Heading(self.section, 2 if word == "Sh" else 3, number)
         elif word in ("Pp", "Lp", "br", "sp", "Re"):
-            yield from self._end()
+            yield from self.end()
         elif word == "Sm":
             self.spaced, self.off_lines = not args or args[0] != "off", 0
         elif word == "Bl":
-            yield from self._end()
+            yield from self.end()
             self.lists.append(args[0] if args else "-item")
         elif word == "El":
-            yield from self._end(final=True)
+            yield from self.end(final=True)
             if self.lists and self.lists.pop() == "-column" and self.rows:
                 table, self.rows = table_block([], self.rows), []
                 if table is not None:
@@ -241,16 +218,16 @@ class _Reader:
         elif word == "It":
             yield from self._item(number, args)
         elif word == "Bd":
-            yield from self._end()
+            yield from self.end()
             self.code = "-literal" in args or "-unfilled" in args
         elif word == "Ed":
-            yield from self._end()
+            yield from self.end()
             self.code = False
         elif word in ("D1", "Dl"):
-            yield from self._end()
+            yield from self.end()
             self.code = word == "Dl"
             self._add(number, render(args, self.name))
-            yield from self._end()
+            yield from self.end()
             self.code = False
         else:
             yield from self._inline(number, word, args, tokens)
@@ -262,7 +239,7 @@ class _Reader:
         if word == "Nm" and args and not self.name:
             self.name = inline(args[0])
         if word == "Nm" and self.section == "SYNOPSIS":
-            yield from self._end()  # each command's synopsis begins a line
+            yield from self.end()  # each command's synopsis begins a line
         if word == "Nd":
             self._add(number, "\u2014 " + render(args, self.name))
         elif word == "Ex":
@@ -285,12 +262,12 @@ class _Reader:
         paragraph of its own (a bullet's, a number's)."""
         kind = self.lists[-1] if self.lists else "-item"
         if kind == "-column":
-            yield from self._end()
+            yield from self.end()
             cells = " ".join(args).replace("\t", " Ta ").split(" Ta ")
             self.rows.append((number, [render(arguments(c), self.name) for c in cells]))
             return
         # a tag list's items with no text of their own share the next one's ("-L a", "-L b")
-        yield from self._end(final=kind not in _TAGGED)
+        yield from self.end(final=kind not in _TAGGED)
         if kind not in _TAGGED:
             return
         term = render([t for t in args if t != "Xo"], self.name, self.spaced)
@@ -310,12 +287,3 @@ class _Reader:
             self.i += 1
         if term:
             self.terms.append(Block("text", (Line(number, term),)))
-
-    def _end(self, final: bool = False) -> Iterator[Heading | Block]:
-        """The paragraph read so far, with the terms it defines, as blocks; terms wait for
-        their text unless ``final``."""
-        if not self.para and self.terms and not final:
-            return
-        body = [Block("code" if self.code else "text", tuple(self.para))] if self.para else []
-        terms, self.para, self.terms = self.terms, [], []
-        yield from with_terms(terms, body)
