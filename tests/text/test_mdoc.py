@@ -123,11 +123,12 @@ def test_enclosures_options_and_punctuation() -> None:
 
 def test_no_macro_name_and_no_request_is_printed() -> None:
     page = (
-        ".Dd 2024\n.Dt T 5\n.de hash\n.It Sy \\\\$1\n..\n.de IX\n..\n.Sh FORMATS\n"
+        ".Dd 2024\n.Dt T 5\n.ds Aq \\(aq\n.de hash\n.It Sy \\\\$1\n..\n.de IX\n..\n.Sh FORMATS\n"
         ".nr x 1\n.if n .ad l\n.Bl -tag\n.hash yescrypt\nA hash.\n.El\n.IX Header x\n"
-        ".Zz unknown words\n"
+        ".Zz unknown words\n.Aq file\n"
     )
     texts = [t for _, t in shown(page)]
     # a macro the page defines that prints its argument is read for it; one that does not
     # (an index entry), a request and an unknown macro's name are not
-    assert texts == ["T(5)", "FORMATS", "yescrypt A hash.", "unknown words"]
+    # a string the page defines (.ds Aq) silences no macro of that name
+    assert texts == ["T(5)", "FORMATS", "yescrypt A hash.", "unknown words <file>"]

@@ -177,7 +177,7 @@ class Page:
         """Past the definition ``request`` (:data:`SKIPPED_BLOCKS`) begins, of the macro
         ``name`` (its first argument), noting whether a call of it prints."""
         start, self.i = self.i, past_definition(self.lines, self.i, request)
-        if request != "ig":
+        if request not in ("ig", "ds"):  # .ds defines a string (\*(Aq), not a macro
             self.defined.update(name[:1])
             if printing(self.lines[start : self.i]):
                 self.macros.update(name[:1])
