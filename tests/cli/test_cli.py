@@ -217,7 +217,7 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     (docs / "index.tex").write_text("\\section{Parking}\n")
     (docs / "api" / "usage.tex").write_text("\\section{Usage}\n")
     (docs / "logo.PNG").write_bytes(b"\x89PNG")
-    (docs / "README").write_text("read me")
+    (docs / "Makefile").write_text("all:\n\ttrue\n")  # no suffix, no documentation's name
     (docs / "api" / "v1.yaml.gz").write_bytes(b"\x1f\x8b")  # named by both suffixes
     (docs / ".hidden.tex").write_text("hidden files are not counted")
     (docs / "ok.html").write_text("<h1>Parking</h1><p>The car park closes at 9 p.m.</p>")
@@ -228,7 +228,8 @@ def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None
     assert "; passed over 1 copy of pages read (the same page in another format 1: ok.md read " \
            "for ok.html); " in summary  # fmt: skip
     assert ("passed over 5 files of other types (.tex 2, (no suffix) 1, .png 1, .yaml.gz 1; docqa reads "
-            ".md, .rst, .adoc, .txt, .html and .pdf files and manual pages (.1 to .9), also gzipped); "
+            ".md, .rst, .adoc, .txt, .html and .pdf files, manual pages (.1 to .9) and README, FAQ "
+            "and NEWS files, also gzipped); "
             "embedder ") in summary, summary  # fmt: skip
     again = docqa("index", "docs", cwd=tmp_path)  # nothing to do: the same facts
     assert "(1 embedded" not in again.stdout and "(0 embedded, 1 reused)" in again.stdout

@@ -30,7 +30,7 @@ def parsed(source: str, data: bytes) -> Document | SkippedFile:
     ("name", "kind"),
     [("guide.md.gz", "markdown"), ("a/b.HTML.GZ", "html"), ("notes.txt.gz", "text"),
      ("scan.pdf.gz", "pdf"), ("guide.md", "markdown"), ("changelog.gz", None),
-     ("README.gz", None), (".gz", None), ("x.tar.gz", None), ("guide.md.gz.gz", None)],
+     ("README.gz", "text"), ("copyright", None), (".gz", None), ("x.tar.gz", None), ("guide.md.gz.gz", None)],
 )  # fmt: skip
 def test_the_format_looks_through_one_gz(name: str, kind: str | None) -> None:
     assert format_of(name) == kind

@@ -181,3 +181,18 @@ def test_an_untagged_ip_inside_a_sentence_goes_on_with_it() -> None:
         ("text", f"{option} changed size after N iterations."),
         ("text", "With inotify, this option is rarely useful."),
     ]
+
+
+def test_a_packages_readme_faq_and_news_are_read_as_text(tmp_path: Path) -> None:
+    # Debian's /usr/share/doc/<package>: README, README.Debian and NEWS.gz hold what a user
+    # asks about; the licence and the changelog are no documentation
+    (tmp_path / "README").write_text("Curl notes\n\nUse the easy interface for one transfer.\n")
+    (tmp_path / "README.Debian").write_text("Debian notes\n\nThe FAQ is in FAQ.\n")
+    (tmp_path / "NEWS.gz").write_bytes(gzip.compress(b"News\n\nVersion 2 adds HTTP/3.\n"))
+    (tmp_path / "copyright").write_text("Copyright the authors.\n")
+    (tmp_path / "changelog.gz").write_bytes(gzip.compress(b"curl (1.0-1) unstable\n"))
+    docs, report = load_path(tmp_path)
+    assert sorted(d.source for d in docs) == ["NEWS.gz", "README", "README.Debian"]
+    assert {d.metadata["format"] for d in docs} == {"text"}
+    assert {section_ids(d)[0].split("#")[0] for d in docs} == {"NEWS", "README", "README.Debian"}
+    assert not report.skipped

@@ -64,9 +64,13 @@ _META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
 _ROBOTS = re.compile(r"""\bname\s*=\s*["']?robots\b""", re.IGNORECASE)
 _NOINDEX = re.compile(r"""\bcontent\s*=\s*["'][^"']*\bnoindex\b""", re.IGNORECASE)
 READS = (
-    "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files and manual pages (.1 to .9), also "
-    "gzipped"
+    "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files, manual pages (.1 to .9) and "
+    "README, FAQ and NEWS files, also gzipped"
 )
+TEXT_NAMES = frozenset({"README", "FAQ", "NEWS", "TODO", "INSTALL", "BUGS", "USAGE", "HACKING"})
+"""Names of plain-text documentation a package ships without a suffix, as Debian's
+``/usr/share/doc`` does (105 ``README``, 94 ``README.Debian``, 76 ``NEWS`` here), read as
+``.txt`` files are. A licence, an authors' list or a changelog is no such name."""
 _SPHINX_SOURCE = ".rst.txt"  # what Sphinx copies a page's source to (``_sources/``)
 # a manual page's section, its name's suffix: ``ls.1``, ``CURLOPT_TIMEOUT.3``, ``ssl.3ssl``
 _MAN_SECTION = re.compile(r"[1-9][a-z]{0,4}")
@@ -79,18 +83,21 @@ MAX_GUNZIPPED = 256 << 20
 def format_of(name: str) -> str | None:
     """The format docqa reads a file as, by its name's suffix (``FORMATS``; ``"man"`` for a
     manual page's section, ``.1`` to ``.9``), looking through one ``.gz`` (``guide.md.gz`` is
-    Markdown); None for a file of another type."""
+    Markdown); a README, FAQ or NEWS file without a suffix docqa reads (``README``,
+    ``README.Debian``, ``NEWS.gz``: :data:`TEXT_NAMES`) is plain text; None for a file of
+    another type."""
     if name.lower().endswith(GZIP):
         name = name[: -len(GZIP)]
     name = name[name.rfind("/") + 1 :]
     dot = name.rfind(".")  # ``PurePosixPath(name).suffix``, without making a path of each name
     if not 0 < dot < len(name) - 1:
-        return None
+        return "text" if name in TEXT_NAMES else None
     if name.lower().endswith(_SPHINX_SOURCE) and len(name) > len(_SPHINX_SOURCE):
         return "rst"
     if _MAN_SECTION.fullmatch(name, dot + 1):
         return "man"
-    return FORMATS.get(name[dot:].lower())
+    kind = FORMATS.get(name[dot:].lower())
+    return "text" if kind is None and name[: name.find(".")] in TEXT_NAMES else kind
 
 
 def _gunzip(data: bytes) -> bytes:
