@@ -1,6 +1,7 @@
 """Files and folders to ``Document``s: a folder (recursively) or files of .md, .rst, .adoc (and
-.asciidoc), .txt, .html, .htm and .pdf and manual pages (``ls.1``), each also gzipped
-(``guide.md.gz``, as Debian ships documentation). One file's reading and parsing is
+.asciidoc), .txt, .html, .htm and .pdf, manual pages (``ls.1``) and a package's README, FAQ
+and NEWS files (``docqa.text.reading.TEXT_NAMES``), each also gzipped (``guide.md.gz``, as
+Debian ships documentation). One file's reading and parsing is
 :mod:`docqa.text.reading`; this module finds the files of the paths given and loads them,
 reporting what it skips.
 
