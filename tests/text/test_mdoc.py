@@ -132,3 +132,12 @@ def test_no_macro_name_and_no_request_is_printed() -> None:
     # (an index entry), a request and an unknown macro's name are not
     # a string the page defines (.ds Aq) silences no macro of that name
     assert texts == ["T(5)", "FORMATS", "yescrypt A hash.", "unknown words <file>"]
+
+
+def test_a_section_macro_without_a_name_opens_no_empty_section() -> None:
+    # ".Dt" and ".Sh" given nothing: no heading without text (an empty id), the text kept
+    assert shown(".Dd 2024\n.Dt\n.Sh\nText of the page.\n.Sh USAGE\nRun it.\n") == [
+        ("text", "Text of the page."),
+        ("h2", "USAGE"),
+        ("text", "Run it."),
+    ]

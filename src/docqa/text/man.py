@@ -72,16 +72,17 @@ def man_items(text: str) -> list[Heading | Block]:
     """The headings and blocks of a man(7) page's roff source ``text`` (see the module
     docstring). Raises ``InputError`` for a page that only sources another."""
     lines = text.splitlines()
-    for line in lines[:40]:
-        if line.startswith(".so ") and not any(ln.startswith(".TH") for ln in lines):
-            raise InputError(f"a link to another manual page ({line.strip()}); index that page")
+    link = next((ln for ln in lines[:40] if ln.startswith(".so ")), None)
+    if link is not None and not any(ln.startswith(".TH") for ln in lines):
+        raise InputError(f"a link to another manual page ({link.strip()}); index that page")
     return list(_Reader(lines).items())
 
 
 def is_mdoc(text: str) -> bool:
     """Whether a manual page's ``text`` is written in the BSD mdoc(7) macros (``.Dd``, ``.Dt``
     among its first lines), read by :mod:`docqa.text.mdoc`."""
-    return any(line.startswith((".Dd", ".Dt")) for line in text.splitlines()[:60])
+    # its head only: the first 60 lines of a page are within its first 16 kB
+    return any(line.startswith((".Dd", ".Dt")) for line in text[:16384].splitlines()[:60])
 
 
 def man_title(items: list[Heading | Block]) -> str:

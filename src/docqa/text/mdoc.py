@@ -196,12 +196,13 @@ class _Reader(Page):
             word[:1].islower() and word not in ("br", "sp") and word not in self.macros
         ):
             return  # a roff request (.nr, .if, .ad, ...) prints nothing
-        if word == "Dt":
-            yield Heading(f"{args[0]}({args[1]})" if len(args) > 1 else " ".join(args), 1, number)
+        if word == "Dt" and args:
+            yield Heading(f"{args[0]}({args[1]})" if len(args) > 1 else args[0], 1, number)
         elif word in ("Sh", "Ss"):
             yield from self.end(final=True)
             self.section = render(args, self.name)
-            yield Heading(self.section, 2 if word == "Sh" else 3, number)
+            if self.section:  # an empty one (no argument) opens no section
+                yield Heading(self.section, 2 if word == "Sh" else 3, number)
         elif word in ("Pp", "Lp", "br", "sp", "Re"):
             yield from self.end()
         elif word == "Sm":
