@@ -82,6 +82,23 @@ def test_a_page_that_asks_not_to_be_indexed_is_skipped_with_the_reason(tmp_path:
     assert [d.source for d in documents] == ["print.html", "gz.html.gz"] and not report.skipped
 
 
+def test_a_sites_page_not_found_is_skipped_unless_named(tmp_path: Path) -> None:
+    # Sphinx themes and MkDocs write 404.html, served for addresses a site does not have
+    body = "<title>Page Not Found</title><h1>Page Not Found</h1><p>The page does not exist.</p>"
+    write(tmp_path, "html/404.html", body)
+    write(tmp_path, "site/404.htm.gz", gzip.compress(body.encode()))
+    write(tmp_path, "html/options.html", "<h1>Options</h1><p>Pass required=True.</p>")
+    write(tmp_path, "status/404.md", "# 404 Not Found\n\nThe server has no such page.\n")
+    write(tmp_path, "html/4040.html", "<h1>Port 4040</h1><p>The web UI listens there.</p>")
+    with pytest.warns(SkippedFileWarning, match="a site.s page for addresses"):
+        documents, report = load_path(tmp_path)
+    assert [d.source for d in documents] == ["html/4040.html", "html/options.html", "status/404.md"]
+    assert sorted(s.path for s in report.skipped) == ["html/404.html", "site/404.htm.gz"]
+    assert all("give its path to index it" in s.reason for s in report.skipped)
+    documents, report = load_paths([tmp_path / "html" / "404.html"])
+    assert [d.title for d in documents] == ["Page Not Found"] and not report.skipped
+
+
 def test_titles_and_formats(mixed: Path) -> None:
     with pytest.warns(SkippedFileWarning):
         documents, _ = load_path(mixed)

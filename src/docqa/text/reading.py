@@ -5,7 +5,8 @@ HTML, PDF).
 Files are UTF-8; an HTML page that is not is read in the encoding it declares (its ``<meta>``
 charset or XML declaration, else windows-1252, as browsers do: :mod:`docqa.text.encoding`).
 A file that cannot become a document (not valid UTF-8, binary, empty, unreadable, broken front
-matter, no text at all; an HTML page that asks not to be indexed, unless given by name) is a
+matter, no text at all; an HTML page that asks not to be indexed and a site's ``404.html``, unless
+given by name) is a
 ``SkippedFile`` with the reason. A Sphinx build's copy of a page's source, ``page.rst.txt``,
 is read as reStructuredText; a ``.txt`` file whose text is clearly
 AsciiDoc (``docqa.text.asciidoc_detect``) is read as AsciiDoc, one whose text is clearly
@@ -58,6 +59,16 @@ KEPT_OUT = (
     'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
     "print-all copy of other pages or a moved page's stub does; give its path to index it"
 )
+# A site's page for addresses it does not have is named ``404.html`` by the generators that
+# write one (Sphinx themes, MkDocs, Jekyll, Hugo, Docusaurus), as the web servers that serve
+# it look for it: "Page Not Found. The page you requested does not exist." is no page of the
+# manual (Click's docs, as Debian ships them, hold one). It is skipped as a page kept out of
+# search is, and read when given by name.
+NOT_FOUND_PAGE = (
+    "a site's page for addresses it does not have (404.html), not a page of the documents; "
+    "give its path to index it"
+)
+_NOT_FOUND_NAMES = frozenset({"404.html", "404.htm"})
 HEAD_CHARS = 65_536  # a page's head is read up to its <body> tag, within this many characters
 _BODY = re.compile(r"<body\b", re.IGNORECASE)
 _META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
@@ -261,7 +272,7 @@ def document_from_bytes(
 def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | SkippedFile:
     """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
     a ``SkippedFile`` when they cannot be, and for an HTML page that asks not to be indexed
-    unless the file was given by name (``named``). A caller that lets the bytes go before
+    or is a site's ``404.html``, unless the file was given by name (``named``). A caller that lets the bytes go before
     parsing (``document_from_decoded``) holds a large file's text once while it is parsed."""
     try:
         if source.lower().endswith(GZIP):
@@ -269,6 +280,8 @@ def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | S
         if format_of(source) == "pdf":
             return data
         html = format_of(source) == "html"
+        if html and not named and _html_name(source).lower() in _NOT_FOUND_NAMES:
+            raise _Skip(NOT_FOUND_PAGE)
         text = _decode(data, html=html)
         if html and not named and _kept_out_of_search(text):
             raise _Skip(KEPT_OUT)
