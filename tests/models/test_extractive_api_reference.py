@@ -99,3 +99,29 @@ def test_later_sentences_of_a_paragraph_opening_with_its_term_stand_under_it() -
     # plain words before a colon name nothing ("Note: ..."): no term is said
     note = Passage("a#b", "A > B", "Note: the file is read once. It is cached after that.")
     assert all(u.under == "" for u in units(note, 0))
+
+
+def test_later_sentences_of_a_sphinx_parameter_stand_under_the_parameter() -> None:
+    # Click's manual (python-click-doc), api.html: quoted alone, "Defaults to ..." said no
+    # parameter; a list's first parameter follows the list's name ("Parameters: ...")
+    fields = Passage(
+        "api#decorators",
+        "API > Decorators",
+        "click.version_option(version=None, message=None): Add a --version option which "
+        "immediately prints the version number and exits the program.\n\n"
+        "Parameters: version (Optional[str]) \u2013 The version number to show. If not "
+        "provided, Click will try to detect it.\n\n"
+        "message (Optional[str]) \u2013 The message to show. The values %(prog)s and "
+        '%(version)s are available. Defaults to "%(prog)s, version %(version)s".\n\n'
+        "kwargs (Any) \u2013 Extra arguments are passed to option().",
+    )
+    under = {u.text: u.under for u in units(fields, 0)}
+    assert under['Defaults to "%(prog)s, version %(version)s".'] == "message (Optional[str])"
+    assert under["If not provided, Click will try to detect it."] == "version (Optional[str])"
+    # a one-sentence field says its name itself; the entry's own sentence stands under nothing
+    assert under["kwargs (Any) \u2013 Extra arguments are passed to option()."] == ""
+    answer = reply("Which message is shown by default with prog and version?", [fields])
+    assert 'message (Optional[str]): Defaults to "%(prog)s, version %(version)s".' in answer
+    # a dash inside a sentence opens no field
+    prose = Passage("a#b", "A > B", "Run it once \u2013 then again. It is cached after that.")
+    assert all(u.under == "" for u in units(prose, 0))

@@ -39,6 +39,12 @@ _CONTINUATION = re.compile(r"-p\d+$")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _LONE_DASH = re.compile(r"[ \t]+[\u2013\u2014]$")
 _TERM_FIRST = re.compile(r"([^\s:][^:\n]{0,60}?): (?=\S)")  # a definition's term, then its text
+# a parameter as Sphinx writes one with its type, then a dash and its description, the first
+# of a list after the list's name: ``Parameters: message (Optional[str]) – The message to
+# show. ... Defaults to "%(prog)s".``
+_FIELD_FIRST = re.compile(
+    r"(?:[A-Z][a-z]+(?: [A-Za-z]+)?: )?([A-Za-z_*][\w.*]*(?: \([^\n]{1,80}?\))?) [\u2013\u2014] (?=\S)"
+)
 _PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
 
 
@@ -203,10 +209,12 @@ class _Cut:
     def _under(self, found: list[str], kept: bool) -> list[str]:
         """The term each of a block's pieces stands under: the definition being read, or in a
         paragraph that opens with its term (a reader's ``-v: Verbose mode. Causes ssh to
-        print debugging messages ...``) that term; not for a table, code or a paragraph the
+        print debugging messages ...``, a Sphinx parameter's ``message (str) – The message
+        to show. Defaults to ...``) that term; not for a table, code or a paragraph the
         labels above it define (``kept``)."""
         under = [self.defined] * len(found)
-        own = None if kept or self.defined or len(found) < 2 else _TERM_FIRST.match(found[0])
+        first = "" if kept or self.defined or len(found) < 2 else found[0]
+        own = _FIELD_FIRST.match(first) or _TERM_FIRST.match(first)
         if own and _name([own[1]]):
             under = [own[1]] * len(found)  # the first says it: a reply need not say it again
         return under
