@@ -1042,3 +1042,38 @@ def test_a_question_the_passages_ask_is_not_quoted_as_its_answer() -> None:
     assert "full control" in answer
     # a passage that only asks answers nothing
     assert reply("Why is Valgrind slow?", faq[:1]) == REFUSAL
+
+
+def test_a_sentence_telling_what_the_command_above_does_is_quoted_with_it() -> None:
+    # Docker's reference (docker-doc), exec.md: each command, then "This ..." saying what it
+    # does; the answer quoted the three "This ..." sentences and not one command
+    exec_ = Passage(
+        "reference/commandline/exec#run",
+        "exec > Run docker exec on a running container",
+        "First, start a container.\n\n"
+        "$ docker run --name mycontainer -d -i -t alpine /bin/sh\n\n"
+        "This creates and starts a container named mycontainer from an alpine image.\n\n"
+        "Next, execute an interactive sh shell on the container.\n\n"
+        "$ docker exec -it mycontainer sh\n\n"
+        "This starts a new shell session in the container mycontainer.",
+    )
+    texts = [u.text for u in units(exec_, 0)]
+    assert (
+        "$ docker exec -it mycontainer sh\nThis starts a new shell session in the "
+        "container mycontainer." in texts
+    )
+    answer = reply("How do I start a new shell session in a container?", [exec_])
+    assert "$ docker exec -it mycontainer sh\nThis starts a new shell session" in answer
+    # a block of code, and the sentences after it that introduce the next block or do not
+    # refer back to it
+    script = Passage(
+        "a#b",
+        "A > B",
+        "cmake_minimum_required(VERSION 3.10)\nproject(Foo)\n\n"
+        "This is an example of a longer script:\n\n"
+        "add_library(foo foo.c)\ntarget_link_libraries(foo m)\n\n"
+        "The library links the math library.",
+    )
+    texts = [u.text for u in units(script, 0)]
+    assert "cmake_minimum_required(VERSION 3.10)\nproject(Foo)" in texts
+    assert "The library links the math library." in texts

@@ -26,8 +26,8 @@ from docqa.models.joins import (
     resumes,
 )
 from docqa.models.sentences import split_sentences
+from docqa.models.terms import defined, name_of, own_term
 from docqa.prompt import Passage
-from docqa.text.documents import NO_COLON
 
 MIN_WORDS = 3
 """A unit of fewer words is a label, not a sentence ("See also", "Note", "6.", a defined
@@ -38,14 +38,9 @@ _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]]*$|[)\]}>`]$")
 _CONTINUATION = re.compile(r"-p\d+$")
 _PROMPT = re.compile(r"(?:>>>|[>$#]) ")  # a shell's or an interpreter's prompt
 _LONE_DASH = re.compile(r"[ \t]+[\u2013\u2014]$")
-_TERM_FIRST = re.compile(r"([^\s:][^:\n]{0,60}?): (?=\S)")  # a definition's term, then its text
-# a parameter as Sphinx writes one with its type, then a dash and its description, the first
-# of a list after the list's name: ``Parameters: message (Optional[str]) – The message to
-# show. ... Defaults to "%(prog)s".``
-_FIELD_FIRST = re.compile(
-    r"(?:[A-Z][a-z]+(?: [A-Za-z]+)?: )?([A-Za-z_*][\w.*]*(?: \([^\n]{1,80}?\))?) [\u2013\u2014] (?=\S)"
-)
-_PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
+# a sentence that tells what the block of code just above it does: "This starts a new shell
+# session in the container" after ``$ docker exec -it mycontainer sh``
+_BACK = re.compile(r"(?:This|These|The (?:above|previous|preceding) \w+|The \w+ above)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +93,14 @@ def units(passage: Passage, index: int) -> list[Unit]:
     (:func:`~docqa.models.blocks.is_code`) standing alone is one unit, line breaks kept, never
     cut into "sentences" at the full stops inside it (a synopsis, a script), and no unit when
     longer than :data:`MAX_BLOCK_CHARS`, nor when it
-    opens a continuation window (it may be the tail of a block the window cut). Labels after a
+    opens a continuation window (it may be the tail of a block the window cut); a sentence
+    that tells what such a block, or a command typed at a prompt, just above it does ("This
+    starts a new shell session ...", not ending in ``:``) is one unit with it. Labels after a
     finished sentence (no ``:`` in them) are the terms of a definition list: the next
     paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``;
     the units of that paragraph, and of the next one when that paragraph is no sentence (a
     request's arguments, ``window: WINDOW``, before its description), stand ``under`` the
-    terms when they name a thing (:func:`_name`), so that a reply quoting a later sentence
+    terms when they name a thing (:func:`~docqa.models.terms.name_of`), so that a reply quoting a later sentence
     can say what it describes. A paragraph that opens with a term of its own (an API
     reference's ``get_template(name): Load a template ...``,
     :data:`~docqa.models.joins.OWN_TERM`) goes on from no line above it, nor stands under
@@ -145,6 +142,7 @@ class _Cut:
         self.carry = False  # whether that definition goes on into the next block
         self.under: list[str] = []  # each piece's
         self.found: list[str] = []
+        self.code = False  # whether the block just read was code or a command
 
     def read(self) -> tuple[bool, bool]:
         """Read the next block into pieces (a table's rows, code whole, prose's sentences);
@@ -155,21 +153,8 @@ class _Cut:
         lines = [ln for ln in block.splitlines() if ln.strip()]
         table = is_table(lines)
         code = is_code(lines)
-        if table:  # opening a continuation window, its header stayed in the window before
-            read = table_rows(lines, headed=not (self.inside and self.b == 0))
-            found = [r if FULL_STOP.search(r) else f"{r}." for r in read if r]
-        elif code:  # whole, its lines kept; none when it is too long to quote
-            found = [block] if len(block) <= MAX_BLOCK_CHARS else []
-        else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
-            found = [s for entry in entries(lines) for s in split_sentences(entry)]
-        starts = STARTS_SENTENCE.match(block) and not (code and self.b == 0)
-        if self.inside and found and not table and not starts:
-            # the window's first sentence began in the window before: not quoted, nor what goes
-            # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
-            self.inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
-            found = found[1:]
-        else:
-            self.inside = False
+        found = self._found(block, lines, table, code)
+        self._after_code(found, block, table, code)
         # a label after a finished sentence (not a command inside one) is a term the next
         # paragraph defines
         pieces = self.pieces
@@ -190,8 +175,8 @@ class _Cut:
             # a definition that opens with a line that is no sentence (a signature: ``window:
             # WINDOW``) goes on into the next paragraph, its description
             self.carry = not _ENDS_SENTENCE.search(found[0])
-            found[0] = _defined(self.terms, found[0])
-            self.defined = _name(self.terms)
+            found[0] = defined(self.terms, found[0])
+            self.defined = name_of(self.terms)
         elif not carried:
             self.defined = ""
         self.terms = [*self.terms, found[0]] if term else []
@@ -206,6 +191,43 @@ class _Cut:
         self.found = found
         return table, code
 
+    def _found(self, block: str, lines: list[str], table: bool, code: bool) -> list[str]:
+        """The pieces of ``block``: a table's rows, code whole, prose's sentences; without the
+        sentence the window began inside of."""
+        if table:  # opening a continuation window, its header stayed in the window before
+            read = table_rows(lines, headed=not (self.inside and self.b == 0))
+            found = [r if FULL_STOP.search(r) else f"{r}." for r in read if r]
+        elif code:  # whole, its lines kept; none when it is too long to quote
+            found = [block] if len(block) <= MAX_BLOCK_CHARS else []
+        else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
+            found = [s for entry in entries(lines) for s in split_sentences(entry)]
+        starts = STARTS_SENTENCE.match(block) and not (code and self.b == 0)
+        if self.inside and found and not table and not starts:
+            # the window's first sentence began in the window before: not quoted, nor what goes
+            # on with it after a block (``ls 2>&1 > dirlist`` / "directs only the ...")
+            self.inside = len(found) == 1 and not _ENDS_SENTENCE.search(found[0])
+            return found[1:]
+        self.inside = False
+        return found
+
+    def _after_code(self, found: list[str], block: str, table: bool, code: bool) -> None:
+        """A sentence that tells what the block of code or command above it does ("This
+        starts a new shell session ...", not one that ends in ``:``, introducing the block
+        below it, nor one cut at the window's end) is taken from ``found`` into that block's
+        piece: alone it does not say how."""
+        if (
+            self.code
+            and found
+            and not (table or code)
+            and _BACK.match(found[0])
+            and not found[0].endswith(":")
+            and (len(found) > 1 or _ENDS_SENTENCE.search(found[0]))
+        ):
+            self.pieces[-1] = f"{self.pieces[-1]}\n{found.pop(0)}"
+        # a block of code, or a command typed at a prompt on a line of its own
+        one = len(found) == 1 and "\n" not in block.strip() and _PROMPT.match(block.strip())
+        self.code = bool(found) and (code or (not table and bool(one)))
+
     def _under(self, found: list[str], kept: bool) -> list[str]:
         """The term each of a block's pieces stands under: the definition being read, or in a
         paragraph that opens with its term (a reader's ``-v: Verbose mode. Causes ssh to
@@ -214,9 +236,9 @@ class _Cut:
         labels above it define (``kept``)."""
         under = [self.defined] * len(found)
         first = "" if kept or self.defined or len(found) < 2 else found[0]
-        own = _FIELD_FIRST.match(first) or _TERM_FIRST.match(first)
-        if own and _name([own[1]]):
-            under = [own[1]] * len(found)  # the first says it: a reply need not say it again
+        own = own_term(first)
+        if own:
+            under = [own] * len(found)  # the first says it: a reply need not say it again
         return under
 
     def follow(self, table: bool, code: bool) -> None:
@@ -365,26 +387,3 @@ def _introduced(blocks: list[str], b: int) -> tuple[str, int]:
     if captions(blocks, b):
         return f"{block}\n{blocks[b + 1]}", b + 2
     return block, b + 1
-
-
-def _defined(terms: list[str], sentence: str) -> str:
-    """The first sentence of a paragraph after labels, as the definition of those terms: a
-    definition list's ``%~`` / "As %d and %/, but ..." (zsh's prompt escapes), ``-f, --follow`` /
-    "Follow log output" read ``"%~: As %d and %/, but ..."``."""
-    head = ", ".join(terms)
-    return f"{head} {sentence}" if head.endswith(NO_COLON) else f"{head}: {sentence}"
-
-
-def _name(terms: list[str]) -> str:
-    """What a definition's ``terms`` name, said before any of its sentences in a reply
-    (``HideCursor``, ``-f, --force``, ``%d``, ``<dir>``); ``""`` when they name no thing: plain
-    words ("Note", "See also", "DESCRIPTION"), a term in brackets (a type, ``{string}`` as
-    JSDoc writes one; an argument list, ``(String_Type s)``), one that ends as a sentence or a
-    line of code does ("LBX protocol.", ``return list; }``) or one with no letter ("6.", a line
-    of dashes)."""
-    if all(_PLAIN_WORDS.fullmatch(t) for t in terms) or any(
-        t.startswith(("(", "[", "{")) or t.endswith((".", ";", "}")) or not any(map(str.isalpha, t))
-        for t in terms
-    ):
-        return ""
-    return ", ".join(terms)
