@@ -19,9 +19,21 @@ from docqa.prompt import REFUSAL, Passage
         "Change history for coverage.py > Version 7.2.7 \u2014 2023-05-29",
         "Changelog > pytest 7.2.0 (2022-10-23) > Bug Fixes",  # a heading below a version
         "Release notes > 3.1",
+        # a history's name: BIND's changelog and release notes, the X Video extension's
+        # changes, the .xz format's version history, Docker's API history
+        "Changelog > Changes prior to 9.18.29",
+        "Release Notes > Notes for BIND 9.18.0 > Bug Fixes",
+        "Release Notes > Known Issues",
+        "X Video Extension > Changes",
+        "The .xz File Format > 0. Preface > 0.3. Version History",
+        "Engine API version history > v1.41 API changes",
+        "ChangeLog",
+        "News",
     ],
 )
-def test_a_version_label_on_the_heading_path_makes_a_release_note(title: str) -> None:
+def test_a_version_label_or_a_historys_name_on_the_heading_path_makes_a_release_note(
+    title: str,
+) -> None:
     assert is_release_note(title)
 
 
@@ -34,6 +46,12 @@ def test_a_version_label_on_the_heading_path_makes_a_release_note(title: str) ->
         "Foreign keys > 4.3. ON DELETE and ON UPDATE Actions",
         "What's New In Python 3.11 > Summary",  # more than one word before the number
         "Template Designer Documentation > Assignments",
+        # words of a history's names in other headings
+        "Bash Reference Manual > Using History Interactively",
+        "A Brief History of the DNS and BIND",
+        "Git > Recording Changes to the Repository",
+        "Changes to the database",
+        "Notes for users",
     ],
 )
 def test_numbered_sections_and_other_headings_are_no_release_notes(title: str) -> None:

@@ -12,6 +12,13 @@ A passage is a release note when a heading on its path is a version label: a ver
 alone or after one word (``Version``, ``Release``, a project's name), and at most a date or a
 remark after ``:``, ``-``, ``—``, ``(`` or ``,``. A numbered section ("7.2 Extension Requests")
 has words after its number and is none; neither is a paragraph saying "New in version 2.10".
+So is a passage under a history's name: a heading that is "Changes" or "News", or ends in
+"Release Notes", "Changelog" or "Version History" ("Engine API version history", "0.3. Version
+History"), or tells the changes of a version ("Changes prior to 9.18.29", "Notes for BIND
+9.18.0"), as BIND's changelog and release notes, the X Video extension's "Changes" and the .xz
+format's version history are headed. "History" alone is no such name (bash's "Using History
+Interactively" is how to use it), nor is Python's "What's New In Python 3.11" (it explains
+the features it lists).
 """
 
 from __future__ import annotations
@@ -21,6 +28,11 @@ from collections.abc import Sequence
 
 _VERSION_LABEL = re.compile(
     r"(?:[A-Za-z][\w.+-]*\s+)?v?\d+(?:\.\d+)+[\w.+-]*(?:\s*[-\u2013\u2014:(,].*)?", re.DOTALL
+)
+_HISTORY_NAME = re.compile(
+    r"(?:[\d.]+\s+)?(?:changes|news|(?:.*\b)?(?:release notes|change ?log|version history)"
+    r"|(?:changes|notes)\s+(?:in|since|prior to|for|from)\b.*\d+\.\d+.*)\W*",
+    re.IGNORECASE | re.DOTALL,
 )
 # words of a question about releases; a question naming a version number asks about one too
 _ASKS = frozenset((
@@ -34,7 +46,10 @@ _WORD = re.compile(r"[a-z]+")
 def is_release_note(title: str) -> bool:
     """Whether a passage whose heading path is ``title`` (``"Changes > Version 2.11.0"``, the
     parts joined by ``" > "``) is a release note (see the module docstring)."""
-    return any(_VERSION_LABEL.fullmatch(part.strip()) for part in title.split(" > "))
+    return any(
+        _VERSION_LABEL.fullmatch(part.strip()) or _HISTORY_NAME.fullmatch(part.strip())
+        for part in title.split(" > ")
+    )
 
 
 def asks_about_history(question: str) -> bool:
