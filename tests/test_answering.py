@@ -193,3 +193,48 @@ def test_citations_round_trip(groups: list[list[str]], retrieved: set[str]) -> N
     assert cited_ids(text) == expected
     hits = [Hit(n, i, i, 1.0) for n, i in enumerate(sorted(retrieved))]
     assert not_retrieved(expected, hits) == tuple(i for i in expected if i not in retrieved)
+
+
+class Ranked:
+    """The same ranked hits for any question, cut at ``k``; records each ``k`` asked for."""
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.hits = [
+            Hit(row, c.id, c.section, 1.0 - row / 10, chunk=c) for row, c in enumerate(chunks)
+        ]
+        self.asked: list[int] = []
+
+    def search(self, question: str, k: int, *, mask: np.ndarray | None = None) -> list[Hit]:
+        self.asked.append(k)
+        return self.hits[:k]
+
+
+def test_release_notes_give_way_to_the_documentation_unless_asked_about() -> None:
+    # BIND's changelog ("Changelog > Changes prior to 9.18.29") ranked above the reference
+    ranked = Ranked(
+        [
+            chunk("changelog#prior", "Changelog", "It is now possible to flush a name."),
+            chunk("rndc#flush", "rndc", "flush: This command flushes the server's cache."),
+            chunk("news#v2", "Version 2.0", "The cache is now flushed at start."),
+            chunk("rndc#flushname", "rndc", "flushname: This command flushes one name."),
+            chunk("options#cache", "Options", "max-cache-size sets the cache's size."),
+        ]
+    )
+    model = FakeModel(["[rndc#flush]", "[changelog#prior]"])
+    result = answer("How do I flush the cache?", ranked, model, k=2)
+    # a release note among the best k: twice k asked for, the documentation first
+    assert ranked.asked == [2, 4]
+    assert [h.id for h in result.hits] == ["rndc#flush", "rndc#flushname"]
+    # a question about releases reads the ranking as it is
+    result = answer("What changed in version 2.0 about the cache?", ranked, model, k=2)
+    assert ranked.asked == [2, 4, 2]
+    assert [h.id for h in result.hits] == ["changelog#prior", "rndc#flush"]
+    # release notes alone are still read, after the documentation found
+    few = Ranked([chunk("news#v3", "News", "Flushing got faster."), chunk("a#b", "A", "Flush it.")])
+    result = answer("How do I flush?", few, FakeModel(["[a#b]"]), k=2)
+    assert [h.id for h in result.hits] == ["a#b", "news#v3"]
+    assert few.asked == [2, 4]
+    # no release note among the best k: the ranking as it is, one search
+    docs = Ranked([chunk("rndc#flush", "rndc", "flush: Flushes."), chunk("news#v4", "News", "x")])
+    result = answer("How do I flush?", docs, FakeModel(["[rndc#flush]"]), k=1)
+    assert docs.asked == [1] and [h.id for h in result.hits] == ["rndc#flush"]

@@ -27,6 +27,7 @@ from typing import Any
 
 from corpora import build, names
 
+from docqa.answering import answer_hits
 from docqa.collection import Collection
 from docqa.context import SectionContext
 from docqa.embed.choices import make_embedder
@@ -77,7 +78,7 @@ def prompts(name: str, embedder: str, mode: str, scratch: Path) -> list[dict[str
     for q in load_questions(questions):
         if not q.answerable:
             continue
-        hits = guarded.search(q.question, K)
+        hits = answer_hits(guarded, q.question, K)  # the passages `docqa ask` reads
         hits = widen(hits) if widen is not None else hits
         shown = read_prompt(build_prompt(q.question, hits))[0] if hits else []
         out.append(

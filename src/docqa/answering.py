@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from docqa._checks import positive
 from docqa._checks import question as check_question
 from docqa.models.base import join_pieces
+from docqa.models.history import current_first, holds_notes
 from docqa.pricing import Price, cost
 from docqa.prompt import REFUSAL, build_prompt, read_prompt
 from docqa.support import cited_ids, claims, not_retrieved
@@ -20,6 +21,18 @@ from docqa.types import Answer, Hit, ModelClient, Retriever
 
 Context = Callable[[Sequence[Hit]], Sequence[Hit]]
 """Turns the retrieved hits into the passages the model reads (e.g. ``SectionContext``)."""
+
+
+def answer_hits(retriever: Retriever, question: str, k: int) -> list[Hit]:
+    """The passages an answer of ``k`` reads: the retriever's best ``k`` (none: refused, the
+    guard judging them as ``docqa search`` does), but when release notes are among them and
+    the question does not ask about releases, the best ``2 k`` with the documentation first
+    (:func:`docqa.models.history.current_first`): a changelog entry naming a feature gives way
+    to the page that explains it."""
+    hits = retriever.search(question, k)
+    if not holds_notes(question, hits):
+        return hits
+    return current_first(question, retriever.search(question, 2 * k), k) or hits
 
 
 def answer_stream(
@@ -40,11 +53,11 @@ def answer_stream(
     without a price. A model error propagates: pieces already yielded are not an Answer.
     ``context`` (e.g. :class:`docqa.context.SectionContext`) widens the hits into the passages
     the model reads; the Answer's ``hits`` are then those passages, and a citation of any
-    retrieved hit's id still counts as retrieved.
+    retrieved hit's id still counts as retrieved. The hits are :func:`answer_hits`.
     """
     check_question(question)
     k = positive(k, "k")
-    hits = tuple(retriever.search(question, k))
+    hits = tuple(answer_hits(retriever, question, k))
     if not hits:
         yield REFUSAL
         yield Answer(question, REFUSAL, (), (), (), refused=True)

@@ -7,12 +7,14 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from service_helpers import KEYS, UNANSWERABLE, bearer, parse_sse
 
+from docqa.build import IndexSettings, build_index
 from docqa.errors import ModelAuthError, ModelStreamBroken
 from docqa.models import ExtractiveModel, FakeModel
 from docqa.models.base import PieceStream
@@ -361,3 +363,30 @@ def test_a_question_past_the_library_limit_is_422_whatever_max_question_says(
         response = one(live, "POST", path, body, max_question=10**6, max_body=10**6)
         assert response.status_code == 422, (path, response.text)
         assert "more than the limit of 10,000; shorten it" in response.json()["error"]
+
+
+def test_ask_reads_the_documentation_before_release_notes(tmp_path: Path) -> None:
+    # a changelog entry naming the fine ranks beside the page that explains it; /ask and
+    # /ask/stream give the model the documentation, /search ranks as it found
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "changes.md").write_text(
+        "# Changelog\n\n## Version 2.0\n\nThe overdue fine for a book is now ten cents a day "
+        "(the overdue fine for a book was five cents).\n"
+    )
+    (docs / "fines.md").write_text(
+        "# Charges\n\n## Late returns\n\nThe overdue fine is ten cents a day for a book.\n\n"
+        "## Lost books\n\nA lost book costs its price and a fine of two pounds.\n"
+    )
+    build_index([docs], tmp_path / "index", IndexSettings(embedder="hashing"))
+    live = LiveIndex(tmp_path / "index")
+    live.warm()
+    question = {"question": "What is the overdue fine for a book?", "k": 2, "mode": "keyword"}
+    search = one(live, "POST", "/search", question).json()
+    assert search["hits"][0]["id"] == "changes#version-2-0"
+    fake = FakeModel(["Ten cents a day [fines#late-returns]."] * 2)
+    asked = one(live, "POST", "/ask", question, model=fake).json()
+    assert [s["id"] for s in asked["sources"]] == ["fines#late-returns", "fines#lost-books"]
+    streamed = parse_sse(one(live, "POST", "/ask/stream", question, model=fake).text)
+    sources = json.loads(streamed[-1][1])
+    assert [s["id"] for s in sources["sources"]] == ["fines#late-returns", "fines#lost-books"]

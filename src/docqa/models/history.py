@@ -6,7 +6,9 @@ libxslt its ``news`` ("v1.1.33: Jan 03 2019"), coverage.py its changelog ("Versi
 a method to compile the templates from a configured loader into a zip file or folder"), so it
 ranks beside the page that explains the feature, and an answer to "How do I load templates from
 a folder?" quoted it. The extractive answer therefore quotes a release note only when the
-question asks about releases (:func:`asks_about_history`) or no other passage may be quoted.
+question asks about releases (:func:`asks_about_history`) or no other passage may be quoted,
+and every answer reads the documentation before the release notes among its best passages
+(:func:`current_first`, used by :func:`docqa.answering.answer_hits`).
 
 A passage is a release note when a heading on its path is a version label: a version number,
 alone or after one word (``Version``, ``Release``, a project's name), and at most a date or a
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from docqa.types import Hit
 
 _VERSION_LABEL = re.compile(
     r"(?:[A-Za-z][\w.+-]*\s+)?v?\d+(?:\.\d+)+[\w.+-]*(?:\s*[-\u2013\u2014:(,].*)?", re.DOTALL
@@ -66,3 +70,25 @@ def current(question: str, titles: Sequence[str], eligible: set[int]) -> set[int
         return eligible
     kept = {i for i in eligible if not is_release_note(titles[i])}
     return kept or eligible
+
+
+def _note(hit: Hit) -> bool:
+    return hit.chunk is not None and is_release_note(hit.chunk.title)
+
+
+def holds_notes(question: str, hits: Sequence[Hit]) -> bool:
+    """Whether ``hits`` hold a release note that should give way to the documentation ranked
+    after it (``question`` does not ask about releases). A hit without its chunk is none."""
+    return not asks_about_history(question) and any(map(_note, hits))
+
+
+def current_first(question: str, hits: Sequence[Hit], k: int) -> list[Hit]:
+    """The ``k`` passages an answer reads of ``hits`` (ranked): when ``question`` does not ask
+    about releases, the hits that are no release notes first, then the release notes, each in
+    rank order; else the first ``k``."""
+    if asks_about_history(question):
+        return list(hits[:k])
+    notes = [_note(h) for h in hits]
+    ordered = [h for h, n in zip(hits, notes, strict=True) if not n]
+    ordered += [h for h, n in zip(hits, notes, strict=True) if n]
+    return ordered[:k]

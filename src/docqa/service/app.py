@@ -17,6 +17,7 @@ bad request or a failed retrieval is an ordinary JSON error, never a broken stre
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import threading
@@ -31,7 +32,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from docqa.answering import answer, answer_stream
+from docqa.answering import answer, answer_hits, answer_stream
 from docqa.errors import DocqaError
 from docqa.pricing import Price
 from docqa.service import errors
@@ -213,21 +214,24 @@ class Service:
         return self.slots.busy <= 1
 
     async def retrieve(self, question: str, body: SearchRequest, grant: Grant) -> list[Hit]:
-        """The key's hits. Dense and hybrid search run on the search threads: their kernel
-        releases the GIL and uses every core, so the event loop goes on parsing and answering
-        other requests meanwhile (searching them in the loop thread halves the 8-client
-        throughput of dense search and /ask). Keyword search runs in the loop thread: it holds
-        the GIL for most of its time (its kernel is about a tenth of it), so a thread buys no
-        overlap and costs a hand-over each way and a cold start (measured, paired: 0.5 ms of
-        CPU and of p50 latency per request, with the same 8-client throughput). So does a lone
-        request, the only one in work: no other is there to overlap with, and the hand-over
-        would cost its latency ~0.5 ms (measured, docs/notes/2026-12-service.md); one arriving meanwhile is
-        read when the search ends, as it would wait for the cores anyway."""
+        """The key's best ``k`` hits (for ``/ask``, :func:`~docqa.answering.answer_hits`). Dense
+        and hybrid search run on the search threads: their kernel releases the GIL and uses every
+        core, so the event loop goes on parsing and answering other requests meanwhile
+        (searching them in the loop thread halves the 8-client throughput of dense search and
+        /ask). Keyword search runs in the loop thread: it holds the GIL for most of its time
+        (its kernel is about a tenth of it), so a thread buys no overlap and costs a hand-over
+        each way and a cold start (measured, paired: 0.5 ms of CPU and of p50 latency per
+        request, with the same 8-client throughput). So does a lone request, the only one in
+        work: no other is there to overlap with, and the hand-over would cost its latency
+        ~0.5 ms (measured, docs/notes/2026-12-service.md); one arriving meanwhile is read when
+        the search ends, as it would wait for the cores anyway."""
         retriever = self.snapshot().retriever(body.mode, grant.tenants)
+        ask = isinstance(body, AskRequest)
+        search = functools.partial(answer_hits, retriever) if ask else retriever.search
         if await self.in_loop(body):
-            return retriever.search(question, body.k)
+            return search(question, body.k)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.searchers(), retriever.search, question, body.k)
+        return await loop.run_in_executor(self.searchers(), search, question, body.k)
 
     async def ask(self, question: str, body: SearchRequest, grant: Grant) -> Answer:
         """The key's hits answered by the model (``POST /ask``). A model that answers in
