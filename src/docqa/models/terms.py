@@ -15,7 +15,8 @@ _TERM_FIRST = re.compile(r"([^\s:][^:\n]{0,60}?): (?=\S)")  # a definition's ter
 # of a list after the list's name: ``Parameters: message (Optional[str]) – The message to
 # show. ... Defaults to "%(prog)s".``
 _FIELD_FIRST = re.compile(
-    r"(?:[A-Z][a-z]+(?: [A-Za-z]+)?: )?([A-Za-z_*][\w.*]*(?: \([^\n]{1,80}?\))?) [\u2013\u2014] (?=\S)"
+    r"(?:[A-Z][a-z]+(?: [A-Za-z]+)?: )?"  # the list's name
+    r"([A-Za-z_*][\w.*]*(?: \([^\n]{1,80}?\))?) [\u2013\u2014] (?=\S)"  # name (type) –
 )
 _PLAIN_WORDS = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)(?: (?:[A-Z]?[a-z]+|[A-Z]+))*")
 

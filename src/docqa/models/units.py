@@ -100,9 +100,9 @@ def units(passage: Passage, index: int) -> list[Unit]:
     paragraph's first sentence is quoted with them, ``"%d, %/: Current working directory."``;
     the units of that paragraph, and of the next one when that paragraph is no sentence (a
     request's arguments, ``window: WINDOW``, before its description), stand ``under`` the
-    terms when they name a thing (:func:`~docqa.models.terms.name_of`), so that a reply quoting a later sentence
-    can say what it describes. A paragraph that opens with a term of its own (an API
-    reference's ``get_template(name): Load a template ...``,
+    terms when they name a thing (:func:`~docqa.models.terms.name_of`), so that a reply
+    quoting a later sentence can say what it describes. A paragraph that opens with a term of
+    its own (an API reference's ``get_template(name): Load a template ...``,
     :data:`~docqa.models.joins.OWN_TERM`) goes on from no line above it, nor stands under
     its terms; a parameter Sphinx writes without a description (``parent (str) –``) is a
     field, quoted without the dash, that defines nothing.
