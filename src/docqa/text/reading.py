@@ -59,11 +59,11 @@ KEPT_OUT = (
     'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
     "print-all copy of other pages or a moved page's stub does; give its path to index it"
 )
-# A site's page for addresses it does not have is named ``404.html`` by the generators that
-# write one (Sphinx themes, MkDocs, Jekyll, Hugo, Docusaurus), as the web servers that serve
-# it look for it: "Page Not Found. The page you requested does not exist." is no page of the
-# manual (Click's docs, as Debian ships them, hold one). It is skipped as a page kept out of
-# search is, and read when given by name.
+# A site's page for addresses it does not have is named ``404.html``, the name the web servers
+# that serve it look for (seen here: the Pallets Sphinx theme's in Click's docs, as Debian
+# ships them; MkDocs's own themes' and Material's): "Page Not Found. The page you requested
+# does not exist." is no page of the manual. It is skipped as a page kept out of search is,
+# and read when given by name.
 NOT_FOUND_PAGE = (
     "a site's page for addresses it does not have (404.html), not a page of the documents; "
     "give its path to index it"
