@@ -179,10 +179,11 @@ class Document:
     (``"guide/loans.md"``); ``title`` comes from front matter, ``<title>``, the first h1, the
     first line of a .txt file, or the file name, in that order of preference; ``metadata``
     holds the YAML front matter (dates as ISO strings) and ``format``
-    (``"markdown" | "rst" | "asciidoc" | "html" | "man" | "text" | "pdf"``); ``content_hash`` is the hex sha256 of the file's bytes
-    (empty for a document parsed from a string), so an index update can tell which files
-    changed; ``ids`` is the part of its section ids before ``#`` when that is not
-    ``id_base(source)`` (a file whose ids keep its suffix, ``docqa.text.ids.suffixed``).
+    (``"markdown" | "rst" | "asciidoc" | "html" | "man" | "text" | "pdf"``); ``content_hash``
+    is the hex sha256 of the file's bytes (empty for a document parsed from a string), so an
+    index update can tell which files changed; ``ids`` is the part of its section ids before
+    ``#`` when that is not ``id_base(source)`` (a file whose ids keep its suffix,
+    ``docqa.text.ids.suffixed``).
     """
 
     source: str

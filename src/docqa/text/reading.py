@@ -272,8 +272,9 @@ def document_from_bytes(
 def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | SkippedFile:
     """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
     a ``SkippedFile`` when they cannot be, and for an HTML page that asks not to be indexed
-    or is a site's ``404.html``, unless the file was given by name (``named``). A caller that lets the bytes go before
-    parsing (``document_from_decoded``) holds a large file's text once while it is parsed."""
+    or is a site's ``404.html``, unless the file was given by name (``named``). A caller that
+    lets the bytes go before parsing (``document_from_decoded``) holds a large file's text once
+    while it is parsed."""
     try:
         if source.lower().endswith(GZIP):
             data = _gunzip(data)
