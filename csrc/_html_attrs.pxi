@@ -34,6 +34,21 @@ cdef inline bint _permalink_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noe
     )
 
 
+cdef int _hidden_line(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
+    """``"boring" in unescape(value).split()`` for the class value ``s[a:b]`` of a ``span``
+    (docqa.text.html_chrome.HIDDEN_LINE_CLASSES: mdBook's hidden lines of an example)."""
+    cdef Py_ssize_t k, w = a
+    for k in range(a, b):
+        if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
+            return "boring" in unescape(text[a:b]).split()
+    for k in range(a, b + 1):
+        if k == b or _ws(s[k]):
+            if k > w and _same(s, w, k, b"boring"):
+                return True
+            w = k + 1
+    return False
+
+
 cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
     """``not _PERMALINK_CLASSES.isdisjoint(unescape(value).split())`` for the class value
     ``s[a:b]``."""
@@ -53,13 +68,13 @@ cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except
 # navigation where documentation generators put it, DocBook's div.navheader / table.nav,
 # gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
 # tables of contents, Doxygen's hidden tooltips div.ttc, a book's index, the Apache manual's
-# language bars) and _CHROME_CLASSES (on a div outside the page's marked content, as the
-# header and footer elements: Texinfo's bars)
+# language bars, Sphinx's sidebar) and _CHROME_CLASSES (on a div outside the page's marked
+# content, as the header and footer elements: Texinfo's bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
     "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc", "toplang",
     "bottomlang", "indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky", "index-pg",
-    "index-tp",
+    "index-tp", "sphinxsidebar",
 })
 _CHROME_CLASSES = frozenset({"header", "footer"})
 # docqa.text.html_reference._ADMONITION_CLASSES (on a div: a heading inside is a label)
@@ -92,7 +107,7 @@ cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept 
         or _same_ci(s, a, b, b"indextable") or _same_ci(s, a, b, b"index-cp")
         or _same_ci(s, a, b, b"index-fn") or _same_ci(s, a, b, b"index-vr")
         or _same_ci(s, a, b, b"index-ky") or _same_ci(s, a, b, b"index-pg")
-        or _same_ci(s, a, b, b"index-tp")
+        or _same_ci(s, a, b, b"index-tp") or _same_ci(s, a, b, b"sphinxsidebar")
     )
 
 

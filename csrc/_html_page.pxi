@@ -197,13 +197,14 @@ cdef class _Page:
             self.main_len = -1
             self.content_depth = max(0, self.content_depth - 1)
 
-    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint permalink, bint inpage, bint admonition, bint fragment) except -1:
+    cdef int starttag(self, int tag, const char* name, int n, bint nav, bint main, bint mark, bint inpage, bint admonition, bint fragment) except -1:
+        # mark: a heading's permalink mark (an ``a``) or an example's hidden lines (a ``span``)
         cdef int code = tag & 255
         if self.drop_len >= 0:
             if n == self.drop_len and memcmp(name, self.drop_name, n) == 0:
                 self.drop_depth += 1
             return 0
-        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0 and (self.sections == 0 or (n == 6 and memcmp(name, b"footer", 6) == 0))) or nav or (code == T_A and permalink) or (self.in_link and n == 3 and memcmp(name, b"sup", 3) == 0):
+        if (tag & HT_D) or ((tag & HT_C) and self.content_depth == 0 and (self.sections == 0 or (n == 6 and memcmp(name, b"footer", 6) == 0))) or nav or mark or (self.in_link and n == 3 and memcmp(name, b"sup", 3) == 0):
             memcpy(self.drop_name, name, n)
             self.drop_len, self.drop_depth = n, 1
             return 0

@@ -210,6 +210,23 @@ def test_many_skipped_files_are_grouped_by_reason_and_listed_on_stderr(tmp_path:
     assert "skipped: " not in result.stderr  # named in the summary, not listed again
 
 
+def test_a_sphinx_builds_static_files_are_counted_apart_in_the_summary() -> None:
+    from docqa.cli.summary import passed_over_text
+    from docqa.text.loaders import BUILT_SOURCES, STATIC_FILES
+
+    text = passed_over_text([(BUILT_SOURCES, 47), (STATIC_FILES, 3), (".woff", 23)])
+    assert text == (
+        "passed over 47 copies of pages read (Sphinx sources of built pages 47); "
+        "passed over 3 files of Sphinx's _static folder (its theme's); "
+        "passed over 23 files of other types (.woff 23; docqa reads .md, .rst, .adoc, .txt, "
+        ".html and .pdf files, manual pages (.1 to .9) and README, FAQ and NEWS files, also "
+        "gzipped); "
+    )
+    assert passed_over_text([(STATIC_FILES, 1)]) == (
+        "passed over 1 file of Sphinx's _static folder (its theme's); "
+    )
+
+
 def test_files_of_other_types_are_counted_in_the_summary(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     (docs / "api").mkdir(parents=True)

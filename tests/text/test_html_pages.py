@@ -138,6 +138,48 @@ hreflang="de" rel="alternate">&nbsp;de&nbsp;</a> | <a href="../../en/x.html">&nb
         ]
 
 
+def test_a_sphinx_sidebar_without_a_navigation_role_is_dropped() -> None:
+    # Borg's manual (borgbackup-doc, the guzzle theme), cut down: the sidebar, with the site's
+    # whole table of contents, has no role="navigation" and the content no role="main"
+    page = """<body><div class="related" role="navigation"><a href="../index.html">Docs</a></div>
+<div id="left-column"><div class="sphinxsidebar"><a href="../index.html" class="text-logo">
+Borg 1.2.4</a><div class="sidebar-block"><div class="sidebar-toc"><ul>
+<li><a href="../quickstart.html">Quick Start</a></li><li><a href="diff.html">borg diff</a></li>
+<li><a href="prune.html">borg prune</a></li></ul></div></div></div></div>
+<div id="right-column"><div class="document clearer body"><section id="borg-diff">
+<h1>borg diff</h1><section id="description"><h2>Description</h2>
+<p>This command finds differences between archives.</p></section></section></div></div>"""
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [getattr(i, "text", "") for i in items] == [
+            "borg diff",
+            "Description",
+            "This command finds differences between archives.",
+        ]
+    doc = parse_document("usage/diff.html", page)
+    assert [s.heading for s in doc.sections] == ["borg diff", "Description"]
+
+
+def test_an_mdbook_examples_hidden_lines_are_dropped() -> None:
+    # The Rust book (rust-doc, mdBook), cut down: the lines a Rust example hides until asked
+    page = """<main><h2 id="constants">Constants</h2>
+<p>Here’s an example of a constant declaration:</p>
+<pre><code class="language-rust"><span class="boring">#![allow(unused)]
+</span><span class="boring">fn main() {
+</span>const THREE_HOURS_IN_SECONDS: u32 = 60 * 60 * 3;
+<span class="boring">}</span></code></pre>
+<p>Shown: <span class="Boring">a class of another case</span>, <span class="x boring">not this</span>.</p>
+</main>"""
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [i.text for i in items] == [
+            "Constants",
+            "Here’s an example of a constant declaration:",
+            "const THREE_HOURS_IN_SECONDS: u32 = 60 * 60 * 3;",
+            "Shown: a class of another case, .",
+        ]
+
+
 def test_texinfos_permalinks_are_dropped() -> None:
     # Autoconf's manual (Texinfo 6.8) and a Texinfo 7 page: a pilcrow after each definition
     page = (

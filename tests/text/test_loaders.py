@@ -11,7 +11,7 @@ import pytest
 from docqa.errors import InputError
 from docqa.text import SkippedFileWarning, load_path, load_paths, parse_document, section_ids
 from docqa.text.html import parse_html
-from docqa.text.loaders import LINKS, OTHER_FORMATS, find_files
+from docqa.text.loaders import LINKS, OTHER_FORMATS, STATIC_FILES, find_files
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
 
@@ -97,6 +97,31 @@ def test_a_sites_page_not_found_is_skipped_unless_named(tmp_path: Path) -> None:
     assert all("give its path to index it" in s.reason for s in report.skipped)
     documents, report = load_paths([tmp_path / "html" / "404.html"])
     assert [d.title for d in documents] == ["Page Not Found"] and not report.skipped
+
+
+def test_a_sphinx_builds_static_files_are_passed_over_unless_named(tmp_path: Path) -> None:
+    # Borg's manual (borgbackup-doc): the theme's fonts come with their READMEs in _static
+    readme = "# Source Serif Pro\n\n## Installation instructions\n\nCopy the fonts.\n"
+    write(tmp_path, "html/objects.inv", b"# Sphinx inventory version 2\n")
+    write(tmp_path, "html/searchindex.js", "Search.setIndex({})")
+    write(tmp_path, "html/installation.html", "<h1>Installation</h1><p>Run pip install.</p>")
+    write(tmp_path, "html/_static/fonts/README.md", readme)
+    write(tmp_path, "html/_static/fonts/ReadMe.html", "<h1>Fonts</h1><p>Install them.</p>")
+    write(tmp_path, "html/_static/basic.css", "body {}")
+    write(tmp_path, "html/usage/_static/notes.md", "# Notes\n\nA page the author put here.\n")
+    write(tmp_path, "site/_static/guide.md", "# Guide\n\nNot a Sphinx build: read.\n")
+    others: Counter[str] = Counter()
+    found, _ = find_files([tmp_path], others)
+    assert [source for _, source in found] == [
+        "html/installation.html",
+        "html/usage/_static/notes.md",
+        "site/_static/guide.md",
+    ]
+    assert others[STATIC_FILES] == 2 and others[".css"] == 1
+    named = tmp_path / "html" / "_static" / "fonts" / "README.md"
+    assert [d.title for d in load_paths([named])[0]] == ["Source Serif Pro"]
+    found, _ = find_files([tmp_path / "html" / "_static"])  # its own folder: no build around it
+    assert [source for _, source in found] == ["fonts/README.md", "fonts/ReadMe.html"]
 
 
 def test_titles_and_formats(mixed: Path) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from docqa.cli.words import count
 from docqa.controls import escape_controls
-from docqa.text.loaders import COPIES, OTHER_FORMATS, READS
+from docqa.text.loaders import COPIES, OTHER_FORMATS, READS, STATIC_FILES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,10 +65,11 @@ def passed_over_text(
 ) -> str:
     """The copies of pages read that were passed over (``COPIES``), the first few pages in
     another format named with the file read for each (``named``: ``(copy, file read)``),
-    then the files of other types met in the folders, by suffix (the most common first);
-    nothing when there were none."""
+    then the files of Sphinx builds' ``_static`` folders, then the files of other types met
+    in the folders, by suffix (the most common first); nothing when there were none."""
     copies = [(what, n) for what, n in counts if what in COPIES]
-    types = [(suffix, n) for suffix, n in counts if suffix not in COPIES]
+    static = sum(n for what, n in counts if what == STATIC_FILES)
+    types = [(suffix, n) for suffix, n in counts if suffix not in (*COPIES, STATIC_FILES)]
     out = ""
     if copies:
         total = sum(n for _, n in copies)
@@ -76,6 +77,8 @@ def passed_over_text(
             f"{what} {n}{_pairs(named) if what == OTHER_FORMATS else ''}" for what, n in copies
         )
         out += f"passed over {count(total, 'copy', 'copies')} of pages read ({shown}); "
+    if static:
+        out += f"passed over {count(static, 'file')} of Sphinx's _static folder (its theme's); "
     if types:
         total = sum(n for _, n in types)
         shown = ", ".join(f"{suffix} {n}" for suffix, n in types[:SUFFIXES_SHOWN])

@@ -39,7 +39,9 @@ BlockKind = Literal["text", "table", "code"]
 # plain text hyphenates at a line's end written whole (a manual page's "dae-" / "mon"); a
 # Markdown paragraph after a line of ideographic spaces numbered from its text's line; an
 # HTML <pre> holding a manual page (NAME, DESCRIPTION) read as text whatever its length.
-READERS = 10
+# 11: a Sphinx theme's sidebar (div.sphinxsidebar) dropped as navigation, and the lines an
+# mdBook example hides (span.boring).
+READERS = 11
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,8 @@ What becomes what:
   tables of contents, Texinfo's, Doxygen's and Javadoc's bars; ``ttc``, Doxygen's hidden
   tooltips of the symbols in a code example; ``indexdiv``, ``indextable``, ``index-cp``...:
   a book's index, DocBook's, Sphinx's and Texinfo's; ``toplang`` and ``bottomlang``, the
-  Apache manual's links to a page's translations) or whose id names a table of
+  Apache manual's links to a page's translations; ``sphinxsidebar``, a Sphinx theme's sidebar,
+  the site's table of contents) or whose id names a table of
   contents (``toc``, ``table-of-contents``, ``table_of_contents``: npm's), ``button`` (a control's label: the "copy" of
   every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
   permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs
@@ -44,7 +45,8 @@ What becomes what:
   ``anchor-link``, Bootstrap's and Jupyter's; ``hash-link``, Docusaurus's; ``mark``, the
   ``#`` after each heading of Node.js's API pages; ``permalink``, the ``¶`` of Apache's
   manual; ``copiable-anchor`` and ``copiable-link``, the ``¶`` after each definition of a
-  Texinfo manual, 6.8's and 7's), and ``header`` / ``footer`` outside
+  Texinfo manual, 6.8's and 7's), a ``span`` of class ``boring`` (the lines mdBook hides in
+  a Rust example until asked, ``fn main() {`` around it), and ``header`` / ``footer`` outside
   ``main`` and ``article`` (site banners; an article's own header is kept), but for a
   ``header`` inside a ``section``, which is that section's own (npm's pages hold their h1 and
   description in one; a section's ``footer``, "Edit this page" and the like, still goes),

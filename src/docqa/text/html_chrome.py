@@ -1,7 +1,7 @@
 """Which elements of an HTML page are not its content but its chrome, dropped with everything
 inside them: scripts and styles, navigation (by element, ARIA role, class or id, as
 documentation generators mark it), the site's header and footer outside the content, a
-heading's permalink mark and a footnote's mark. The reference reader
+heading's permalink mark, a footnote's mark and the lines an example hides (mdBook's). The reference reader
 (``docqa.text.html_reference``) asks :func:`is_chrome`; the native scanner
 (``csrc/_html_page.pxi``) encodes the same rules and is tested equal to it.
 """
@@ -18,6 +18,10 @@ PERMALINK_CLASSES = frozenset(
         *("copiable-anchor", "copiable-link"),
     }
 )
+# the class of a ``span`` holding an example's hidden lines: mdBook writes a Rust example's
+# lines that the page hides until asked (``# fn main() {`` in the source) as
+# ``<span class="boring">``; compared as written
+HIDDEN_LINE_CLASSES = frozenset({"boring"})
 SITE_CHROME = frozenset({"header", "footer"})
 # class names that mark navigation, on the elements documentation generators put it in
 # (DocBook's div.navheader / table.nav, gtk-doc's table.navigation, Doxygen's div.navpath,
@@ -25,16 +29,18 @@ SITE_CHROME = frozenset({"header", "footer"})
 # and what a page hides as navigation aids do (Doxygen's div.ttc, a symbol's tooltip), and a
 # book's index, a list of links to the sections that hold its words (DocBook's and gtk-doc's
 # div.indexdiv, PostgreSQL's bookindex.html; Sphinx's table.indextable, its general and
-# module indexes; Texinfo's table.index-cp and its other indexes), and the Apache manual's
+# module indexes; Texinfo's table.index-cp and its other indexes), the Apache manual's
 # bars of links to a page's translations (div.toplang, div.bottomlang: "Available Languages:
-# de | en | fr"); compared lower-cased, token by token
+# de | en | fr"), and the sidebar of every Sphinx theme (div.sphinxsidebar: the site's
+# table of contents and search box, marked role="navigation" by Sphinx's own themes but
+# not by all, e.g. the guzzle theme of Borg's manual); compared lower-cased, token by token
 NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
         *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
         *("ttc", "toplang", "bottomlang"),
         *("indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky"),
-        *("index-pg", "index-tp"),
+        *("index-pg", "index-tp", "sphinxsidebar"),
     }
 )
 NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
@@ -79,9 +85,10 @@ def is_chrome(
         )
     )
     permalink = tag == "a" and not PERMALINK_CLASSES.isdisjoint(value)
+    hidden_line = tag == "span" and not HIDDEN_LINE_CLASSES.isdisjoint(value)
     nav = any(k == "role" and v in CHROME_ROLES for k, v in attrs) or (
         tag in NAV_CONTAINERS
         and (not classes.isdisjoint(NAV_CLASSES) or (named.get("id") or "").lower() in NAV_IDS)
     )
     footnote = tag == "sup" and in_link  # a footnote's mark: "automatically⁵⁹"
-    return tag in DROP or chrome or permalink or nav or footnote
+    return tag in DROP or chrome or permalink or hidden_line or nav or footnote

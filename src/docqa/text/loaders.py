@@ -15,8 +15,10 @@ instead, and nothing has to configure logging for it to be seen.
 Folders are walked in sorted order; hidden files and folders (``.git``, ``.docqa``) and files
 of other types are ignored, and so is a Sphinx build's copy of a page's source
 (``_sources/os.rst.txt``) when the built page (``os.html``) is in the same folder: the same
-text twice would fill a search's hits with pairs. ``source`` is the path relative to the folder
-given (for a file given directly, its name), with ``/`` separators.
+text twice would fill a search's hits with pairs; so are the files of a Sphinx build's
+``_static`` folder (its theme's: a font's README is no page of the documents). ``source`` is
+the path relative to the folder given (for a file given directly, its name), with ``/``
+separators.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ __all__ = [
     "OTHER_FORMATS",
     "READS",
     "SPHINX_SOURCES",
+    "SPHINX_STATIC",
+    "STATIC_FILES",
     "SkippedFileWarning",
     "check_unique",
     "document_from_bytes",  # one file's reading (docqa.text.reading), named here too
@@ -105,6 +109,29 @@ def _walk_problem(relative: str, symlink: Path | None) -> str | None:
 # ``.md.txt``; ``os.txt`` before Sphinx 1.5) for ``os.html`` (``os/index.html`` from dirhtml).
 SPHINX_SOURCES = "_sources"
 BUILT_SOURCES = "Sphinx sources of built pages"  # how the summary counts those passed over
+
+
+# ... and copies its theme's and extensions' files into ``_static`` beside the pages (the build's
+# root holds ``objects.inv`` and ``searchindex.js``): stylesheets, scripts, fonts, and with them
+# such files as a font's README, never a page of the documents (Borg's manual ships three font
+# READMEs, whose "Installation instructions" were found for the manual's own).
+SPHINX_STATIC = "_static"
+STATIC_FILES = "files of a Sphinx build's _static folder"  # how the summary counts those
+_SPHINX_ROOT_FILES = frozenset({"objects.inv", "searchindex.js"})
+
+
+def _sphinx_roots(entries: Sequence[tuple[tuple[str, ...], os.DirEntry[str]]]) -> set[str]:
+    """The folders (``"a/b/"``; ``""``: the one walked) of Sphinx builds among ``entries``."""
+    marks = (parts for parts, e in entries if e.name in _SPHINX_ROOT_FILES)
+    return {"".join(f"{p}/" for p in parts[:-1]) for parts in marks}
+
+
+def _in_static(parts: tuple[str, ...], roots: set[str]) -> bool:
+    """Whether ``parts`` lies in the ``_static`` folder of a Sphinx build at one of ``roots``."""
+    return any(
+        part == SPHINX_STATIC and "".join(f"{p}/" for p in parts[:i]) in roots
+        for i, part in enumerate(parts[:-1])
+    )
 
 
 def _built_page(parts: tuple[str, ...], files: set[str]) -> bool:
@@ -200,6 +227,7 @@ def _walk(
     built: set[str] = set()
     if any(SPHINX_SOURCES in parts for parts, _ in entries):
         built = {"/".join(parts) for parts, e in entries if e.name.lower().endswith(".html")}
+    roots = _sphinx_roots(entries)
     wanted: list[tuple[str, os.DirEntry[str]]] = []
     for parts, entry in entries:
         relative = "/".join(parts)
@@ -211,6 +239,9 @@ def _walk(
             if readable and built and SPHINX_SOURCES in parts and _built_page(parts, built):
                 if others is not None:
                     others[BUILT_SOURCES] += 1
+            elif readable and roots and _in_static(parts, roots):
+                if others is not None:
+                    others[STATIC_FILES] += 1
             elif readable:
                 wanted.append((relative, entry))
             elif others is not None:
@@ -253,8 +284,9 @@ def find_files(
     files of unknown types; met in a folder: names that are not UTF-8, dangling symlinks,
     symlink loops and symlinked folders), each with its reason. ``others``, when given,
     counts by suffix the files met in folders that are of no type docqa reads (passed over
-    without a word, as a folder of documentation holds images and the like), and the copies
-    of pages read (``COPIES``); ``copies``, when given, gets ``(copy, file read)`` for each
+    without a word, as a folder of documentation holds images and the like), the copies
+    of pages read (``COPIES``) and the files of a Sphinx build's ``_static`` folder
+    (``STATIC_FILES``); ``copies``, when given, gets ``(copy, file read)`` for each
     page passed over as the same page in another format (paths relative to their folder). ``stats``,
     when given, gets each file's ``stat`` in the same order, taken as the walk meets it
     (the walk's entry has it at hand; a second pass over the paths cost ~1.5 of the scan's
