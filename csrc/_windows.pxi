@@ -1,7 +1,8 @@
 # Section windows (included by _parse.pyx): the fast twin of docqa.text.sections'
 # ``_Units`` + ``window_bounds`` + ``_Units.render``. A section's units are its prose words
 # (weight 1) and its table rows / code lines (weight: their words); windows take units while
-# their words stay within max_words, the next starts back as far as the overlap allows.
+# their words stay within max_words, the next starts back as far as the overlap allows; a last
+# window adding fewer than min_tail(max_words) = max_words // 6 words joins the one before.
 
 
 
@@ -20,7 +21,7 @@ cdef int _bisect_right(int* a, int n, int x):
 cdef list _bounds(int* weights, int n, int max_words, int overlap):
     """``window_bounds`` over the C array ``weights``."""
     cdef list bounds = []
-    cdef int start = 0, end, total, carried, first
+    cdef int start = 0, end, total, carried, first, k
     while start < n:
         end, total = start + 1, weights[start]
         while end < n and total + weights[end] <= max_words:
@@ -35,6 +36,13 @@ cdef list _bounds(int* weights, int n, int max_words, int overlap):
             carried += weights[start]
         if carried + weights[end] > max_words:
             start = end
+    if len(bounds) > 1:
+        first, end = bounds[len(bounds) - 2]
+        total = 0
+        for k in range(end, n):
+            total += weights[k]
+        if total < max_words // 6:  # docqa.text.windows.min_tail
+            bounds[len(bounds) - 2 :] = [(first, n)]
     return bounds
 
 

@@ -21,6 +21,7 @@ from docqa.text import (
     slugify,
 )
 from docqa.text.sections import window_bounds
+from docqa.text.windows import min_tail
 
 DATA = Path(__file__).parent / "data"
 LIBRARY = Path(__file__).parents[2] / "examples" / "library"
@@ -205,6 +206,23 @@ def test_sample_library_ids_unique_and_expected_ones_exist() -> None:
     assert all("TODO" not in c.text and "Old prices" not in c.text for c in chunks)
 
 
+def test_a_sections_last_words_are_not_a_window_of_their_own() -> None:
+    # Borg's manual: a 303-word section was cut into 300 words and "package in the
+    # repositories", the end of its last sentence, which ranked second for "How do I create
+    # a new repository?" with MiniLM
+    body = " ".join(f"w{i}" for i in range(299)) + " Current status of package in the repositories."
+    document = parse_document("install.md", f"# Distribution package\n\n{body}\n")
+    [chunk] = chunk_document(document)
+    assert chunk.text.endswith("Current status of package in the repositories.")
+    assert len(chunk.text.split()) == 306
+    longer = parse_document("install.md", f"# Distribution package\n\n{body} {body}\n")
+    texts = [c.text for c in chunk_document(longer)]
+    assert [len(t.split()) for t in texts] == [300, 312]  # 12 words after two windows: kept
+    assert chunk_words(" ".join(["w"] * 1010), 200, 0)[-1] == " ".join(["w"] * 210)
+    assert len(chunk_words(" ".join(["w"] * 1050), 200, 0)) == 6  # 50 new words: a window
+    assert min_tail(300) == 50 and min_tail(5) == 0
+
+
 # --- window_bounds properties --------------------------------------------------------------
 
 
@@ -216,14 +234,21 @@ def test_window_bounds_properties(weights: list[int], max_words: int, data: st.D
         assert bounds == []
         return
     assert bounds[0][0] == 0 and bounds[-1][1] == len(weights)
+    last = len(bounds) - 1
     for k, (start, end) in enumerate(bounds):
         assert start < end
         size = sum(weights[start:end])
-        assert size <= max_words or end - start == 1  # only a lone oversized unit exceeds
+        if k < last:
+            assert size <= max_words or end - start == 1  # only a lone oversized unit exceeds
+        else:  # the last may hold a short tail the greedy cut left for a window of its own
+            biggest = max(weights[start:end])
+            assert size <= max(max_words, biggest) + max(min_tail(max_words) - 1, 0)
         if k:
             prev_start, prev_end = bounds[k - 1]
             assert prev_start < start <= prev_end < end  # contiguous, new units each time
             assert sum(weights[start:prev_end]) <= overlap
+    if last and not overlap:  # no short last window (with an overlap: a window's step)
+        assert sum(weights[bounds[-2][1] :]) >= min_tail(max_words)
 
 
 @given(st.integers(0, 150), st.integers(1, 30), st.data())

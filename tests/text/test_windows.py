@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from docqa.errors import InputError
 from docqa.text import chunk_words
-from docqa.text.windows import window_starts
+from docqa.text.windows import min_tail, window_starts
 
 
 def numbered(n: int) -> str:
@@ -70,13 +70,17 @@ def test_chunk_words_properties(args: tuple[int, int, int]) -> None:
     if n == 0:
         assert chunks == []
         return
-    expected_count = 1 if n <= size else 1 + math.ceil((n - size) / step)
-    assert len(chunks) == expected_count
+    greedy = 1 if n <= size else 1 + math.ceil((n - size) / step)
+    # the greedy cut's last window joins the one before when it adds fewer than min_tail words
+    short = greedy > 1 and n - ((greedy - 2) * step + size) < min_tail(size)
+    assert len(chunks) == greedy - short
     for k, window in enumerate(windows):
         assert window[0] == k * step  # starts at multiples of size - overlap
         assert window == list(range(window[0], window[0] + len(window)))  # contiguous
-        assert len(window) == size or k == len(windows) - 1  # only the last may be short
+        if k < len(windows) - 1:
+            assert len(window) == size  # only the last may be shorter or longer
+    assert len(windows[-1]) <= size + max(min_tail(size) - 1, 0)
     assert windows[-1][-1] == n - 1  # the last window reaches the end
-    if len(windows) > 1:  # ... and is never only overlap
-        assert windows[-1][-1] > windows[-2][-1]
+    if len(windows) > 1:  # ... and adds min_tail words to the one before, or a step and more
+        assert windows[-1][-1] - windows[-2][-1] >= max(min(min_tail(size), step), 1)
     assert set().union(*map(set, windows)) == set(range(n))  # every word covered

@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 BlockKind = Literal["text", "table", "code"]
 # The version of what the readers (Markdown, reStructuredText, HTML, text, PDF) make of a file.
-# Raise it with any change to what a reader yields for the same bytes: an index built by other
-# readers is then rebuilt rather than updated, so no file keeps what an older reader made of it.
+# Raise it with any change to what a reader yields for the same bytes (or to how the chunker
+# cuts it): an index built by other readers is then rebuilt rather than updated, so no file
+# keeps what an older reader made of it.
 # 2: reStructuredText read; plain-text headings. 3: AsciiDoc read (.adoc, and .txt files
 # whose text is AsciiDoc). 4: a definition list's terms read with the first paragraph of
 # their definition, as one block (HTML, rst, AsciiDoc); a long <pre> of prose read as text; a
@@ -40,7 +41,9 @@ BlockKind = Literal["text", "table", "code"]
 # Markdown paragraph after a line of ideographic spaces numbered from its text's line; an
 # HTML <pre> holding a manual page (NAME, DESCRIPTION) read as text whatever its length.
 # 11: a Sphinx theme's sidebar (div.sphinxsidebar) dropped as navigation, and the lines an
-# mdBook example hides (span.boring).
+# mdBook example hides (span.boring); a section's last window adding fewer than a sixth of a
+# window's words joined to the one before (the chunker's change, counted here so that an
+# index of the old windows is rebuilt too).
 READERS = 11
 
 

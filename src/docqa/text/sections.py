@@ -10,8 +10,10 @@ Rules:
 - heading path: ``(page title, section, subsection, ...)``; a top heading equal to the page
   title is not repeated;
 - a section of at most ``max_words`` words is one chunk whose id is the section id; a longer
-  one is cut into windows of at most ``max_words`` words sharing ``overlap`` words; window
-  ids are the section id, then ``-p2``, ``-p3``, ...; all keep ``section`` = the section id;
+  one is cut into windows of at most ``max_words`` words sharing ``overlap`` words, but a last
+  window that would add fewer than ``min_tail(max_words)`` words (a sixth of a window) is
+  part of the one before; window ids are the section id, then ``-p2``, ``-p3``, ...; all keep
+  ``section`` = the section id;
 - prose may be cut between any two words, but a table row or a code line is never split: it is
   one unit, and a single unit longer than ``max_words`` becomes a chunk of its own;
 - a heading with no body gives no chunk.
@@ -32,7 +34,7 @@ from docqa.errors import InputError
 from docqa.text.documents import Document, LoadReport, Section, page_heading
 from docqa.text.ids import id_base
 from docqa.text.loaders import load_paths
-from docqa.text.windows import MAX_WORDS, check_window
+from docqa.text.windows import MAX_WORDS, check_window, min_tail
 from docqa.types import Chunk
 
 INTRO_SLUG = "intro"
@@ -143,9 +145,10 @@ def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[
 
     Each window takes units while its words stay within ``max_words`` (always at least one
     unit); the next starts as far back as keeps the shared units within ``overlap`` words and
-    still lets the first new unit fit. The windows cover every unit, each one reaches past the
-    previous one's end, and the last ends at ``len(weights)``. With every weight 1 these are
-    exactly ``chunk_words``' windows. ``[]`` for no units.
+    still lets the first new unit fit. A last window that adds fewer than
+    ``min_tail(max_words)`` words joins the window before it. The windows cover every unit,
+    each one reaches past the previous one's end, and the last ends at ``len(weights)``. With
+    every weight 1 these are exactly ``chunk_words``' windows. ``[]`` for no units.
     """
     check_window("max_words", max_words, "overlap", overlap)
     bounds: list[tuple[int, int]] = []
@@ -164,6 +167,8 @@ def window_bounds(weights: Sequence[int], max_words: int, overlap: int) -> list[
             carried += weights[start]
         if carried + weights[end] > max_words:
             start = end
+    if len(bounds) > 1 and sum(weights[bounds[-2][1] :]) < min_tail(max_words):
+        bounds[-2:] = [(bounds[-2][0], n)]
     return bounds
 
 

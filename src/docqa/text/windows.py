@@ -17,6 +17,14 @@ from docqa.errors import InputError
 MAX_WORDS = 300
 
 
+def min_tail(max_words: int) -> int:
+    """The fewest words a section's last window adds to the one before it (a sixth of a
+    window: 50 words at ``MAX_WORDS``); a last window of fewer joins the one before, so that no
+    passage is a sentence's last words cut off from it ("format.", "version 3.4.", "}"), while
+    the window before stays at most ``max_words + min_tail(max_words) - 1`` words."""
+    return max_words // 6
+
+
 def check_window(size_name: str, size: int, overlap_name: str, overlap: int) -> None:
     """Raise ``InputError`` (a ``ValueError``) naming both values when they cannot window."""
     if size < 1 or overlap < 0 or overlap >= size:
@@ -31,7 +39,8 @@ def window_starts(n_words: int, size: int, overlap: int) -> list[int]:
 
     Windows start ``size - overlap`` apart, from 0, until one reaches the last word:
     ``[]`` for 0 words, ``[0]`` when ``n_words <= size``, else
-    ``1 + ceil((n_words - size) / (size - overlap))`` starts.
+    ``1 + ceil((n_words - size) / (size - overlap))`` starts, less the last when it adds fewer
+    than ``min_tail(size)`` words to the window before (which then runs to the last word).
     """
     check_window("size", size, "overlap", overlap)
     if n_words <= 0:
@@ -40,6 +49,8 @@ def window_starts(n_words: int, size: int, overlap: int) -> list[int]:
     starts = [0]
     while starts[-1] + size < n_words:
         starts.append(starts[-1] + step)
+    if len(starts) > 1 and n_words - (starts[-2] + size) < min_tail(size):
+        starts.pop()
     return starts
 
 
@@ -48,11 +59,14 @@ def chunk_words(text: str, size: int, overlap: int) -> list[str]:
 
     Raises ``InputError`` (a ``ValueError``) naming the values when ``size < 1``,
     ``overlap < 0`` or ``overlap >= size``. Blank text gives ``[]``; text of at most ``size``
-    words gives one chunk; the last window ends at the last word and always holds at least one
-    word the previous window did not. Example: ``chunk_words("a b c d e f", 4, 2) ==
-    ["a b c d", "c d e f"]``; 1,000 words, 200, 50 give 7 windows starting 0, 150, ..., 900.
+    words gives one chunk; the last window ends at the last word and holds at least
+    ``min_tail(size)`` words the previous window did not, else it is part of that window.
+    Example: ``chunk_words("a b c d e f", 4, 2) == ["a b c d", "c d e f"]``; 1,000 words,
+    200, 50 give 7 windows starting 0, 150, ..., 900; 1,010 words, 200, 0 give 5, the last
+    of 210 words.
     """
     check_window("size", size, "overlap", overlap)
     words = text.split()
     starts = window_starts(len(words), size, overlap)
-    return [" ".join(words[start : start + size]) for start in starts]
+    ends = [start + size for start in starts[:-1]] + [len(words)] * bool(starts)
+    return [" ".join(words[start:end]) for start, end in zip(starts, ends, strict=True)]
