@@ -9,9 +9,14 @@ only for a change meant to change verdicts, or for a reader's change that moves 
 leaves every verdict the same (2026-12-07: an HTML table with no header row got a row of empty
 cells, 14 of pydocs' 3,516 windows were cut a row later, and the floors' reasons quote their
 scores; later that day a table cell's list items were read a word apart, pydocs' ``unittest``
-table, and the floors' reasons moved again, every verdict the same). The settings avoid MiniLM (the drift check is judged
-by the index's own hashing embedder with a given ``max_drift``), so the figures hold on any
-machine.
+table, and the floors' reasons moved again, every verdict the same). 2026-12-08, rerecorded
+for a chunker change that moves passages: a section's last window of fewer than a sixth of a
+window's words joins the window before it; at the 120 words recorded here pydocs' windows
+moved and 4 of its 1,980 verdicts under the test settings changed (``bare/dense`` one
+question refused, ``floors/dense`` one kept, ``floors/hybrid`` one kept and one refused),
+every verdict of the default settings the same. The settings avoid MiniLM (the drift check
+is judged by the index's own hashing embedder with a given ``max_drift``), so the figures
+hold on any machine.
 """
 
 from __future__ import annotations
