@@ -68,13 +68,13 @@ cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except
 # navigation where documentation generators put it, DocBook's div.navheader / table.nav,
 # gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
 # tables of contents, Doxygen's hidden tooltips div.ttc, a book's index, the Apache manual's
-# language bars, Sphinx's sidebar) and _CHROME_CLASSES (on a div outside the page's marked
+# language bars, Sphinx's sidebar, SQLite's div.nosearch) and _CHROME_CLASSES (on a div outside the page's marked
 # content, as the header and footer elements: Texinfo's bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
     "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc", "toplang",
     "bottomlang", "indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky", "index-pg",
-    "index-tp", "sphinxsidebar",
+    "index-tp", "sphinxsidebar", "nosearch",
 })
 _CHROME_CLASSES = frozenset({"header", "footer"})
 # docqa.text.html_reference._ADMONITION_CLASSES (on a div: a heading inside is a label)
@@ -108,6 +108,7 @@ cdef inline bint _nav_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noexcept 
         or _same_ci(s, a, b, b"index-fn") or _same_ci(s, a, b, b"index-vr")
         or _same_ci(s, a, b, b"index-ky") or _same_ci(s, a, b, b"index-pg")
         or _same_ci(s, a, b, b"index-tp") or _same_ci(s, a, b, b"sphinxsidebar")
+        or _same_ci(s, a, b, b"nosearch")
     )
 
 

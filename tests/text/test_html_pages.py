@@ -160,6 +160,27 @@ Borg 1.2.4</a><div class="sidebar-block"><div class="sidebar-toc"><ul>
     assert [s.heading for s in doc.sections] == ["borg diff", "Description"]
 
 
+def test_what_sqlites_pages_keep_out_of_their_search_is_dropped() -> None:
+    # SQLite's manual (sqlite3-doc), cut down: the banner and menu, then the page's title and
+    # table of contents, each in a div.nosearch; 41 of 538 passages held the banner
+    page = """<title>The SELECT statement</title><body><div class=nosearch>
+<a href="index.html"><img class="logo" src="images/sqlite370_banner.gif" alt="SQLite"></a>
+<div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.</div>
+<div class="menu mainmenu"><ul><li><a href="index.html">Home</a>
+<li class='desktoponly'><a href="docs.html">Documentation</a></ul></div></div>
+<div class=fancy><div class=nosearch><div class="fancy_title">SELECT</div>
+<div class="fancy_toc"><a onclick="toggle_toc()">Table Of Contents</a>
+<div id="toc_sub"><div class="fancy-toc1"><a href="#overview">1. Overview</a></div></div>
+</div></div><h1 id="overview"><span>1. </span>Overview</h1>
+<p>The SELECT statement is used to query the database.</p></div></body>"""
+    for fast in (True, False):
+        _, items = parse_html(page, fast=fast)
+        assert [i.text for i in items] == [
+            "1. Overview",
+            "The SELECT statement is used to query the database.",
+        ]
+
+
 def test_an_mdbook_examples_hidden_lines_are_dropped() -> None:
     # The Rust book (rust-doc, mdBook), cut down: the lines a Rust example hides until asked
     page = """<main><h2 id="constants">Constants</h2>

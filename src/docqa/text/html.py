@@ -37,7 +37,8 @@ What becomes what:
   tooltips of the symbols in a code example; ``indexdiv``, ``indextable``, ``index-cp``...:
   a book's index, DocBook's, Sphinx's and Texinfo's; ``toplang`` and ``bottomlang``, the
   Apache manual's links to a page's translations; ``sphinxsidebar``, a Sphinx theme's sidebar,
-  the site's table of contents) or whose id names a table of
+  the site's table of contents; ``nosearch``, what SQLite's pages keep out of their own search,
+  the banner, menu and table of contents) or whose id names a table of
   contents (``toc``, ``table-of-contents``, ``table_of_contents``: npm's), ``button`` (a control's label: the "copy" of
   every code block of Node.js's API pages, rustdoc's "Copy item path" inside each h1),
   permalink anchors (an ``a`` of class ``headerlink``, the ``¶`` after Sphinx and MkDocs

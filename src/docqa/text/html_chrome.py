@@ -31,16 +31,18 @@ SITE_CHROME = frozenset({"header", "footer"})
 # div.indexdiv, PostgreSQL's bookindex.html; Sphinx's table.indextable, its general and
 # module indexes; Texinfo's table.index-cp and its other indexes), the Apache manual's
 # bars of links to a page's translations (div.toplang, div.bottomlang: "Available Languages:
-# de | en | fr"), and the sidebar of every Sphinx theme (div.sphinxsidebar: the site's
+# de | en | fr"), the sidebar of every Sphinx theme (div.sphinxsidebar: the site's
 # table of contents and search box, marked role="navigation" by Sphinx's own themes but
-# not by all, e.g. the guzzle theme of Borg's manual); compared lower-cased, token by token
+# not by all, e.g. the guzzle theme of Borg's manual), and what a site keeps out of its own
+# search (SQLite's div.nosearch: its banner, menu and a page's table of contents); compared
+# lower-cased, token by token
 NAV_CLASSES = frozenset(
     {
         *("nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav"),
         *("bottomnav", "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc"),
         *("ttc", "toplang", "bottomlang"),
         *("indexdiv", "indextable", "index-cp", "index-fn", "index-vr", "index-ky"),
-        *("index-pg", "index-tp", "sphinxsidebar"),
+        *("index-pg", "index-tp", "sphinxsidebar", "nosearch"),
     }
 )
 NAV_CONTAINERS = frozenset({"div", "table", "ul", "ol", "section"})
