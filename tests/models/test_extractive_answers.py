@@ -685,6 +685,20 @@ def test_a_sentence_ending_in_a_colon_takes_a_caption_and_its_code_along() -> No
     assert found[1] == "Here is the error:\nFilename: a caption of more than six words here"
 
 
+def test_a_caption_of_code_too_long_to_quote_is_not_quoted_without_it() -> None:
+    # the Rust book, its hidden lines dropped: "... without losing any functionality:" /
+    # "Filename: src/main.rs" / 17 lines of code; the reply ended in the caption alone
+    code = "\n".join(f"    let word{i} = first_word(&my_string[0..{i}]);" for i in range(17))
+    text = (
+        "Defining a function to take a string slice makes our API more general:\n\n"
+        f"Filename: src/main.rs\n\nfn main() {{\n{code}\n}}\n\n"
+        "String slices, as you might imagine, are specific to strings."
+    )
+    found = [u.text for u in units(p("book#slices", text), 0)]
+    assert found[0] == "Defining a function to take a string slice makes our API more general:"
+    assert not any(t.startswith("Filename") or "\nFilename" in t for t in found)
+
+
 def test_a_title_over_a_block_of_code_is_quoted_with_it() -> None:
     # git's reset examples: a title, the commands, what they do; the commands were quoted with
     # no word of what they are for

@@ -32,18 +32,28 @@ OWN_TERM = re.compile(
 (not a protocol request's argument, ``drawable: Drawable``, which goes on from its name)."""
 
 
-def captions(blocks: list[str], b: int) -> bool:
+def caption_line(blocks: list[str], b: int) -> bool:
     """Whether ``blocks[b]`` is the caption of a block of code right after it (mdBook's
     "Filename: src/main.rs"): one line of at most :data:`CAPTION_WORDS` words that ends
-    like no sentence, before a block of several lines that is no table and no prose, both
-    within :data:`MAX_BLOCK_CHARS`."""
+    like no sentence, before a block of several lines that is no table and no prose."""
     if b + 1 >= len(blocks) or "\n" in blocks[b].strip() or FULL_STOP.search(blocks[b]):
         return False
     lines = [ln for ln in blocks[b + 1].splitlines() if ln.strip()]
+    return len(WORD.findall(blocks[b])) <= CAPTION_WORDS and is_code(lines)
+
+
+def captions(blocks: list[str], b: int) -> bool:
+    """Whether ``blocks[b]`` is a caption (:func:`caption_line`) quoted with its code: both
+    within :data:`MAX_BLOCK_CHARS`."""
+    return caption_line(blocks, b) and len(blocks[b]) + len(blocks[b + 1]) < MAX_BLOCK_CHARS
+
+
+def names_unquoted_code(blocks: list[str], b: int) -> bool:
+    """Whether ``blocks[b]`` is a caption that only names the code after it ("Filename:
+    src/main.rs", not a sentence introducing it, "Basic skipping looks like this:") and that
+    code is too long to quote: alone, the caption shows nothing."""
     return (
-        len(WORD.findall(blocks[b])) <= CAPTION_WORDS
-        and len(blocks[b]) + len(blocks[b + 1]) < MAX_BLOCK_CHARS
-        and is_code(lines)
+        caption_line(blocks, b) and not captions(blocks, b) and not blocks[b].rstrip().endswith(":")
     )
 
 

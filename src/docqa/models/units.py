@@ -22,6 +22,7 @@ from docqa.models.joins import (
     continues,
     inserted,
     list_item,
+    names_unquoted_code,
     needs_more,
     resumes,
 )
@@ -199,6 +200,8 @@ class _Cut:
             found = [r if FULL_STOP.search(r) else f"{r}." for r in read if r]
         elif code:  # whole, its lines kept; none when it is too long to quote
             found = [block] if len(block) <= MAX_BLOCK_CHARS else []
+        elif names_unquoted_code(self.blocks, self.b):
+            found = []  # the caption of such code: alone it names what the reply cannot show
         else:  # prose; wrapped by hand, an option table's entries begin sentences of their own
             found = [s for entry in entries(lines) for s in split_sentences(entry)]
         starts = STARTS_SENTENCE.match(block) and not (code and self.b == 0)
@@ -293,6 +296,7 @@ class _Cut:
             self.pieces[-1].endswith(":")
             and self.b < len(blocks)
             and len(blocks[self.b]) <= MAX_BLOCK_CHARS
+            and not names_unquoted_code(blocks, self.b)  # taken alone, it shows nothing
         ):
             introduced = self.b
             block, self.b = _introduced(blocks, introduced)
