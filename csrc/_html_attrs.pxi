@@ -68,8 +68,8 @@ cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except
 # navigation where documentation generators put it, DocBook's div.navheader / table.nav,
 # gtk-doc's table.navigation, Doxygen's div.navpath, Javadoc's div.topNav, Bootstrap's ul.nav,
 # tables of contents, Doxygen's hidden tooltips div.ttc, a book's index, the Apache manual's
-# language bars, Sphinx's sidebar, SQLite's div.nosearch) and _CHROME_CLASSES (on a div outside the page's marked
-# content, as the header and footer elements: Texinfo's bars)
+# language bars, Sphinx's sidebar, SQLite's div.nosearch) and _CHROME_CLASSES (on a div
+# outside the page's marked content, as the header and footer elements: Texinfo's bars)
 _NAV_CLASSES = frozenset({
     "nav", "navbar", "navigation", "navheader", "navfooter", "navpath", "topnav", "bottomnav",
     "subnav", "breadcrumb", "breadcrumbs", "toc", "nav-panel", "mini-toc", "ttc", "toplang",

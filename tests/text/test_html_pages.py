@@ -189,7 +189,8 @@ def test_an_mdbook_examples_hidden_lines_are_dropped() -> None:
 </span><span class="boring">fn main() {
 </span>const THREE_HOURS_IN_SECONDS: u32 = 60 * 60 * 3;
 <span class="boring">}</span></code></pre>
-<p>Shown: <span class="Boring">a class of another case</span>, <span class="x boring">not this</span>.</p>
+<p>Shown: <span class="Boring">a class of another case</span>,
+<span class="x boring">not this</span>.</p>
 </main>"""
     for fast in (True, False):
         _, items = parse_html(page, fast=fast)

@@ -42,9 +42,9 @@ BlockKind = Literal["text", "table", "code"]
 # HTML <pre> holding a manual page (NAME, DESCRIPTION) read as text whatever its length.
 # 11: a Sphinx theme's sidebar (div.sphinxsidebar) and what SQLite's pages keep out of their
 # search (div.nosearch) dropped as navigation, and the lines an mdBook example hides
-# (span.boring); a section's last window adding fewer than a sixth of a
-# window's words joined to the one before (the chunker's change, counted here so that an
-# index of the old windows is rebuilt too).
+# (span.boring); a section's last window adding fewer than a sixth of a window's words
+# joined to the one before (the chunker's change, counted here so that an index of the old
+# windows is rebuilt too).
 READERS = 11
 
 

@@ -1,8 +1,8 @@
 """Which elements of an HTML page are not its content but its chrome, dropped with everything
 inside them: scripts and styles, navigation (by element, ARIA role, class or id, as
 documentation generators mark it), the site's header and footer outside the content, a
-heading's permalink mark, a footnote's mark and the lines an example hides (mdBook's). The reference reader
-(``docqa.text.html_reference``) asks :func:`is_chrome`; the native scanner
+heading's permalink mark, a footnote's mark and the lines an example hides (mdBook's). The
+reference reader (``docqa.text.html_reference``) asks :func:`is_chrome`; the native scanner
 (``csrc/_html_page.pxi``) encodes the same rules and is tested equal to it.
 """
 

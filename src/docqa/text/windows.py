@@ -59,8 +59,8 @@ def chunk_words(text: str, size: int, overlap: int) -> list[str]:
 
     Raises ``InputError`` (a ``ValueError``) naming the values when ``size < 1``,
     ``overlap < 0`` or ``overlap >= size``. Blank text gives ``[]``; text of at most ``size``
-    words gives one chunk; the last window ends at the last word and holds at least
-    ``min_tail(size)`` words the previous window did not, else it is part of that window.
+    words gives one chunk; the last window ends at the last word, and a last window that would
+    add fewer than ``min_tail(size)`` words to the one before is part of that one.
     Example: ``chunk_words("a b c d e f", 4, 2) == ["a b c d", "c d e f"]``; 1,000 words,
     200, 50 give 7 windows starting 0, 150, ..., 900; 1,010 words, 200, 0 give 5, the last
     of 210 words.
@@ -68,5 +68,7 @@ def chunk_words(text: str, size: int, overlap: int) -> list[str]:
     check_window("size", size, "overlap", overlap)
     words = text.split()
     starts = window_starts(len(words), size, overlap)
-    ends = [start + size for start in starts[:-1]] + [len(words)] * bool(starts)
+    ends = [start + size for start in starts]
+    if ends:
+        ends[-1] = len(words)  # the last window runs to the end (it may hold a short tail)
     return [" ".join(words[start:end]) for start, end in zip(starts, ends, strict=True)]
