@@ -222,8 +222,8 @@ cdef Py_ssize_t _start_tag(str text, const hch_t* s, Py_ssize_t n, Py_ssize_t i,
     page.starttag(
         tag, name, nlen, nav, main,
         k0 >= 0 and (
-            ((tag & 255) == T_A and _permalink(text, s, k0, k1))
-            or (nlen == 4 and memcmp(name, b"span", 4) == 0 and _hidden_line(text, s, k0, k1))
+            ((tag & 255) == T_A and _mark(text, s, k0, k1, False))
+            or (nlen == 4 and memcmp(name, b"span", 4) == 0 and _mark(text, s, k0, k1, True))
         ),
         (tag & 255) == T_A and h0 >= 0 and _inpage(text, s, h0, h1),
         nlen == 3 and memcmp(name, b"div", 3) == 0 and k0 >= 0

@@ -34,31 +34,23 @@ cdef inline bint _permalink_word(const hch_t* s, Py_ssize_t a, Py_ssize_t b) noe
     )
 
 
-cdef int _hidden_line(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
-    """``"boring" in unescape(value).split()`` for the class value ``s[a:b]`` of a ``span``
-    (docqa.text.html_chrome.HIDDEN_LINE_CLASSES: mdBook's hidden lines of an example)."""
+# docqa.text.html_chrome.HIDDEN_LINE_CLASSES: the class of a span holding an example's hidden
+# lines (mdBook's)
+_HIDDEN_LINE_CLASSES = frozenset({"boring"})
+
+
+cdef int _mark(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, bint hidden) except -1:
+    """``not names.isdisjoint(unescape(value).split())`` for the class value ``s[a:b]``,
+    ``names`` being ``_HIDDEN_LINE_CLASSES`` (a span's, ``hidden``) or ``_PERMALINK_CLASSES``
+    (an a's): the marks dropped with their text, compared as written."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
-            return "boring" in unescape(text[a:b]).split()
+            names = _HIDDEN_LINE_CLASSES if hidden else _PERMALINK_CLASSES
+            return not names.isdisjoint(unescape(text[a:b]).split())
     for k in range(a, b + 1):
         if k == b or _ws(s[k]):
-            if k > w and _same(s, w, k, b"boring"):
-                return True
-            w = k + 1
-    return False
-
-
-cdef int _permalink(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b) except -1:
-    """``not _PERMALINK_CLASSES.isdisjoint(unescape(value).split())`` for the class value
-    ``s[a:b]``."""
-    cdef Py_ssize_t k, w = a
-    for k in range(a, b):
-        if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):
-            return not _PERMALINK_CLASSES.isdisjoint(unescape(text[a:b]).split())
-    for k in range(a, b + 1):
-        if k == b or _ws(s[k]):
-            if k > w and _permalink_word(s, w, k):
+            if k > w and (_same(s, w, k, b"boring") if hidden else _permalink_word(s, w, k)):
                 return True
             w = k + 1
     return False
@@ -152,7 +144,7 @@ cdef int _class_is(str text, const hch_t* s, Py_ssize_t a, Py_ssize_t b, int whi
     """``any(c.lower() in names for c in unescape(value).split())`` for the class value
     ``s[a:b]``, ``names`` being ``_CLASS_SETS[which]`` (``CLASS_NAV``, ``CLASS_CHROME``,
     ``CLASS_ADMONITION`` or ``CLASS_FRAGMENT``; the reference's tests, in the same shape as
-    :func:`_permalink`)."""
+    :func:`_mark`)."""
     cdef Py_ssize_t k, w = a
     for k in range(a, b):
         if s[k] == 38 or s[k] > 126 or (s[k] < 32 and not (9 <= s[k] <= 13)):

@@ -41,7 +41,7 @@ def sections(draw: st.DrawFn) -> Section:
 
 
 @settings(max_examples=300, deadline=None)
-@given(sections(), st.integers(1, 12), st.data())
+@given(sections(), st.integers(1, 30), st.data())  # up to 30: a last window of 1-4 words joins
 def test_generated_sections_window_the_same(
     section: Section, max_words: int, data: st.DataObject
 ) -> None:
@@ -61,6 +61,19 @@ def windows_equal(section: Section, max_words: int, data: st.DataObject) -> list
     assert rest == reference_rest
     assert start == native[:-1]
     return native
+
+
+def test_a_short_last_window_joins_the_one_before_in_both_twins() -> None:
+    # at 12 words a last window must add 2 (docqa.text.windows.min_tail): 13 words are one
+    # window, 14 two, and windowed a piece at a time the first is left for the next piece
+    for n, expected, rest_at in ((13, [13], [0, 0, 0]), (14, [12, 2], [0, 0, 24])):
+        section = Section("Head", 2, 1, 2, (Block("text", (Line(1, " ".join(["w"] * n)),)),))
+        native = section_windows(section.blocks, 12, 0)
+        assert native == windows_reference(section, 12, 0)
+        assert [len(text.split()) for text, _, _ in native] == expected
+        rest: list[int] = []
+        assert section_windows(section.blocks, 12, 0, rest) == native[:-1]
+        assert rest == rest_at  # the last window's first word: line 0, code point 24
 
 
 def test_sample_library_sections_window_the_same() -> None:
