@@ -12,7 +12,7 @@ import pytest
 from docqa.errors import InputError
 from docqa.text import load_path, parse_document, section_ids
 from docqa.text.documents import Heading
-from docqa.text.man import inline, man_items
+from docqa.text.man import inline, is_roff, man_items
 from docqa.text.reading import format_of
 
 
@@ -166,6 +166,38 @@ def test_a_gzipped_page_in_a_folder_is_indexed_under_its_name(tmp_path: Path) ->
         ("man1/sh.1", "a link to another manual page")
     ]
     assert parse_document("ls.1", PAGE).title == doc.title
+
+
+CHANGELOG = "2001-06-01  Peter Stephenson  <pws@csr.com>\n\n\t* 14659: Src/exec.c: fix.\n"
+
+
+def test_a_file_named_as_a_page_without_roff_is_skipped_unless_given_by_name(
+    tmp_path: Path,
+) -> None:
+    # zsh's Debian package ships ChangeLog-3.1.gz beside its manual: a changelog, not a page
+    (tmp_path / "ChangeLog-3.1.gz").write_bytes(gzip.compress(CHANGELOG.encode()))
+    (tmp_path / "ls.1").write_text(PAGE)
+    with pytest.warns(UserWarning, match="ChangeLog-3.1.gz"):
+        docs, report = load_path(tmp_path)
+    assert [d.source for d in docs] == ["ls.1"]
+    [skipped] = report.skipped
+    assert skipped.path == "ChangeLog-3.1.gz"
+    assert skipped.reason.startswith("named as a manual page (.1 to .9) but holds no roff")
+    assert "give its path" in skipped.reason
+    docs, report = load_path(tmp_path / "ChangeLog-3.1.gz")
+    assert not report.skipped
+    assert docs[0].metadata["format"] == "text"
+    assert "14659: Src/exec.c: fix." in docs[0].sections[0].text
+
+
+@pytest.mark.parametrize(
+    "page",
+    [PAGE, ".Dd January 1, 2024\n.Dt DASH 1\n.Sh NAME\n", ".so man1/dash.1\n",
+     "'\\\" t\n.\\\" generated\n.TH X 1\n"],
+)  # fmt: skip
+def test_roff_is_known_by_its_title_section_include_or_comment(page: str) -> None:
+    assert is_roff(page)
+    assert not is_roff(page.replace("\n.", "\n ").replace("'", " ").lstrip("."))
 
 
 def test_an_untagged_ip_inside_a_sentence_goes_on_with_it() -> None:

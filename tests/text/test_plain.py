@@ -50,6 +50,23 @@ def test_what_is_not_a_heading() -> None:
         assert headings(f"Title\n\n{line}\n\nText.\n") == [], line
 
 
+def test_a_section_number_of_two_parts_may_end_in_a_colon() -> None:
+    # zsh's FAQ (FAQ.gz, written by yodl): its contents list the questions as "3.21.", the
+    # questions themselves stand alone as "3.21:"
+    faq = (
+        "Archive-Name: unix-faq/shell/zsh\n\nContents:\n3.20. Why is my output duplicated?\n"
+        "3.21. Why is my history not being saved?\n\n\n3.20: Why is my output duplicated?\n"
+        "\n\nIt is the MULTIOS option.\n\n\n3.21: Why is my history not being saved?\n\n\n"
+        "$SAVEHIST tells it how many lines to write out.\n"
+    )
+    assert headings(faq) == [
+        ("3.20: Why is my output duplicated?", 3, 8),
+        ("3.21: Why is my history not being saved?", 3, 14),
+    ]
+    for line in ("3: The third step", "IV: Roman", "10:30 Coffee", "2.1:No space"):
+        assert numbered_heading(line) is None, line
+
+
 def test_a_section_number_may_end_in_a_full_stop_or_wrap() -> None:
     assert numbered_heading("5.9. The 'r' command isn't inserting the file into the text.") == (
         "5.9. The 'r' command isn't inserting the file into the text.",

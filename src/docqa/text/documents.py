@@ -45,7 +45,10 @@ BlockKind = Literal["text", "table", "code"]
 # (span.boring); a section's last window adding fewer than a sixth of a window's words
 # joined to the one before (the chunker's change, counted here so that an index of the old
 # windows is rebuilt too).
-READERS = 11
+# 12: a file named as a manual page that holds no roff skipped (a changelog named by version,
+# ``ChangeLog-3.1.gz``); a plain text's section number of two parts ending in a colon read as
+# a heading (``3.21: Why is my history not being saved?``).
+READERS = 12
 
 
 @dataclass(frozen=True, slots=True)

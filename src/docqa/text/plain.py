@@ -7,7 +7,9 @@ heading only when it is one of them:
 - **a numbered line** standing alone: ``2.1. Removal of the unversioned packages``,
   ``4.10. How do I perform a case-insensitive search?``, ``III. Reading``. The numbers' depth
   is the level (``2.`` level 2, ``2.1.`` level 3; a roman numeral, level 2). A single number
-  needs its dot (``5. Formatting``, never ``3 years``); the title starts with a capital, is at
+  needs its dot (``5. Formatting``, never ``3 years``); a section number of two parts or more
+  may end in a colon instead (``3.21: Why is my history not being saved?``, as zsh's FAQ
+  writes its questions); the title starts with a capital, is at
   most 72 characters and 16 words, ends in no ``,``, ``;`` or ``:``, is indented at most 3
   spaces and holds no dot leader (a contents entry). A title ending in ``.`` and one wrapped
   onto an indented second line need a section number of two parts or more (``5.9.``): after
@@ -50,7 +52,7 @@ from docqa.text.plain_lines import SLICE, Paragraph, paragraphs
 
 _NUMBERED = re.compile(
     r"(?P<indent> {0,3})(?:(?P<num>\d{1,3}(?:\.\d{1,3}){0,5})|(?P<roman>[IVX]{1,5}))"
-    r"(?P<dot>\.?)\s+(?P<title>[A-Z].*?)\s*¶?\s*"
+    r"(?P<dot>[.:]?)\s+(?P<title>[A-Z].*?)\s*¶?\s*"
 )
 _UNDERLINE = re.compile(r"\s*([=\-~^*#])\1{2,}\s*")
 # a list item's bullet or number at the start of a line: "  * ", "- ", "3. ", "2) "
@@ -96,9 +98,11 @@ def numbered_heading(line: str, wrapped: bool = False) -> tuple[str, int] | None
     num, title = m.group("num"), m.group("title")
     if num is not None and "." not in num and not m.group("dot"):
         return None  # "3 years", not "3. Years"
-    if m.group("roman") is not None and not m.group("dot"):
+    if m.group("roman") is not None and m.group("dot") != ".":
         return None
     depth = num.count(".") + 1 if num is not None else 1
+    if m.group("dot") == ":" and depth < 2:
+        return None  # "3: the third step", not "3.21: Why is my history not being saved?"
     if (wrapped or title.endswith(".")) and depth < 2:
         return None  # "1. Install the package." is a list item; "5.9. The r command ..." not
     if not _title_like(title, 2 if wrapped else 1):

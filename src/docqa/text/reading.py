@@ -31,7 +31,7 @@ from docqa.text.asciidoc import asciidoc_items
 from docqa.text.asciidoc_detect import looks_like_asciidoc
 from docqa.text.documents import Block, Document, Heading, SkippedFile
 from docqa.text.encoding import EncodingRefused, decode_html, utf16_bom
-from docqa.text.man import is_mdoc, man_items, man_title
+from docqa.text.man import is_mdoc, is_roff, man_items, man_title
 from docqa.text.markdown_fast import parse_markdown_fast
 from docqa.text.mdoc import mdoc_items
 from docqa.text.myst import myst_to_markdown
@@ -58,6 +58,13 @@ FORMATS = {
 KEPT_OUT = (
     'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
     "print-all copy of other pages or a moved page's stub does; give its path to index it"
+)
+# A file named as a manual page (``.1`` to ``.9``) whose text holds no roff is no manual page
+# (``man.is_roff``): zsh's ``ChangeLog-3.1.gz``, a changelog named by its version. It is skipped,
+# but for a file given by name, which is read as plain text.
+NOT_ROFF = (
+    "named as a manual page (.1 to .9) but holds no roff (.TH, .SH), as a changelog named by "
+    "version does; give its path to index it as text"
 )
 # A site's page for addresses it does not have is named ``404.html``, the name the web servers
 # that serve it look for (seen here: the Pallets Sphinx theme's in Click's docs, as Debian
@@ -206,6 +213,8 @@ def parse_document(source: str, text: str) -> Document:
     if kind is None:
         raise InputError(f"{source!r} is not a file docqa reads; {READS}")
     metadata: dict[str, object] = {}
+    if kind == "man" and not is_roff(text):
+        kind = "text"  # given by name (else ``decoded`` skipped it): read as what it holds
     if kind == "text":
         kind = text_format(text)
     if kind == "markdown":
@@ -286,6 +295,8 @@ def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | S
         text = _decode(data, html=html)
         if html and not named and _kept_out_of_search(text):
             raise _Skip(KEPT_OUT)
+        if not named and format_of(source) == "man" and not is_roff(text):
+            raise _Skip(NOT_ROFF)
         return text
     except _Skip as exc:
         return SkippedFile(source, str(exc))
