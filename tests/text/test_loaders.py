@@ -82,6 +82,46 @@ def test_a_page_that_asks_not_to_be_indexed_is_skipped_with_the_reason(tmp_path:
     assert [d.source for d in documents] == ["print.html", "gz.html.gz"] and not report.skipped
 
 
+def test_a_page_that_sends_its_reader_on_at_once_is_skipped_unless_named(tmp_path: Path) -> None:
+    # Texinfo's stub for each node of a split manual (zsh's), rustdoc's, SQLite's sqlite.html
+    stub = "<body><p>The node you are looking for is at <a href='G.html#A'>Aliasing</a>.</p>"
+    write(
+        tmp_path,
+        "Aliasing.html",
+        f'<head><meta http-equiv="Refresh" content="0; url=G.html#A"></head>{stub}',
+    )
+    write(
+        tmp_path,
+        "moved.html",
+        f"<head><META HTTP-EQUIV=refresh CONTENT='0;URL=\"new.html\"'></head>{stub}",
+    )
+    write(
+        tmp_path,
+        "sqlite.html.gz",
+        gzip.compress(
+            b'<head><meta http-equiv="refresh" content="0; ./cli.html"></head><body>Redirect</body>'
+        ),
+    )
+    # a page that reloads itself, or moves on only after a while, is a page
+    page = "<body><h1>Status</h1><p>The queue holds three jobs.</p></body>"
+    write(tmp_path, "live.html", f'<head><meta http-equiv="refresh" content="30"></head>{page}')
+    write(
+        tmp_path,
+        "later.html",
+        f'<head><meta http-equiv="refresh" content="5; url=new.html"></head>{page}',
+    )
+    write(tmp_path, "body.html", f'{page}<p><meta http-equiv="refresh" content="0; url=x"></p>')
+    with pytest.warns(SkippedFileWarning, match="sends its reader on at once"):
+        documents, report = load_path(tmp_path)
+    assert [d.source for d in documents] == ["body.html", "later.html", "live.html"]
+    assert sorted(s.path for s in report.skipped) == ["Aliasing.html", "moved.html",
+                                                      "sqlite.html.gz"]  # fmt: skip
+    assert all("give its path to index it" in s.reason for s in report.skipped)
+    documents, report = load_paths([tmp_path / "Aliasing.html"])
+    assert [d.text for d in documents] == ["The node you are looking for is at Aliasing."]
+    assert not report.skipped
+
+
 def test_a_sites_page_not_found_is_skipped_unless_named(tmp_path: Path) -> None:
     # Sphinx themes and MkDocs write 404.html, served for addresses a site does not have
     body = "<title>Page Not Found</title><h1>Page Not Found</h1><p>The page does not exist.</p>"

@@ -59,6 +59,15 @@ KEPT_OUT = (
     'the page asks not to be indexed (<meta name="robots" content="noindex">), as a '
     "print-all copy of other pages or a moved page's stub does; give its path to index it"
 )
+# A page whose head sends its reader on at once (``<meta http-equiv="refresh" content="0;
+# url=...">``) is a moved page's stub: Texinfo writes one for every node of a manual split by
+# chapter (144 of zsh's 186 pages: "The node you are looking for is at Aliasing."), rustdoc
+# and mdBook for moved items (10,098 in ``rust-doc``, 211 in ``cargo``), SQLite for its old
+# ``sqlite.html``. Skipped and read when named, as a page kept out of search is.
+REDIRECT = (
+    'the page sends its reader on at once (<meta http-equiv="refresh" content="0; url=...">), '
+    "as a moved page's stub does; give its path to index it"
+)
 # A file named as a manual page (``.1`` to ``.9``) whose text holds no roff is no manual page
 # (``man.is_roff``): zsh's ``ChangeLog-3.1.gz``, a changelog named by its version. It is skipped,
 # but for a file given by name, which is read as plain text.
@@ -81,6 +90,8 @@ _BODY = re.compile(r"<body\b", re.IGNORECASE)
 _META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
 _ROBOTS = re.compile(r"""\bname\s*=\s*["']?robots\b""", re.IGNORECASE)
 _NOINDEX = re.compile(r"""\bcontent\s*=\s*["'][^"']*\bnoindex\b""", re.IGNORECASE)
+_REFRESH = re.compile(r"""\bhttp-equiv\s*=\s*["']?refresh\b""", re.IGNORECASE)
+_AT_ONCE = re.compile(r"""\bcontent\s*=\s*["']?\s*0+(?:\.0*)?\s*[;,]\s*[^\s"']""", re.IGNORECASE)
 READS = (
     "docqa reads .md, .rst, .adoc, .txt, .html and .pdf files, manual pages (.1 to .9) and "
     "README, FAQ and NEWS files, also gzipped"
@@ -180,14 +191,16 @@ def _decode(data: bytes, html: bool = False) -> str:
         ) from exc
 
 
-def _kept_out_of_search(page: str) -> bool:
-    """Whether an HTML page's head holds ``<meta name="robots" content="noindex">``."""
+def _not_a_page(page: str) -> str | None:
+    """Why an HTML page is passed over by what its head says (``KEPT_OUT`` for ``<meta
+    name="robots" content="noindex">``, ``REDIRECT`` for a refresh at once), else None."""
     body = _BODY.search(page, 0, HEAD_CHARS)
-    head = page[: body.start() if body else HEAD_CHARS]
-    return any(
-        _ROBOTS.search(tag.group(0)) and _NOINDEX.search(tag.group(0))
-        for tag in _META.finditer(head)
-    )
+    for tag in _META.finditer(page, 0, body.start() if body else HEAD_CHARS):
+        if _ROBOTS.search(tag.group(0)) and _NOINDEX.search(tag.group(0)):
+            return KEPT_OUT
+        if _REFRESH.search(tag.group(0)) and _AT_ONCE.search(tag.group(0)):
+            return REDIRECT
+    return None
 
 
 def _html_name(source: str) -> str:
@@ -293,8 +306,8 @@ def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | S
         if html and not named and _html_name(source).lower() in _NOT_FOUND_NAMES:
             raise _Skip(NOT_FOUND_PAGE)
         text = _decode(data, html=html)
-        if html and not named and _kept_out_of_search(text):
-            raise _Skip(KEPT_OUT)
+        if html and not named and (reason := _not_a_page(text)) is not None:
+            raise _Skip(reason)
         if not named and format_of(source) == "man" and not is_roff(text):
             raise _Skip(NOT_ROFF)
         return text
