@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from docqa.build import IndexSettings, build_index
 from docqa.collection import Collection
-from docqa.errors import IndexCorrupt
+from docqa.errors import IndexCorrupt, IndexStoreError
 from docqa.index import format as fmt
 from docqa.index import shards
 from docqa.index.ownership import clean_debris
-from docqa.index.reader import Index
+from docqa.index.reader import Index, open_index
 from docqa.index.shards import is_sharded, open_sharded
 from docqa.pipeline import delta, delta_maps, sources
 
@@ -132,6 +132,18 @@ def test_a_small_update_is_a_delta_that_answers_as_a_rebuild(tmp_path: Path) -> 
     assert report.embedded == report.delta and report.reused == report.chunks - report.delta
     assert_same_answers(ix, fresh_build(docs, tmp_path / "fresh"))
     open_sharded(ix).verify()
+
+
+def test_opening_a_delta_index_as_one_build_says_how_to_open_it(tmp_path: Path) -> None:
+    # open_index reads one build; an index `docqa index` updated is a delta over its base,
+    # which is no damage: the error must not say to remove the folder and rebuild it
+    docs, ix = built(tmp_path)
+    edit(docs)
+    assert build_index([docs], ix, SETTINGS).delta is not None and is_sharded(ix)
+    with pytest.raises(IndexStoreError, match="docqa-shards manifest, not a docqa index") as caught:
+        open_index(ix)
+    assert "docqa.Collection.open" in str(caught.value) and "remove" not in str(caught.value)
+    assert Collection.open(ix).retriever("hybrid", guard=False).search("w1 w2", 3)
 
 
 def test_a_second_delta_reuses_the_first_and_still_answers_as_a_rebuild(tmp_path: Path) -> None:

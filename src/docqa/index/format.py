@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docqa.errors import IndexCorrupt, IndexNotFound, IndexVersionError, InputError
+from docqa.errors import (
+    IndexCorrupt,
+    IndexNotFound,
+    IndexStoreError,
+    IndexVersionError,
+    InputError,
+)
 
 FORMAT_NAME = "docqa-index"
 FORMAT_VERSION = 2  # 2: xxh3-128 file checksums (``docqa.index.checksum``); 1: sha256
@@ -118,7 +124,15 @@ def parse_manifest(text: str, where: str, format_name: str, what: str) -> dict[s
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise IndexCorrupt(f"{where} does not parse as JSON ({exc}); {REPLACE}") from exc
-    if not isinstance(doc, dict) or doc.get("format") != format_name:
+    found = doc.get("format") if isinstance(doc, dict) else None
+    if isinstance(found, str) and found.startswith("docqa-") and found != format_name:
+        # another kind of docqa index (an index `docqa index` updated is a delta over its
+        # base, "docqa-shards"): nothing is wrong with it, and removing it would lose it
+        raise IndexStoreError(
+            f"{where} is a {found} manifest, not {what}; open the folder with "
+            "docqa.Collection.open, which reads every kind of docqa index"
+        )
+    if found != format_name:
         raise IndexCorrupt(f"{where} is not {what}; {REPLACE}")
     return doc
 

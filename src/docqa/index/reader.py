@@ -35,7 +35,9 @@ def open_index(path: str | os.PathLike[str]) -> Index:
     """Open the index directory at ``path``.
 
     Raises IndexNotFound (no directory), IndexCorrupt (a file missing, of the wrong size or
-    dtype, a manifest that does not parse) or IndexVersionError (unknown format version).
+    dtype, a manifest that does not parse), IndexVersionError (unknown format version) or
+    IndexStoreError (a sharded index, as an update written as a delta is, which
+    ``Collection.open`` reads).
     """
     return Index(read_snapshot(Path(path)))
 
