@@ -103,9 +103,62 @@ def test_a_sharded_index_gives_the_same_distinct_hits(
     ]
 
 
-def chunk(text: str, row: int) -> Chunk:
+def chunk(text: str, row: int, fmt: str | None = None) -> Chunk:
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return Chunk(f"d#{row}", f"d#{row}", ("d",), "d.md", row, 1, 1, text, digest, {})
+    meta = {} if fmt is None else {"format": fmt}
+    return Chunk(f"d#{row}", f"d#{row}", ("d",), "d.md", row, 1, 1, text, digest, meta)
+
+
+STYLES = (
+    "For example, to try normal completion without a match specification, then normal "
+    "completion with case-insensitive matching, then correction, and finally partial-word "
+    "completion: zstyle ':completion:*' completer _complete _correct _complete:foo"
+)
+
+
+def test_a_passage_another_format_repeats_is_one_hit() -> None:
+    # zsh ships zsh.pdf beside its HTML pages: the PDF's window starts a few words later, and
+    # its quotes are typeset; the HTML page came first
+    page = chunk("Standard Styles. " + STYLES + " zstyle matcher-list", 0, "html")
+    pdf = chunk(STYLES.replace("'", "\u2019").split(" ", 4)[4] + " and so on", 1, "pdf")
+    other = chunk("An alias is defined using the alias builtin; global with -g.", 2, "pdf")
+    hits = [Hit(c.position, c.id, c.section, 1.0, {}, chunk=c) for c in (page, pdf, other)]
+    assert [h.id for h in distinct(hits)] == ["d#0", "d#2"]
+    assert [h.id for h in distinct(hits[1:] + hits[:1])] == ["d#1", "d#2"]  # better kept
+
+
+def test_a_manual_in_two_formats_answers_each_passage_once(tmp_path: Path) -> None:
+    # the FAQ as a text file and as HTML pages, under other names (zsh's FAQ.gz, FAQ03.html)
+    faq = (
+        "$HISTSIZE tells the shell how many lines to keep internally, $HISTFILE tells it "
+        "where to write the history, and $SAVEHIST, the easiest one to forget, tells it how "
+        "many to write out. The simplest possibility is to set it to the same as $HISTSIZE."
+    )
+    (tmp_path / "docs" / "html").mkdir(parents=True)
+    (tmp_path / "docs" / "FAQ.txt").write_text(f"3.21: Why is my history not saved?\n\n{faq}\n")
+    (tmp_path / "docs" / "html" / "FAQ03.html").write_text(
+        f"<h2>3.21: Why is my history not being saved?</h2><p>History: {faq}</p>"
+        "<h2>3.22: Why does my prompt change?</h2><p>The prompt shows the history number.</p>"
+    )
+    build_index([tmp_path / "docs"], tmp_path / "ix", IndexSettings(embedder="hashing"))
+    collection = Collection.open(tmp_path / "ix")
+    for mode in ("hybrid", "keyword"):
+        hits = collection.retriever(mode, guard=False).search("how many history lines are saved", 3)
+        assert sum("SAVEHIST" in t for t in texts(hits)) == 1, mode
+        assert any("prompt shows" in t for t in texts(hits))  # the next passage came up
+        raw = collection.retriever(mode, guard=False).inner.search("history saved", 3)  # type: ignore[attr-defined]
+        assert sum("SAVEHIST" in t for t in texts(raw)) == 2  # both copies are in the index
+
+
+def test_passages_of_one_format_that_share_most_words_are_different_answers() -> None:
+    # CMake documents add_library's ALIAS and add_executable's in the same sentences
+    said = "Creates an Alias Target, such that <name> can be used to refer to <target> in "
+    said += "subsequent commands. The <name> does not appear in the generated buildsystem."
+    lib = chunk(f"add_library(<name> ALIAS <target>) {said}", 0, "rst")
+    exe = chunk(f"add_executable(<name> ALIAS <target>) {said}", 1, "rst")
+    bare = chunk(f"add_executable(<name> ALIAS <target>) {said} ", 2)  # no format recorded
+    hits = [Hit(c.position, c.id, c.section, 1.0, {}, chunk=c) for c in (lib, exe, bare)]
+    assert [h.id for h in distinct(hits)] == ["d#0", "d#1", "d#2"]
 
 
 class Ranking:
