@@ -13,6 +13,27 @@ _INLINE_STARTS = frozenset(
 _LEVELS = {f"H{n}": n for n in range(1, 7)}
 
 
+cdef bint _shown_otherwise(dict link):
+    """Whether markdown-it reads an autolink (a URI, an email address) otherwise than
+    pulldown-cmark, which gives it as written: its ``validateLink`` refuses some schemes
+    (``<javascript:alert(1)>`` is no link, its ``<`` and ``>`` stay), and its
+    ``normalizeLinkText`` re-formats the text through mdurl and percent-decodes it
+    (``<ab:::1>`` reads ``ab::1:``, ``%20`` a space)."""
+    kind = link["link_type"]
+    if kind != "Autolink" and kind != "Email":
+        return False
+    from markdown_it.common.normalize_url import (  # only where an autolink is met
+        normalizeLink,
+        normalizeLinkText,
+        validateLink,
+    )
+
+    url = link["dest_url"]
+    if not validateLink(normalizeLink(url if kind == "Autolink" else "mailto:" + url)):
+        return True
+    return normalizeLinkText(url) != url
+
+
 cdef class _Walker:
     """The walk's state: the open inline run (``parts``, by line), the open heading, code
     block, HTML block or table, and the items so far."""
@@ -123,6 +144,8 @@ cdef class _Walker:
         name = tag if type(tag) is str else next(iter(tag))
         if name in _INLINE_STARTS:
             self.inline(offset)
+            if name == "Link" and _shown_otherwise(tag["Link"]):
+                self.unsure = True
             return
         self.flush()
         if name == "Heading":

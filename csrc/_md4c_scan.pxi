@@ -226,14 +226,56 @@ cdef bint _refused_scheme(const unsigned char* s, Py_ssize_t n):
     return False
 
 
+cdef bint _autolink_text_changes(const unsigned char* data, Py_ssize_t j, Py_ssize_t end):
+    """Whether markdown-it may show the URI autolink at the ``<`` ``data[j]`` otherwise than
+    it is written, as md4c shows it: its ``normalizeLinkText`` (mdurl's parse and format, then
+    percent-decoding) changes ``<ab:::1>`` to ``ab::1:``, ``<ab:[x]>`` to ``ab:x``, ``%41`` to
+    ``A``, and trims Unicode spaces. A URI holding a ``%``, or after its scheme's ``:`` an
+    ``@``, ``:``, ``[``, backslash, ``xn--`` or a byte past ASCII, may change; in a million
+    random URIs without them (ASCII, NBSP, U+3000), none did."""
+    cdef Py_ssize_t k = j + 1
+    cdef bint scheme = True
+    cdef unsigned char c
+    while k < end and data[k] != 62:
+        c = data[k]
+        if c == 37:
+            return True
+        if not scheme and (c == 64 or c == 58 or c == 91 or c == 92 or c > 127):
+            return True
+        if not scheme and (c | 32) == 120 and k + 3 < end and (data[k + 1] | 32) == 110 \
+                and data[k + 2] == 45 and data[k + 3] == 45:
+            return True  # "xn--": a hostname markdown-it may decode from punycode
+        scheme = scheme and c != 58
+        k += 1
+    return False
+
+
+cdef bint _email_text_changes(const unsigned char* data, Py_ssize_t j, Py_ssize_t end):
+    """Whether the ``<`` ``data[j]`` may open an email autolink markdown-it shows otherwise
+    (``normalizeLinkText`` again): up to a ``>``, no space or ``<``, an ``@``, and a ``%``
+    (``<a%41@b.c>`` reads ``aA@b.c``) or a ``/`` first (``<//@x>`` reads ``//x``)."""
+    cdef Py_ssize_t k = j + 1
+    cdef bint at = False, percent = False
+    while k < end and data[k] != 62:
+        if data[k] <= 32 or data[k] == 60:
+            return False
+        at = at or data[k] == 64
+        percent = percent or data[k] == 37
+        k += 1
+    return k < end and at and (percent or data[j + 1] == 47)
+
+
 cdef bint _autolink_differs(const char* data, Py_ssize_t j, Py_ssize_t end):
     """Whether md4c 0.4.8 and markdown-it read the ``<`` at ``data[j]`` differently as the
     start of a URI autolink (md4c takes ``<11:>``, ``<-b:a>`` or ``<>b:c>`` for autolinks;
-    markdown-it takes a 32-letter scheme, and refuses some schemes)."""
+    markdown-it takes a 32-letter scheme, refuses some schemes, and may show the URI or
+    email address otherwise: ``_autolink_text_changes``, ``_email_text_changes``)."""
     cdef const unsigned char* u = <const unsigned char*>data
     cdef bint md4c = _md4c_autolink(u, j, end)
     cdef int mdit = _mdit_autolink(u, j, end)
-    return md4c != (mdit == 1) or mdit == 2
+    if md4c != (mdit == 1) or mdit == 2 or (mdit == 1 and _autolink_text_changes(u, j, end)):
+        return True
+    return _email_text_changes(u, j, end)
 
 
 cdef bint _emphasis_in_destination(
