@@ -119,7 +119,8 @@ class FileEntry:
 
 def parse_manifest(text: str, where: str, format_name: str, what: str) -> dict[str, Any]:
     """The JSON object of manifest text read from ``where``, whose ``format`` must be
-    ``format_name`` (``what`` it is called otherwise); ``IndexCorrupt`` when it is not."""
+    ``format_name`` (``what`` it is called otherwise); ``IndexCorrupt`` when it is not, and
+    ``IndexStoreError`` when it is another kind of docqa index's."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -132,7 +133,7 @@ def parse_manifest(text: str, where: str, format_name: str, what: str) -> dict[s
             f"{where} is a {found} manifest, not {what}; open the folder with "
             "docqa.Collection.open, which reads every kind of docqa index"
         )
-    if found != format_name:
+    if not isinstance(doc, dict) or found != format_name:
         raise IndexCorrupt(f"{where} is not {what}; {REPLACE}")
     return doc
 

@@ -16,9 +16,10 @@ each passage twice, the PDF's a few words off the page's. A passage is such a co
 file's format (``Chunk.metadata["format"]``) is not the better hit's and at least
 :data:`COPIED` of its runs of :data:`RUN` words (lower-cased) are in the better hit's text. Of
 zsh's 840 PDF passages, 820 have an HTML passage holding half or more of their runs (623 nine
-tenths or more), 9 one between a tenth and a half, 11 none. Passages of one format are never compared so: two of CMake's commands or of Node's
-functions documented in the same sentences (``add_library``'s ALIAS section and
-``add_executable``'s, ``zlib.gzip`` and ``zlib.gzipSync``) are different answers.
+tenths or more), 9 one between a tenth and a half, 11 none. Passages of one format are never
+compared so: two of CMake's commands or of Node's functions documented in the same sentences
+(``add_library``'s ALIAS section and ``add_executable``'s, ``zlib.gzip`` and
+``zlib.gzipSync``) are different answers.
 
 One procedure serves every path (one question, the PostgreSQL store, a batch): the first ``k``
 distinct hits of the ranking the search gives for ``m`` rows, ``m`` starting at

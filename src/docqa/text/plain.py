@@ -7,13 +7,11 @@ heading only when it is one of them:
 - **a numbered line** standing alone: ``2.1. Removal of the unversioned packages``,
   ``4.10. How do I perform a case-insensitive search?``, ``III. Reading``. The numbers' depth
   is the level (``2.`` level 2, ``2.1.`` level 3; a roman numeral, level 2). A single number
-  needs its dot (``5. Formatting``, never ``3 years``); a section number of two parts or more
-  may end in a colon instead (``3.21: Why is my history not being saved?``, as zsh's FAQ
-  writes its questions); the title starts with a capital, is at
-  most 72 characters and 16 words, ends in no ``,``, ``;`` or ``:``, is indented at most 3
-  spaces and holds no dot leader (a contents entry). A title ending in ``.`` and one wrapped
-  onto an indented second line need a section number of two parts or more (``5.9.``): after
-  ``1.`` they are list items;
+  needs its dot (``5. Formatting``, never ``3 years``); the title starts with a capital, is
+  at most 72 characters and 16 words, ends in no ``,``, ``;`` or ``:``, is indented at most 3
+  spaces and holds no dot leader (a contents entry). A title ending in ``.``, one wrapped onto
+  an indented second line, and a number ending in ``:`` (zsh's FAQ: ``3.21: Why is ...?``)
+  need a section number of two parts or more (``5.9.``): after ``1.`` they are list items;
 - **an underlined line** (setext, as reStructuredText and Markdown write it): a line, then a
   line of one repeated ``= - ~ ^ * #`` at least half as long. Levels follow the order the
   underline characters first appear in (the first level 2);
