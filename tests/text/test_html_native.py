@@ -19,7 +19,8 @@ from docqa.text.html import _MARKS_CONTENT, _reference, html_fragment_blocks, pa
 ROOT = Path(__file__).resolve().parents[2]
 # shared/ lies beside the checkout (or beside the folder of worktrees)
 PYDOCS = [p / "shared" / "evalsets" / "pydocs" / "corpus" for p in (ROOT.parent, ROOT.parents[1])]
-PAGES = sorted(page for d in PYDOCS if d.is_dir() for page in d.rglob("*.html"))
+# the first of them found (a checkout may see the same set in both places)
+PAGES = next((sorted(d.rglob("*.html")) for d in PYDOCS if d.is_dir()), [])
 
 
 def same(text: str, first_line: int = 1, content_only: bool | None = None) -> bool:

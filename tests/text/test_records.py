@@ -26,7 +26,8 @@ from docqa.text.sections import chunk_document, embed_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PYDOCS = [p / "shared" / "evalsets" / "pydocs" / "corpus" for p in (ROOT.parent, ROOT.parents[1])]
-PAGES = sorted(page for d in PYDOCS if d.is_dir() for page in d.rglob("*.html"))
+# the first of them found (a checkout may see the same set in both places)
+PAGES = next((sorted(d.rglob("*.html")) for d in PYDOCS if d.is_dir()), [])
 
 
 def twin(

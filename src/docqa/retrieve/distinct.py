@@ -51,7 +51,9 @@ SearchMany = Callable[[list[str], int], list[list[Hit]]]
 
 
 RUN = 8
+"""Words in a run, the unit two passages of different formats are compared by."""
 COPIED = 0.5
+"""The share of a passage's runs a better hit of another format holds that makes it a copy."""
 _WORD = re.compile(r"\w+")
 
 

@@ -47,8 +47,8 @@ BlockKind = Literal["text", "table", "code"]
 # windows is rebuilt too).
 # 12: a file named as a manual page that holds no roff skipped (a changelog named by version,
 # ``ChangeLog-3.1.gz``), and an HTML page that sends its reader on at once (a moved page's
-# stub: Texinfo's, rustdoc's); a plain text's section number of two parts ending in a colon read as
-# a heading (``3.21: Why is my history not being saved?``).
+# stub: Texinfo's, rustdoc's); a plain text's section number of two parts ending in a colon
+# read as a heading (``3.21: Why is my history not being saved?``).
 READERS = 12
 
 
