@@ -61,6 +61,7 @@ cdef enum:
     FAILED = 2
 
 
+include "_md4c_autolinks.pxi"
 include "_md4c_scan.pxi"
 
 
