@@ -61,11 +61,12 @@ def distinct(hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` in order, each passage's first copy only (see the module docstring)."""
     seen: set[str] = set()
     kept: list[Chunk] = []
+    runs: dict[str, set[tuple[str, ...]]] = {}  # by content hash, each made once a call
     out = []
     for hit in hits:
         chunk = hit.chunk
         if chunk is not None:
-            if chunk.content_hash in seen or _copied(chunk, kept):
+            if chunk.content_hash in seen or _copied(chunk, kept, runs):
                 continue
             seen.add(chunk.content_hash)
             kept.append(chunk)
@@ -73,15 +74,23 @@ def distinct(hits: Sequence[Hit]) -> list[Hit]:
     return out
 
 
-def _copied(chunk: Chunk, kept: list[Chunk]) -> bool:
+def _copied(chunk: Chunk, kept: list[Chunk], runs: dict[str, set[tuple[str, ...]]]) -> bool:
     """Whether a kept chunk of another format holds :data:`COPIED` of ``chunk``'s runs (a
-    chunk whose format is not recorded is compared with none)."""
+    chunk whose format is not recorded is compared with none); ``runs`` caches each chunk's
+    runs by its content hash."""
     fmt = chunk.metadata.get("format")
     others = [k for k in kept if k.metadata.get("format") not in (fmt, None)]
     if fmt is None or not others:
         return False
-    runs = _runs(chunk.text)
-    return any(len(runs & _runs(k.text)) >= COPIED * len(runs) for k in others)
+    mine = _runs_of(chunk, runs)
+    return any(len(mine & _runs_of(k, runs)) >= COPIED * len(mine) for k in others)
+
+
+def _runs_of(chunk: Chunk, runs: dict[str, set[tuple[str, ...]]]) -> set[tuple[str, ...]]:
+    found = runs.get(chunk.content_hash)
+    if found is None:
+        found = runs[chunk.content_hash] = _runs(chunk.text)
+    return found
 
 
 def _runs(text: str) -> set[tuple[str, ...]]:

@@ -293,22 +293,24 @@ def document_from_bytes(
 
 def decoded(source: str, data: bytes, *, named: bool = False) -> str | bytes | SkippedFile:
     """A file's text as ``source`` (unpacked when gzipped, decoded), or for a PDF its bytes;
-    a ``SkippedFile`` when they cannot be, and for an HTML page that asks not to be indexed
-    or is a site's ``404.html``, unless the file was given by name (``named``). A caller that
-    lets the bytes go before parsing (``document_from_decoded``) holds a large file's text once
-    while it is parsed."""
+    a ``SkippedFile`` when they cannot be, and for an HTML page that asks not to be indexed,
+    sends its reader on at once or is a site's ``404.html``, and a file named as a manual page
+    that holds no roff, unless the file was given by name (``named``). A caller that lets the
+    bytes go before parsing (``document_from_decoded``) holds a large file's text once while
+    it is parsed."""
+    kind = format_of(source)
     try:
         if source.lower().endswith(GZIP):
             data = _gunzip(data)
-        if format_of(source) == "pdf":
+        if kind == "pdf":
             return data
-        html = format_of(source) == "html"
+        html = kind == "html"
         if html and not named and _html_name(source).lower() in _NOT_FOUND_NAMES:
             raise _Skip(NOT_FOUND_PAGE)
         text = _decode(data, html=html)
         if html and not named and (reason := _not_a_page(text)) is not None:
             raise _Skip(reason)
-        if not named and format_of(source) == "man" and not is_roff(text):
+        if not named and kind == "man" and not is_roff(text):
             raise _Skip(NOT_ROFF)
         return text
     except _Skip as exc:
